@@ -1,0 +1,58 @@
+// hdstream: live studio video feeds over long, fast networks.
+//   hdstream demo
+//   hdstream recv --listen :9000 --streams 5
+//   hdstream --streams 5 --dest 127.0.0.1:9000 --rate 270M --duration 10s
+#include <cstdio>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/runtime.hpp"
+#include "common/log.hpp"
+#include "common/units.hpp"
+#include "transport/endpoint.hpp"
+
+namespace {
+
+void usage_error(std::string_view message) {
+  fmt::print(stderr, "hdstream: error: {} (see hdstream --help)\n", message);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace hdstream;
+  const Command command = parse_command_line(argc, argv);
+  if (const auto* exit_now = std::get_if<ExitNow>(&command)) return exit_now->code;
+
+  try {
+    return std::visit(
+        [](const auto& options) -> int {
+          using T = std::decay_t<decltype(options)>;
+          if constexpr (std::is_same_v<T, ExitNow>) {
+            return options.code;
+          } else {
+            set_log_level(spdlog::level::from_str(options.common.log_level));
+            if constexpr (std::is_same_v<T, SendOptions>) return run_send(options);
+            if constexpr (std::is_same_v<T, RecvOptions>) return run_recv(options);
+            if constexpr (std::is_same_v<T, DemoOptions>) return run_demo(options);
+          }
+        },
+        command);
+  } catch (const UsageError& error) {
+    usage_error(error.what());
+    return exit_code::usage;
+  } catch (const EndpointError& error) {
+    usage_error(error.what());
+    return exit_code::usage;
+  } catch (const std::system_error& error) {
+    fmt::print(stderr, "hdstream: {}\n", error.what());
+    return exit_code::runtime_failure;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "hdstream: unexpected error: {}\n", error.what());
+    return exit_code::runtime_failure;
+  }
+}

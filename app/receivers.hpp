@@ -1,0 +1,30 @@
+// N receiving feeds behind one listen address. Used by `recv` and `demo`.
+//   ReceiverGroup receivers(runtime, stats, kind, listen, [&] { all_ended(); });
+//   receivers.start();  ...  receivers.stop();
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "app/runtime.hpp"
+#include "pipeline/feed_receiver.hpp"
+#include "transport/transport.hpp"
+
+namespace hdstream {
+
+class ReceiverGroup {
+ public:
+  ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind, Endpoint listen,
+                std::function<void()> on_all_ended);
+
+  // Binds and listens; throws std::system_error naming the address.
+  void start() { transport_->start(); }
+  Endpoint local_endpoint() const { return transport_->local_endpoint(); }
+  void stop() { transport_->stop(); }
+
+ private:
+  FeedReceivers feeds_;
+  std::shared_ptr<ReceiverTransport> transport_;
+};
+
+}  // namespace hdstream

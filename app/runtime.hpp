@@ -1,0 +1,76 @@
+// What every command runs on: one io_context driven by one thread per core, SIGINT/SIGTERM
+// handling, the periodic stats tick, and the stats output stream.
+//   Runtime runtime;  runtime.start_stats(1s, [&] { report.interval(stats.sample()); });
+//   ...spawn work that calls runtime.shutdown() when done...;  runtime.run();
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "app/options.hpp"
+#include "common/asio.hpp"
+#include "stats/report.hpp"
+
+namespace hdstream {
+
+// Thrown for configuration a user must fix (exit code 2), with one line naming what to fix.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class StatsOutput {
+ public:
+  explicit StatsOutput(const CommonOptions& options);  // throws UsageError if unwritable
+  StatsReport& report() { return *report_; }
+
+ private:
+  std::ofstream file_;
+  std::unique_ptr<StatsReport> report_;
+};
+
+class Runtime {
+ public:
+  Runtime();
+
+  asio::io_context& io() { return io_; }
+  // Requested on SIGINT/SIGTERM; feeds check it between frames.
+  std::stop_token stop_token() const { return stop_.get_token(); }
+  bool interrupted() const { return interrupted_.load(); }
+
+  // Runs on the first SIGINT/SIGTERM (after the stop token is requested). A second signal
+  // stops the io_context outright.
+  void on_interrupt(std::function<void()> handler) { on_interrupt_ = std::move(handler); }
+  void start_stats(std::chrono::nanoseconds interval, std::function<void()> tick);
+  // Calls `expired` after `duration` unless shutdown() comes first.
+  void deadline(std::chrono::nanoseconds duration, std::function<void()> expired);
+  // Ends stats ticks and signal handling so that run() returns once the work is done.
+  // Thread safe, idempotent.
+  void shutdown();
+  // Blocks until the io_context runs out of work.
+  void run();
+
+ private:
+  awaitable<void> stats_loop(std::chrono::nanoseconds interval);
+
+  asio::io_context io_;
+  asio::strand<asio::io_context::executor_type> strand_;  // serialises the members below
+  asio::signal_set signals_;
+  asio::steady_timer stats_timer_;
+  asio::steady_timer deadline_timer_;
+  std::function<void()> stats_tick_;
+  std::function<void()> on_interrupt_;
+  std::stop_source stop_;
+  std::atomic<bool> interrupted_{false};
+  std::atomic<bool> shut_down_{false};
+  int signal_count_ = 0;
+};
+
+}  // namespace hdstream

@@ -1,0 +1,109 @@
+#include "common/units.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace hdstream {
+namespace {
+
+struct Suffix {
+  std::string_view name;
+  double scale;
+};
+
+// Splits "1.5Gbps" into 1.5 and "Gbps"; rejects empty, signed, non-finite and trailing junk.
+std::pair<double, std::string_view> split_number(std::string_view text, std::string_view what) {
+  auto fail = [&](std::string_view why) {
+    return UnitError(fmt::format("invalid {} '{}': {}", what, text, why));
+  };
+  if (text.empty()) throw fail("empty");
+  if (text.front() == '-' || text.front() == '+') throw fail("must be a positive number");
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value,
+                                   std::chars_format::fixed);
+  if (ec != std::errc{}) throw fail("expected a number first");
+  if (!std::isfinite(value)) throw fail("not a finite number");
+  return {value, text.substr(static_cast<std::size_t>(end - text.data()))};
+}
+
+template <std::size_t N>
+double scale_for(std::string_view text, std::string_view suffix, std::string_view what,
+                 const std::array<Suffix, N>& table, std::string_view expected) {
+  for (const auto& entry : table) {
+    if (entry.name == suffix) return entry.scale;
+  }
+  throw UnitError(fmt::format("invalid {} '{}': unknown unit '{}', expected {}", what, text, suffix,
+                              expected));
+}
+
+std::uint64_t to_u64(double value, std::string_view text, std::string_view what) {
+  // 2^64 itself is not representable; stay strictly below it.
+  if (value >= 18446744073709549568.0) {
+    throw UnitError(fmt::format("invalid {} '{}': too large", what, text));
+  }
+  return static_cast<std::uint64_t>(std::llround(value));
+}
+
+}  // namespace
+
+std::uint64_t parse_rate_bps(std::string_view text) {
+  static constexpr std::array<Suffix, 12> kRate{{
+      {"", 1},          {"bps", 1},          {"k", 1e3},   {"K", 1e3},
+      {"kbps", 1e3},    {"Kbps", 1e3},       {"M", 1e6},   {"Mbps", 1e6},
+      {"G", 1e9},       {"Gbps", 1e9},       {"T", 1e12},  {"Tbps", 1e12},
+  }};
+  auto [value, suffix] = split_number(text, "rate");
+  double bps = value * scale_for(text, suffix, "rate", kRate, "k, M, G or T (bits per second)");
+  if (bps < 1) throw UnitError(fmt::format("invalid rate '{}': must be at least 1 bps", text));
+  return to_u64(bps, text, "rate");
+}
+
+std::chrono::nanoseconds parse_duration(std::string_view text) {
+  static constexpr std::array<Suffix, 7> kTime{{
+      {"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"m", 60e9}, {"h", 3600e9},
+  }};
+  auto [value, suffix] = split_number(text, "duration");
+  double ns = value * scale_for(text, suffix, "duration", kTime, "h, m, s, ms, us or ns");
+  if (ns > static_cast<double>(std::numeric_limits<std::int64_t>::max() / 2)) {
+    throw UnitError(fmt::format("invalid duration '{}': too large", text));
+  }
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(ns)));
+}
+
+std::uint64_t parse_bytes(std::string_view text) {
+  static constexpr std::array<Suffix, 9> kBytes{{
+      {"", 1},
+      {"B", 1},
+      {"K", 1024.0},
+      {"KiB", 1024.0},
+      {"M", 1024.0 * 1024},
+      {"MiB", 1024.0 * 1024},
+      {"G", 1024.0 * 1024 * 1024},
+      {"GiB", 1024.0 * 1024 * 1024},
+      {"k", 1024.0},
+  }};
+  auto [value, suffix] = split_number(text, "size");
+  return to_u64(value * scale_for(text, suffix, "size", kBytes, "K, M or G (binary)"), text,
+                "size");
+}
+
+std::string format_rate(double bits_per_second) {
+  if (bits_per_second >= 1e9) return fmt::format("{:.3g} Gbps", bits_per_second / 1e9);
+  if (bits_per_second >= 1e6) return fmt::format("{:.4g} Mbps", bits_per_second / 1e6);
+  if (bits_per_second >= 1e3) return fmt::format("{:.4g} kbps", bits_per_second / 1e3);
+  return fmt::format("{:.0f} bps", bits_per_second);
+}
+
+std::string format_duration(std::chrono::nanoseconds duration) {
+  auto ns = static_cast<double>(duration.count());
+  if (ns >= 1e9) return fmt::format("{:g} s", ns / 1e9);
+  if (ns >= 1e6) return fmt::format("{:g} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:g} us", ns / 1e3);
+  return fmt::format("{:g} ns", ns);
+}
+
+}  // namespace hdstream

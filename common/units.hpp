@@ -1,0 +1,33 @@
+// Human units on the command line and in presets.
+//   parse_rate_bps("270M") == 270'000'000;  parse_duration("250ms") == 250ms
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace hdstream {
+
+// Thrown for text that is not a valid quantity; what() names the text and the expected form.
+class UnitError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Bit rate with SI suffixes, bits per second: "270M", "1.5G", "800k", "2.5Gbps", "1000".
+std::uint64_t parse_rate_bps(std::string_view text);
+
+// Duration: "10s", "250ms", "1.5s", "2m", "1h", "500us". A bare number is seconds.
+std::chrono::nanoseconds parse_duration(std::string_view text);
+
+// Byte size with binary suffixes: "64K" = 65536, "4M", "1G", "1500".
+std::uint64_t parse_bytes(std::string_view text);
+
+// "270 Mbps"-style rendering for logs.
+std::string format_rate(double bits_per_second);
+// "250 ms" / "10 s" rendering for logs.
+std::string format_duration(std::chrono::nanoseconds duration);
+
+}  // namespace hdstream

@@ -1,0 +1,38 @@
+#include "pipeline/feed_receiver.hpp"
+
+#include "common/log.hpp"
+#include "pipeline/synthetic.hpp"
+
+namespace hdstream {
+
+FeedReceivers::FeedReceivers(StatsRegistry& stats, std::function<void()> on_all_ended)
+    : stats_(stats), on_all_ended_(std::move(on_all_ended)), feeds_(stats.size()) {}
+
+void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
+  Feed& feed = feeds_[stream];
+  feed.codec = hello.feed.codec;
+  feed.jitter = JitterEstimator{};  // a new session has a new transit-time baseline
+}
+
+void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
+  Feed& feed = feeds_[stream];
+  StreamCounters& counters = stats_.stream(stream);
+  if (feed.codec == Codec::synthetic && !verify_synthetic(*frame)) {
+    counters.checksum_errors.fetch_add(1, std::memory_order_relaxed);
+    counters.drops.fetch_add(1, std::memory_order_relaxed);
+    logger("feed")->warn("stream {}: frame {} failed end-to-end verification", stream, frame->seq);
+    return;
+  }
+  feed.jitter.add(frame->ready_ns, frame->arrival_ns);
+  counters.jitter_ms.store(feed.jitter.jitter_ms(), std::memory_order_relaxed);
+  counters.add_frame(frame->data.size(), frame->arrival_ns);
+}
+
+void FeedReceivers::session_ended(std::uint16_t stream, bool /*clean*/) {
+  Feed& feed = feeds_[stream];
+  if (feed.ended) return;
+  feed.ended = true;
+  if (ended_.fetch_add(1) + 1 == feeds_.size() && on_all_ended_) on_all_ended_();
+}
+
+}  // namespace hdstream

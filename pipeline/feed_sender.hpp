@@ -1,0 +1,33 @@
+// The sending side of one feed: frames from a source, paced at the feed's frame rate on an
+// absolute schedule (no drift, no bursts), handed to the transport; frames the transport cannot
+// take in time are dropped and counted, as a live feed must.
+//   bool ok = co_await run_feed_sender(*transport, source, plan, counters, stop_token);
+#pragma once
+
+#include <cstdint>
+#include <stop_token>
+
+#include "common/asio.hpp"
+#include "pipeline/source.hpp"
+#include "protocol/handshake.hpp"
+#include "stats/counters.hpp"
+#include "transport/transport.hpp"
+
+namespace hdstream {
+
+struct FeedPlan {
+  FeedDescriptor feed;
+  std::uint64_t first_seq = 0;
+  std::uint64_t frames = 0;  // 0: until stopped
+};
+
+// Bytes per frame that make `bit_rate_bps` at the feed's frame rate.
+std::size_t frame_bytes_for(const FeedDescriptor& feed);
+
+// Runs one feed to completion (all frames sent, or stop requested) and closes the session with
+// END. Returns false when the session could not open or broke.
+awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
+                                const FeedPlan& plan, StreamCounters& counters,
+                                std::stop_token stop);
+
+}  // namespace hdstream

@@ -1,0 +1,180 @@
+#include "protocol/handshake.hpp"
+
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "protocol/byte_order.hpp"
+#include "protocol/checksum.hpp"
+
+namespace hdstream {
+namespace {
+
+constexpr std::array<std::pair<Codec, std::string_view>, 4> kCodecNames{{
+    {Codec::synthetic, "synthetic"},
+    {Codec::dnxhd, "dnxhd"},
+    {Codec::v210, "v210"},
+    {Codec::uyvy, "uyvy"},
+}};
+
+constexpr std::array<std::pair<TransportKind, std::string_view>, 3> kTransportNames{{
+    {TransportKind::tcp, "tcp"},
+    {TransportKind::mtcp, "mtcp"},
+    {TransportKind::srt, "srt"},
+}};
+
+constexpr std::size_t kHelloBodyBytes = 1 + 1 + 2 + 2 + 4 + 4 + 8 + 1 + 1 + 2 + 4 + 4 + 4 + 8;
+
+std::vector<std::byte> with_header(MessageType type, std::uint16_t stream_id,
+                                   std::vector<std::byte> body_space, std::size_t body_bytes) {
+  body_space.resize(kHeaderBytes + body_bytes);
+  auto body = std::span<const std::byte>(body_space).subspan(kHeaderBytes);
+  MessageHeader header;
+  header.type = type;
+  header.stream_id = stream_id;
+  header.payload_bytes = static_cast<std::uint32_t>(body_bytes);
+  header.payload_xxh3 = payload_checksum(body);
+  encode_header(header, std::span<std::byte, kHeaderBytes>(body_space.data(), kHeaderBytes));
+  return body_space;
+}
+
+}  // namespace
+
+std::string_view to_string(Codec codec) {
+  for (auto [value, name] : kCodecNames) {
+    if (value == codec) return name;
+  }
+  return "invalid";
+}
+
+std::optional<Codec> codec_from_string(std::string_view name) {
+  for (auto [value, known] : kCodecNames) {
+    if (known == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::string_view to_string(TransportKind kind) {
+  for (auto [value, name] : kTransportNames) {
+    if (value == kind) return name;
+  }
+  return "invalid";
+}
+
+std::optional<TransportKind> transport_from_string(std::string_view name) {
+  for (auto [value, known] : kTransportNames) {
+    if (known == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::string_view to_string(AckStatus status) {
+  switch (status) {
+    case AckStatus::accepted: return "accepted";
+    case AckStatus::bad_stream: return "stream id not served";
+    case AckStatus::stream_busy: return "stream id already in use";
+    case AckStatus::bad_request: return "bad request";
+    case AckStatus::invalid: break;
+  }
+  return "invalid";
+}
+
+std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello) {
+  std::vector<std::byte> out(kHeaderBytes + kHelloBodyBytes);
+  ByteWriter w{std::span(out).subspan(kHeaderBytes)};
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(hello.feed.codec));
+  w.put<std::uint8_t>(0);  // reserved
+  w.put<std::uint16_t>(hello.feed.width);
+  w.put<std::uint16_t>(hello.feed.height);
+  w.put<std::uint32_t>(hello.feed.frame_rate_num);
+  w.put<std::uint32_t>(hello.feed.frame_rate_den);
+  w.put<std::uint64_t>(hello.feed.bit_rate_bps);
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(hello.transport));
+  w.put<std::uint8_t>(hello.connections);
+  w.put<std::uint16_t>(0);  // reserved
+  w.put<std::uint32_t>(hello.chunk_bytes);
+  w.put<std::uint32_t>(hello.latency_budget_ms);
+  w.put<std::uint32_t>(hello.expected_rtt_us);
+  w.put<std::uint64_t>(hello.first_frame_seq);
+  return with_header(MessageType::hello, stream_id, std::move(out), w.size());
+}
+
+std::optional<Hello> decode_hello(std::span<const std::byte> body) {
+  ByteReader r(body);
+  Hello hello;
+  std::uint8_t codec = 0, transport = 0, reserved8 = 0;
+  std::uint16_t reserved16 = 0;
+  bool ok = r.get(codec) && r.get(reserved8) && r.get(hello.feed.width) &&
+            r.get(hello.feed.height) && r.get(hello.feed.frame_rate_num) &&
+            r.get(hello.feed.frame_rate_den) && r.get(hello.feed.bit_rate_bps) &&
+            r.get(transport) && r.get(hello.connections) && r.get(reserved16) &&
+            r.get(hello.chunk_bytes) && r.get(hello.latency_budget_ms) &&
+            r.get(hello.expected_rtt_us) && r.get(hello.first_frame_seq);
+  if (!ok) return std::nullopt;
+  hello.feed.codec = static_cast<Codec>(codec);
+  hello.transport = static_cast<TransportKind>(transport);
+  return hello;
+}
+
+std::string validate_hello(const Hello& hello) {
+  if (to_string(hello.feed.codec) == "invalid") {
+    return fmt::format("unknown codec {}", static_cast<int>(hello.feed.codec));
+  }
+  if (to_string(hello.transport) == "invalid") {
+    return fmt::format("unknown transport {}", static_cast<int>(hello.transport));
+  }
+  if (hello.feed.frame_rate_num == 0 || hello.feed.frame_rate_den == 0 ||
+      hello.feed.frames_per_second() > 1000.0) {
+    return fmt::format("frame rate {}/{} out of range", hello.feed.frame_rate_num,
+                       hello.feed.frame_rate_den);
+  }
+  if (hello.connections == 0) return "zero connections";
+  if (hello.chunk_bytes == 0 || hello.chunk_bytes > kMaxChunkBytes) {
+    return fmt::format("chunk size {} out of range (1..{})", hello.chunk_bytes, kMaxChunkBytes);
+  }
+  return {};
+}
+
+std::vector<std::byte> encode_hello_ack(std::uint16_t stream_id, const HelloAck& ack) {
+  auto reason = std::string_view(ack.reason).substr(0, kMaxReasonBytes);
+  std::vector<std::byte> out(kHeaderBytes + 4 + reason.size());
+  ByteWriter w{std::span(out).subspan(kHeaderBytes)};
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(ack.status));
+  w.put<std::uint8_t>(0);  // reserved
+  w.put<std::uint16_t>(static_cast<std::uint16_t>(reason.size()));
+  w.put_bytes(std::as_bytes(std::span(reason)));
+  return with_header(MessageType::hello_ack, stream_id, std::move(out), w.size());
+}
+
+std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body) {
+  ByteReader r(body);
+  std::uint8_t status = 0, reserved = 0;
+  std::uint16_t reason_bytes = 0;
+  std::span<const std::byte> reason;
+  if (!(r.get(status) && r.get(reserved) && r.get(reason_bytes))) return std::nullopt;
+  if (reason_bytes > kMaxReasonBytes || !r.get_bytes(reason_bytes, reason)) return std::nullopt;
+  if (status == 0 || status > static_cast<std::uint8_t>(AckStatus::bad_request)) {
+    return std::nullopt;
+  }
+  HelloAck ack;
+  ack.status = static_cast<AckStatus>(status);
+  ack.reason.assign(reinterpret_cast<const char*>(reason.data()), reason.size());
+  return ack;
+}
+
+std::vector<std::byte> encode_end(std::uint16_t stream_id, const End& end) {
+  std::vector<std::byte> out(kHeaderBytes + 8);
+  ByteWriter w{std::span(out).subspan(kHeaderBytes)};
+  w.put<std::uint64_t>(end.frames_sent);
+  return with_header(MessageType::end, stream_id, std::move(out), w.size());
+}
+
+std::optional<End> decode_end(std::span<const std::byte> body) {
+  ByteReader r(body);
+  End end;
+  if (!r.get(end.frames_sent)) return std::nullopt;
+  return end;
+}
+
+}  // namespace hdstream

@@ -1,0 +1,98 @@
+// Session control messages: HELLO (feed descriptor + transport parameters), HELLO_ACK and END.
+//   auto bytes = encode_hello(stream_id, hello);         // header + body, ready to write
+//   if (auto hello = decode_hello(body)) accept(*hello);  // body = payload after the header
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/wire.hpp"
+
+namespace hdstream {
+
+enum class Codec : std::uint8_t {
+  invalid = 0,
+  synthetic = 1,  // self-verifying pseudo-random frames
+  dnxhd = 2,      // VC-3 / DNxHD elementary frames
+  v210 = 3,       // 4:2:2 10-bit packed, uncompressed
+  uyvy = 4,       // 4:2:2 8-bit packed, uncompressed
+};
+
+std::string_view to_string(Codec codec);
+std::optional<Codec> codec_from_string(std::string_view name);
+
+struct FeedDescriptor {
+  Codec codec = Codec::invalid;
+  std::uint16_t width = 0;
+  std::uint16_t height = 0;
+  std::uint32_t frame_rate_num = 30000;
+  std::uint32_t frame_rate_den = 1001;
+  std::uint64_t bit_rate_bps = 0;
+
+  double frames_per_second() const {
+    return frame_rate_den == 0 ? 0.0 : static_cast<double>(frame_rate_num) / frame_rate_den;
+  }
+  bool operator==(const FeedDescriptor&) const = default;
+};
+
+enum class TransportKind : std::uint8_t { invalid = 0, tcp = 1, mtcp = 2, srt = 3 };
+
+std::string_view to_string(TransportKind kind);
+std::optional<TransportKind> transport_from_string(std::string_view name);
+
+struct Hello {
+  FeedDescriptor feed;
+  TransportKind transport = TransportKind::tcp;
+  std::uint8_t connections = 1;         // sub-connections of this feed (mtcp)
+  std::uint32_t chunk_bytes = 0;        // nominal chunk payload size
+  std::uint32_t latency_budget_ms = 0;  // how long the receiver may hold a frame
+  std::uint32_t expected_rtt_us = 0;    // sender's planned RTT, for buffer checks
+  std::uint64_t first_frame_seq = 0;    // sequence number of the first frame of this session
+
+  bool operator==(const Hello&) const = default;
+};
+
+enum class AckStatus : std::uint8_t {
+  invalid = 0,
+  accepted = 1,
+  bad_stream = 2,     // stream id outside what the receiver serves
+  stream_busy = 3,    // another session already carries this stream id
+  bad_request = 4,    // malformed or unsupported feed / transport parameters
+};
+
+std::string_view to_string(AckStatus status);
+
+struct HelloAck {
+  AckStatus status = AckStatus::invalid;
+  std::string reason;  // one line for the sender's log; at most kMaxReasonBytes
+
+  bool operator==(const HelloAck&) const = default;
+};
+inline constexpr std::size_t kMaxReasonBytes = 512;
+
+struct End {
+  std::uint64_t frames_sent = 0;  // frame sequence numbers 0 .. frames_sent-1 were produced
+
+  bool operator==(const End&) const = default;
+};
+
+// Each encoder returns a complete message: 48-byte header followed by the body.
+std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello);
+std::vector<std::byte> encode_hello_ack(std::uint16_t stream_id, const HelloAck& ack);
+std::vector<std::byte> encode_end(std::uint16_t stream_id, const End& end);
+
+// Each decoder takes the body (after the header). Longer bodies from newer minor revisions are
+// accepted and the extra bytes ignored; shorter or inconsistent bodies yield nullopt.
+std::optional<Hello> decode_hello(std::span<const std::byte> body);
+std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body);
+std::optional<End> decode_end(std::span<const std::byte> body);
+
+// Checks the semantic limits a receiver enforces on a HELLO; empty when acceptable.
+std::string validate_hello(const Hello& hello);
+
+}  // namespace hdstream

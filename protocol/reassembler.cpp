@@ -1,0 +1,213 @@
+#include "protocol/reassembler.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "protocol/checksum.hpp"
+
+namespace hdstream {
+
+std::string_view to_string(ChunkResult result) {
+  switch (result) {
+    case ChunkResult::accepted: return "accepted";
+    case ChunkResult::duplicate: return "duplicate chunk";
+    case ChunkResult::late: return "late chunk";
+    case ChunkResult::inconsistent: return "inconsistent chunk";
+    case ChunkResult::too_large: return "frame too large";
+    case ChunkResult::checksum_mismatch: return "checksum mismatch";
+  }
+  return "unknown";
+}
+
+Reassembler::Reassembler(std::uint16_t stream_id, ReassemblerConfig config, FramePool& pool)
+    : stream_id_(stream_id), config_(config), pool_(pool), next_seq_(config.first_seq) {
+  config_.max_frames_in_flight = std::max<std::size_t>(1, config_.max_frames_in_flight);
+}
+
+// Chunks of a frame must tile it exactly: every chunk but the last has the same size (the
+// stride) at offset index * stride, and the last one ends at frame_bytes.
+ChunkResult Reassembler::check_geometry(Pending& pending, const MessageHeader& h) const {
+  const Frame& frame = *pending.frame;
+  if (h.frame_bytes != frame.data.size() || h.chunk_count != pending.chunk_count ||
+      h.timestamp_ns != frame.ready_ns) {
+    return ChunkResult::inconsistent;
+  }
+  const bool last = h.chunk_index + 1 == h.chunk_count;
+  if (last) {
+    if (std::uint64_t{h.payload_offset} + h.payload_bytes != h.frame_bytes) {
+      return ChunkResult::inconsistent;
+    }
+    if (pending.stride != 0 &&
+        std::uint64_t{pending.stride} * h.chunk_index != h.payload_offset) {
+      return ChunkResult::inconsistent;
+    }
+    return ChunkResult::accepted;
+  }
+  if (h.payload_bytes == 0) return ChunkResult::inconsistent;
+  if (pending.stride != 0 && h.payload_bytes != pending.stride) return ChunkResult::inconsistent;
+  if (std::uint64_t{h.payload_bytes} * h.chunk_index != h.payload_offset) {
+    return ChunkResult::inconsistent;
+  }
+  if (pending.last_offset >= 0 &&
+      std::uint64_t{h.payload_bytes} * (h.chunk_count - 1u) !=
+          static_cast<std::uint64_t>(pending.last_offset)) {
+    return ChunkResult::inconsistent;
+  }
+  return ChunkResult::accepted;
+}
+
+Reassembler::Slot Reassembler::begin_chunk(const MessageHeader& h, std::int64_t /*now_ns*/) {
+  auto refuse = [this](ChunkResult result) {
+    switch (result) {
+      case ChunkResult::duplicate: ++counters_.duplicate_chunks; break;
+      case ChunkResult::late: ++counters_.late_chunks; break;
+      default: ++counters_.rejected_chunks; break;
+    }
+    return Slot{result, {}, nullptr};
+  };
+  if (h.type != MessageType::chunk || h.stream_id != stream_id_ || h.chunk_count == 0 ||
+      h.chunk_index >= h.chunk_count ||
+      std::uint64_t{h.payload_offset} + h.payload_bytes > h.frame_bytes) {
+    return refuse(ChunkResult::inconsistent);
+  }
+  if (h.frame_bytes > config_.max_frame_bytes) return refuse(ChunkResult::too_large);
+  if (h.frame_seq < next_seq_ || (finished_ && h.frame_seq >= end_seq_)) {
+    return refuse(ChunkResult::late);
+  }
+  if (h.frame_seq - next_seq_ >= config_.max_seq_ahead) return refuse(ChunkResult::inconsistent);
+
+  auto it = pending_.find(h.frame_seq);
+  if (it == pending_.end()) {
+    // Make room by giving up the oldest frames; a newer frame is worth more to a live feed.
+    while (pending_.size() >= config_.max_frames_in_flight) drop_head();
+    if (h.frame_seq < next_seq_) return refuse(ChunkResult::late);
+    Pending fresh;
+    fresh.frame = pool_.acquire(h.frame_bytes);
+    fresh.frame->stream_id = stream_id_;
+    fresh.frame->seq = h.frame_seq;
+    fresh.frame->ready_ns = h.timestamp_ns;
+    fresh.chunk_count = h.chunk_count;
+    fresh.chunks.assign(h.chunk_count, ChunkState::missing);
+    it = pending_.emplace(h.frame_seq, std::move(fresh)).first;
+  }
+  Pending& pending = it->second;
+  if (auto geometry = check_geometry(pending, h); geometry != ChunkResult::accepted) {
+    return refuse(geometry);
+  }
+  ChunkState& state = pending.chunks[h.chunk_index];
+  if (state != ChunkState::missing) return refuse(ChunkResult::duplicate);
+  state = ChunkState::receiving;
+  if (h.chunk_index + 1 == h.chunk_count) {
+    pending.last_offset = h.payload_offset;
+  } else {
+    pending.stride = h.payload_bytes;
+  }
+  auto destination = std::span(pending.frame->data).subspan(h.payload_offset, h.payload_bytes);
+  return Slot{ChunkResult::accepted, destination, pending.frame};
+}
+
+ChunkResult Reassembler::commit_chunk(const MessageHeader& h, std::int64_t now_ns) {
+  auto it = pending_.find(h.frame_seq);
+  if (it == pending_.end()) {
+    ++counters_.late_chunks;  // given up while its payload was being received
+    return ChunkResult::late;
+  }
+  Pending& pending = it->second;
+  ChunkState& state = pending.chunks[h.chunk_index];
+  if (state != ChunkState::receiving) {
+    ++counters_.rejected_chunks;
+    return ChunkResult::inconsistent;
+  }
+  auto payload =
+      std::span<const std::byte>(pending.frame->data).subspan(h.payload_offset, h.payload_bytes);
+  if (payload_checksum(payload) != h.payload_xxh3) {
+    state = ChunkState::missing;
+    ++counters_.checksum_errors;
+    return ChunkResult::checksum_mismatch;
+  }
+  state = ChunkState::received;
+  ++pending.chunks_received;
+  ++counters_.chunks_accepted;
+  if (pending.complete()) {
+    pending.complete_ns = now_ns;
+    pending.frame->arrival_ns = now_ns;
+  }
+  return ChunkResult::accepted;
+}
+
+ChunkResult Reassembler::push(const MessageHeader& h, std::span<const std::byte> payload,
+                              std::int64_t now_ns) {
+  if (payload.size() != h.payload_bytes) {
+    ++counters_.rejected_chunks;
+    return ChunkResult::inconsistent;
+  }
+  Slot slot = begin_chunk(h, now_ns);
+  if (slot.result != ChunkResult::accepted) return slot.result;
+  std::memcpy(slot.destination.data(), payload.data(), payload.size());
+  return commit_chunk(h, now_ns);
+}
+
+void Reassembler::drop_head() {
+  if (pending_.empty()) {
+    if (finished_ && next_seq_ < end_seq_) {
+      counters_.frames_dropped += end_seq_ - next_seq_;
+      next_seq_ = end_seq_;
+    }
+    return;
+  }
+  auto head = pending_.begin();
+  if (head->first > next_seq_) {
+    counters_.frames_dropped += head->first - next_seq_;  // never seen at all
+    next_seq_ = head->first;
+    return;
+  }
+  ++counters_.frames_dropped;  // seen but incomplete
+  pending_.erase(head);
+  ++next_seq_;
+}
+
+bool Reassembler::should_give_up_head(std::int64_t now_ns) const {
+  if (finished_) return true;
+  if (pending_.size() > config_.max_frames_in_flight) return true;
+  // A later frame is complete: wait for the earlier ones no longer than the latency budget.
+  for (const auto& [seq, pending] : pending_) {
+    if (seq != next_seq_ && pending.complete()) {
+      return now_ns - pending.complete_ns >= config_.latency_budget_ns;
+    }
+  }
+  return false;
+}
+
+FramePtr Reassembler::pop(std::int64_t now_ns) {
+  for (;;) {
+    auto head = pending_.begin();
+    if (head != pending_.end() && head->first == next_seq_ && head->second.complete()) {
+      FramePtr frame = std::move(head->second.frame);
+      pending_.erase(head);
+      ++next_seq_;
+      ++counters_.frames_completed;
+      return frame;
+    }
+    const bool nothing_left =
+        pending_.empty() && (!finished_ || next_seq_ >= end_seq_);
+    if (nothing_left || !should_give_up_head(now_ns)) return nullptr;
+    drop_head();
+  }
+}
+
+void Reassembler::finish(std::uint64_t frames_sent) {
+  finished_ = true;
+  end_seq_ = std::max(frames_sent, next_seq_);
+  // Chunks of frames the sender says it never produced are inconsistent; drop them now.
+  while (!pending_.empty() && std::prev(pending_.end())->first >= end_seq_) {
+    pending_.erase(std::prev(pending_.end()));
+    ++counters_.rejected_chunks;
+  }
+}
+
+void Reassembler::abandon() {
+  const std::uint64_t end = pending_.empty() ? next_seq_ : std::prev(pending_.end())->first + 1;
+  finish(end);
+}
+
+}  // namespace hdstream

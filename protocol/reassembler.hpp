@@ -1,0 +1,116 @@
+// Rebuilds whole frames from chunks, verifying every chunk's XXH3-64, and hands them out in
+// frame order. Pure: no I/O, time passed in. Tolerates duplicated, reordered, truncated,
+// corrupted and hostile chunks; everything it refuses is counted.
+//
+//   Reassembler r(stream_id, {.first_seq = hello_first_seq}, pool);
+//   r.push(header, payload, now_ns);                  // or begin_chunk()/commit_chunk()
+//   while (FramePtr frame = r.pop(now_ns)) deliver(frame);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "protocol/frame.hpp"
+#include "protocol/wire.hpp"
+
+namespace hdstream {
+
+struct ReassemblerConfig {
+  std::uint64_t first_seq = 0;           // the sender's first frame (from HELLO)
+  std::size_t max_frames_in_flight = 8;  // bounds memory: older incomplete frames are dropped
+  // How long a complete frame waits for earlier, incomplete ones before they are given up.
+  // 0 suits in-order transports (tcp): a gap there can never be filled.
+  std::int64_t latency_budget_ns = 0;
+  std::uint32_t max_frame_bytes = kMaxFrameBytes;
+  // Chunks for frames further ahead than this are refused (a hostile or broken peer would
+  // otherwise turn one chunk into billions of "missing" frames).
+  std::uint64_t max_seq_ahead = 1u << 16;
+};
+
+enum class ChunkResult : std::uint8_t {
+  accepted = 1,
+  duplicate,          // this chunk was already received (or is being received)
+  late,               // its frame was already delivered or given up
+  inconsistent,       // disagrees with the frame's other chunks, wrong stream, or out of window
+  too_large,          // frame above max_frame_bytes
+  checksum_mismatch,  // payload does not match its XXH3-64
+};
+
+std::string_view to_string(ChunkResult result);
+
+struct ReassemblerCounters {
+  std::uint64_t chunks_accepted = 0;
+  std::uint64_t checksum_errors = 0;
+  std::uint64_t duplicate_chunks = 0;
+  std::uint64_t late_chunks = 0;
+  std::uint64_t rejected_chunks = 0;  // inconsistent or too large
+  std::uint64_t frames_completed = 0;
+  std::uint64_t frames_dropped = 0;  // missing, incomplete or late
+};
+
+class Reassembler {
+ public:
+  Reassembler(std::uint16_t stream_id, ReassemblerConfig config, FramePool& pool);
+
+  // Two-phase intake lets a transport read a payload straight into its place in the frame.
+  // When `result` is not `accepted`, `destination` is empty and the payload must be discarded.
+  // `hold` keeps the frame's buffer alive until commit even if the frame is given up meanwhile.
+  struct Slot {
+    ChunkResult result;
+    std::span<std::byte> destination;
+    FramePtr hold;
+  };
+  Slot begin_chunk(const MessageHeader& header, std::int64_t now_ns);
+  // Verifies the payload now in the slot's destination and records the chunk.
+  ChunkResult commit_chunk(const MessageHeader& header, std::int64_t now_ns);
+
+  // begin_chunk + copy + commit_chunk, for transports that already hold the payload.
+  ChunkResult push(const MessageHeader& header, std::span<const std::byte> payload,
+                   std::int64_t now_ns);
+
+  // The next frame in order, if it is complete; frames that can no longer be delivered in
+  // time are given up (counted in frames_dropped). Call until it returns null after each chunk.
+  FramePtr pop(std::int64_t now_ns);
+
+  // The sender said it produced frames first_seq .. frames_sent-1: whatever is still missing
+  // is dropped once the complete frames have been popped.
+  void finish(std::uint64_t frames_sent);
+  // The session ended without END: frames still incomplete are dropped.
+  void abandon();
+
+  const ReassemblerCounters& counters() const { return counters_; }
+  std::uint64_t next_seq() const { return next_seq_; }
+  std::size_t frames_in_flight() const { return pending_.size(); }
+
+ private:
+  enum class ChunkState : std::uint8_t { missing, receiving, received };
+  struct Pending {
+    FramePtr frame;
+    std::uint16_t chunk_count = 0;
+    std::uint16_t chunks_received = 0;
+    std::uint32_t stride = 0;        // payload size of every chunk but the last (0: unknown yet)
+    std::int64_t last_offset = -1;   // offset of the last chunk, when seen before the stride
+    std::int64_t complete_ns = -1;   // when the last chunk arrived
+    std::vector<ChunkState> chunks;
+    bool complete() const { return chunks_received == chunk_count; }
+  };
+
+  ChunkResult check_geometry(Pending& pending, const MessageHeader& header) const;
+  void drop_head();
+  bool should_give_up_head(std::int64_t now_ns) const;
+
+  std::uint16_t stream_id_;
+  ReassemblerConfig config_;
+  FramePool& pool_;
+  std::map<std::uint64_t, Pending> pending_;
+  std::uint64_t next_seq_;
+  std::uint64_t end_seq_ = 0;
+  bool finished_ = false;
+  ReassemblerCounters counters_;
+};
+
+}  // namespace hdstream

@@ -1,0 +1,71 @@
+#include "stats/registry.hpp"
+
+namespace hdstream {
+
+std::string_view to_string(StreamState state) {
+  switch (state) {
+    case StreamState::waiting: return "waiting";
+    case StreamState::running: return "running";
+    case StreamState::finished: return "finished";
+    case StreamState::failed: return "failed";
+    case StreamState::invalid: break;
+  }
+  return "invalid";
+}
+
+std::string_view to_string(Role role) { return role == Role::send ? "send" : "recv"; }
+
+double Snapshot::aggregate_mbps() const {
+  double total = 0;
+  for (const auto& s : streams) total += s.mbps;
+  return total;
+}
+
+std::uint64_t Snapshot::aggregate_drops() const {
+  std::uint64_t total = 0;
+  for (const auto& s : streams) total += s.drops;
+  return total;
+}
+
+StatsRegistry::StatsRegistry(Role role, std::size_t streams, std::string transport)
+    : role_(role),
+      transport_(std::move(transport)),
+      streams_(streams),
+      start_(std::chrono::steady_clock::now()),
+      previous_time_(start_),
+      previous_bytes_(streams, 0) {}
+
+Snapshot StatsRegistry::sample() {
+  std::lock_guard lock(sample_mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  const double interval_s = std::chrono::duration<double>(now - previous_time_).count();
+  Snapshot snapshot;
+  snapshot.t = std::chrono::duration<double>(now - start_).count();
+  snapshot.role = role_;
+  snapshot.streams.reserve(streams_.size());
+  for (std::size_t i = 0; i < streams_.size(); ++i) {
+    const StreamCounters& c = streams_[i];
+    StreamSnapshot s;
+    s.stream = static_cast<std::uint16_t>(i);
+    s.transport = transport_;
+    s.state = c.state.load(std::memory_order_relaxed);
+    s.bytes = c.bytes.load(std::memory_order_relaxed);
+    s.frames = c.frames.load(std::memory_order_relaxed);
+    s.drops = c.drops.load(std::memory_order_relaxed);
+    s.checksum_errors = c.checksum_errors.load(std::memory_order_relaxed);
+    s.retransmits = c.retransmits.load(std::memory_order_relaxed);
+    s.planned_bps = c.planned_bps.load(std::memory_order_relaxed);
+    s.jitter_ms = c.jitter_ms.load(std::memory_order_relaxed);
+    s.rtt_ms = c.rtt_ms.load(std::memory_order_relaxed);
+    s.first_frame_ns = c.first_frame_ns.load(std::memory_order_relaxed);
+    s.last_frame_ns = c.last_frame_ns.load(std::memory_order_relaxed);
+    s.mbps = interval_s > 0 ? static_cast<double>(s.bytes - previous_bytes_[i]) * 8 / interval_s / 1e6
+                            : 0.0;
+    previous_bytes_[i] = s.bytes;
+    snapshot.streams.push_back(std::move(s));
+  }
+  previous_time_ = now;
+  return snapshot;
+}
+
+}  // namespace hdstream

@@ -1,0 +1,37 @@
+// Owns the counters of every stream in a run and turns them into snapshots on demand.
+//   StatsRegistry stats(Role::recv, 5, "tcp");
+//   stats.stream(2).bytes.fetch_add(n);  Snapshot s = stats.sample();
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <mutex>
+#include <string>
+
+#include "stats/counters.hpp"
+#include "stats/snapshot.hpp"
+
+namespace hdstream {
+
+class StatsRegistry {
+ public:
+  StatsRegistry(Role role, std::size_t streams, std::string transport);
+
+  StreamCounters& stream(std::size_t index) { return streams_[index]; }
+  std::size_t size() const { return streams_.size(); }
+  Role role() const { return role_; }
+
+  // Reads every counter; `mbps` is over the time since the previous sample(). Thread safe.
+  Snapshot sample();
+
+ private:
+  Role role_;
+  std::string transport_;
+  std::deque<StreamCounters> streams_;  // deque: atomics are neither movable nor copyable
+  std::chrono::steady_clock::time_point start_;
+  std::mutex sample_mutex_;
+  std::chrono::steady_clock::time_point previous_time_;
+  std::vector<std::uint64_t> previous_bytes_;
+};
+
+}  // namespace hdstream

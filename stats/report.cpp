@@ -1,0 +1,142 @@
+#include "stats/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace hdstream {
+namespace {
+
+// Three decimals are plenty for rates and times, and keep JSON lines short.
+double round3(double value) { return std::round(value * 1000.0) / 1000.0; }
+
+double stream_duration_s(const StreamSnapshot& s) {
+  if (s.frames == 0 || s.last_frame_ns <= s.first_frame_ns) return 0;
+  const double span_s = static_cast<double>(s.last_frame_ns - s.first_frame_ns) / 1e9;
+  // n frames span n-1 frame intervals; the run lasted n of them.
+  return s.frames > 1 ? span_s * static_cast<double>(s.frames) / static_cast<double>(s.frames - 1)
+                      : span_s;
+}
+
+}  // namespace
+
+Summary summarize(const Snapshot& last, double min_rate_fraction) {
+  Summary summary;
+  summary.role = last.role;
+  summary.streams = last.streams.size();
+  double planned_mbps = 0;
+  for (const auto& s : last.streams) {
+    const double duration_s = stream_duration_s(s);
+    summary.duration_s = std::max(summary.duration_s, duration_s);
+    summary.bytes += s.bytes;
+    summary.frames += s.frames;
+    summary.drops += s.drops;
+    summary.checksum_errors += s.checksum_errors;
+    if (duration_s > 0) summary.mbps += static_cast<double>(s.bytes) * 8 / duration_s / 1e6;
+    planned_mbps += static_cast<double>(s.planned_bps) / 1e6;
+    if (s.state == StreamState::waiting) {
+      summary.reasons.push_back(fmt::format("stream {} never connected", s.stream));
+    } else if (s.state == StreamState::failed) {
+      summary.reasons.push_back(fmt::format("stream {} failed", s.stream));
+    }
+  }
+  if (summary.drops > 0) summary.reasons.push_back(fmt::format("{} frames dropped", summary.drops));
+  if (summary.checksum_errors > 0) {
+    summary.reasons.push_back(fmt::format("{} checksum errors", summary.checksum_errors));
+  }
+  if (planned_mbps > 0 && summary.mbps < min_rate_fraction * planned_mbps) {
+    summary.reasons.push_back(fmt::format("aggregate {:.1f} Mbps is below {:.0f}% of the planned {:.1f} Mbps",
+                                          summary.mbps, min_rate_fraction * 100, planned_mbps));
+  }
+  summary.pass = summary.reasons.empty();
+  return summary;
+}
+
+std::optional<StatsFormat> stats_format_from_string(std::string_view name) {
+  if (name == "text") return StatsFormat::text;
+  if (name == "json") return StatsFormat::json;
+  return std::nullopt;
+}
+
+nlohmann::ordered_json interval_json(const Snapshot& snapshot, const StreamSnapshot& s) {
+  return {
+      {"type", "interval"},
+      {"t", round3(snapshot.t)},
+      {"role", to_string(snapshot.role)},
+      {"stream", s.stream},
+      {"transport", s.transport},
+      {"bytes", s.bytes},
+      {"frames", s.frames},
+      {"mbps", round3(s.mbps)},
+      {"drops", s.drops},
+      {"checksum_errors", s.checksum_errors},
+      {"jitter_ms", round3(s.jitter_ms)},
+      {"rtt_ms", round3(s.rtt_ms)},
+      {"retransmits", s.retransmits},
+  };
+}
+
+nlohmann::ordered_json aggregate_json(const Snapshot& snapshot) {
+  return {
+      {"type", "aggregate"},
+      {"t", round3(snapshot.t)},
+      {"role", to_string(snapshot.role)},
+      {"streams", snapshot.streams.size()},
+      {"mbps", round3(snapshot.aggregate_mbps())},
+      {"drops", snapshot.aggregate_drops()},
+  };
+}
+
+nlohmann::ordered_json summary_json(const Summary& summary) {
+  return {
+      {"type", "summary"},
+      {"role", to_string(summary.role)},
+      {"streams", summary.streams},
+      {"duration_s", round3(summary.duration_s)},
+      {"bytes", summary.bytes},
+      {"frames", summary.frames},
+      {"mbps", round3(summary.mbps)},
+      {"drops", summary.drops},
+      {"checksum_errors", summary.checksum_errors},
+      {"verdict", summary.pass ? "pass" : "fail"},
+  };
+}
+
+void StatsReport::interval(const Snapshot& snapshot) {
+  if (format_ == StatsFormat::json) {
+    for (const auto& s : snapshot.streams) out_ << interval_json(snapshot, s).dump() << '\n';
+    out_ << aggregate_json(snapshot).dump() << std::endl;
+    return;
+  }
+  for (const auto& s : snapshot.streams) {
+    fmt::print(out_,
+               "{:7.1f}s {} #{:<2} {:<4} {:<8} {:8.1f} Mbps  frames {:>7}  drops {:>4}  "
+               "cksum {:>3}  jitter {:6.2f} ms  rtt {:7.2f} ms  retx {}\n",
+               snapshot.t, to_string(snapshot.role), s.stream, s.transport, to_string(s.state),
+               s.mbps, s.frames, s.drops, s.checksum_errors, s.jitter_ms, s.rtt_ms,
+               s.retransmits);
+  }
+  fmt::print(out_, "{:7.1f}s {} all {:>2} streams     {:8.1f} Mbps  drops {}\n", snapshot.t,
+             to_string(snapshot.role), snapshot.streams.size(), snapshot.aggregate_mbps(),
+             snapshot.aggregate_drops());
+  out_.flush();
+}
+
+void StatsReport::summary(const Summary& summary) {
+  if (format_ == StatsFormat::json) {
+    out_ << summary_json(summary).dump() << std::endl;
+    return;
+  }
+  fmt::print(out_,
+             "summary {}: {} streams, {:.2f} s, {} bytes, {} frames, {:.1f} Mbps, {} drops, {} "
+             "checksum errors: {}\n",
+             to_string(summary.role), summary.streams, summary.duration_s, summary.bytes,
+             summary.frames, summary.mbps, summary.drops, summary.checksum_errors,
+             summary.pass ? "PASS" : "FAIL");
+  for (const auto& reason : summary.reasons) fmt::print(out_, "  fail: {}\n", reason);
+  out_.flush();
+}
+
+}  // namespace hdstream

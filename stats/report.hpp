@@ -1,0 +1,39 @@
+// Renders snapshots and the summary as text lines for people or JSON lines for machines
+// (schema in docs/PROTOCOL.md#stats and ../README.md).
+//   StatsReport report(StatsFormat::json, std::cout);
+//   report.interval(snapshot);  ...  report.summary(summarize(last));
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "stats/snapshot.hpp"
+
+namespace hdstream {
+
+enum class StatsFormat : std::uint8_t { text = 1, json = 2 };
+std::optional<StatsFormat> stats_format_from_string(std::string_view name);
+
+// The JSON objects of the schema, one per line when written.
+nlohmann::ordered_json interval_json(const Snapshot& snapshot, const StreamSnapshot& stream);
+nlohmann::ordered_json aggregate_json(const Snapshot& snapshot);
+nlohmann::ordered_json summary_json(const Summary& summary);
+
+class StatsReport {
+ public:
+  StatsReport(StatsFormat format, std::ostream& out) : format_(format), out_(out) {}
+
+  // One line per stream and an aggregate line; flushed so a tail -f sees it at once.
+  void interval(const Snapshot& snapshot);
+  void summary(const Summary& summary);
+
+ private:
+  StatsFormat format_;
+  std::ostream& out_;
+};
+
+}  // namespace hdstream

@@ -1,0 +1,60 @@
+// Typed, immutable views of the counters at one instant: what reports, /metrics and the panel
+// consume. Rates are computed here, from two snapshots, never in the data path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stats/counters.hpp"
+
+namespace hdstream {
+
+enum class Role : std::uint8_t { send = 1, recv = 2 };
+std::string_view to_string(Role role);
+
+struct StreamSnapshot {
+  std::uint16_t stream = 0;
+  std::string transport;
+  StreamState state = StreamState::invalid;
+  std::uint64_t bytes = 0;
+  std::uint64_t frames = 0;
+  std::uint64_t drops = 0;
+  std::uint64_t checksum_errors = 0;
+  std::uint64_t retransmits = 0;
+  std::uint64_t planned_bps = 0;
+  double mbps = 0;  // over the last interval
+  double jitter_ms = 0;
+  double rtt_ms = 0;
+  std::int64_t first_frame_ns = 0;
+  std::int64_t last_frame_ns = 0;
+};
+
+struct Snapshot {
+  double t = 0;  // seconds since the run started
+  Role role = Role::send;
+  std::vector<StreamSnapshot> streams;
+
+  double aggregate_mbps() const;
+  std::uint64_t aggregate_drops() const;
+};
+
+// End-of-run figures and the verdict an engineer signs off on.
+struct Summary {
+  Role role = Role::send;
+  std::size_t streams = 0;
+  double duration_s = 0;  // first frame to last frame, over all streams
+  std::uint64_t bytes = 0;
+  std::uint64_t frames = 0;
+  double mbps = 0;
+  std::uint64_t drops = 0;
+  std::uint64_t checksum_errors = 0;
+  bool pass = false;
+  std::vector<std::string> reasons;  // why it failed, one line each (empty on pass)
+};
+
+// Builds the summary from the last snapshot. Fails on any drop or checksum error, any stream
+// that never ran or failed, or an aggregate below `min_rate_fraction` of the planned rate.
+Summary summarize(const Snapshot& last, double min_rate_fraction = 0.95);
+
+}  // namespace hdstream

@@ -1,0 +1,336 @@
+#include "transport/tcp_receiver.hpp"
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "common/units.hpp"
+#include "protocol/reassembler.hpp"
+#include "transport/message_io.hpp"
+
+namespace hdstream {
+namespace {
+std::shared_ptr<spdlog::logger> log() { return logger("tcp"); }
+
+std::string peer_name(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  auto peer = socket.remote_endpoint(ec);
+  return ec ? std::string("unknown peer") : Endpoint{peer.address().to_string(), peer.port()}.to_string();
+}
+}  // namespace
+
+// One accepted connection: handshake, then chunks until END or an error.
+class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(std::shared_ptr<TcpReceiver> owner, tcp::socket socket)
+      : owner_(std::move(owner)), socket_(std::move(socket)), peer_(peer_name(socket_)) {}
+
+  awaitable<void> run();
+  asio::any_io_executor socket_executor() { return socket_.get_executor(); }
+  void close() {
+    asio::post(socket_.get_executor(), [self = shared_from_this()] {
+      boost::system::error_code ignored;
+      self->socket_.close(ignored);
+    });
+  }
+
+ private:
+  awaitable<std::optional<Hello>> handshake();
+  awaitable<bool> refuse(std::uint16_t stream_id, AckStatus status, std::string reason);
+  awaitable<bool> receive(const Hello& hello);
+  void tune_receive_buffer(const Hello& hello);
+  void publish(const Reassembler& reassembler, StreamCounters& counters);
+  void sample_tcp_info(StreamCounters& counters);
+
+  std::shared_ptr<TcpReceiver> owner_;
+  tcp::socket socket_;
+  std::string peer_;
+  std::uint16_t stream_id_ = 0;
+  std::vector<std::byte> body_;
+  std::vector<std::byte> scratch_;
+  ReassemblerCounters published_;
+  std::int64_t next_info_ns_ = 0;
+  std::uint64_t checksum_warnings_ = 0;
+};
+
+awaitable<bool> TcpReceiver::Session::refuse(std::uint16_t stream_id, AckStatus status,
+                                             std::string reason) {
+  log()->warn("refused feed from {} (stream {}): {}: {}", peer_, stream_id, to_string(status),
+              reason);
+  auto ack = encode_hello_ack(stream_id, HelloAck{status, std::move(reason)});
+  error_code ignored;
+  co_await asio::async_write(socket_, asio::buffer(ack), nothrow(ignored));
+  co_return false;
+}
+
+awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
+  // Until a valid HELLO arrives a peer gets 48 + 4096 bytes of memory and handshake_timeout.
+  asio::steady_timer watchdog(socket_.get_executor(), owner_->options_.handshake_timeout);
+  watchdog.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) {
+      log()->warn("closing {}: no handshake within {}", self->peer_,
+                  format_duration(self->owner_->options_.handshake_timeout));
+      boost::system::error_code ignored;
+      self->socket_.close(ignored);
+    }
+  });
+  auto read = co_await read_header(socket_);
+  BodyRead body_read;
+  if (!read.error) body_read = co_await read_control_body(socket_, read.header, body_);
+  watchdog.cancel();
+
+  if (read.detail != HeaderError::none) {
+    log()->warn("closing {}: {}", peer_, to_string(read.detail));
+    co_return std::nullopt;
+  }
+  if (read.error || body_read.error) co_return std::nullopt;  // timed out or gone: logged above
+  if (read.header.type != MessageType::hello || !body_read.checksum_ok) {
+    log()->warn("closing {}: expected a HELLO, got {}", peer_,
+                body_read.checksum_ok ? "another message" : "a corrupted message");
+    co_return std::nullopt;
+  }
+  const std::uint16_t stream_id = read.header.stream_id;
+  auto hello = decode_hello(body_);
+  if (!hello) {
+    co_await refuse(stream_id, AckStatus::bad_request, "malformed HELLO");
+    co_return std::nullopt;
+  }
+  if (auto problem = validate_hello(*hello); !problem.empty()) {
+    co_await refuse(stream_id, AckStatus::bad_request, problem);
+    co_return std::nullopt;
+  }
+  if (hello->transport != TransportKind::tcp) {
+    co_await refuse(stream_id, AckStatus::bad_request,
+                    fmt::format("this listener serves tcp, not {}", to_string(hello->transport)));
+    co_return std::nullopt;
+  }
+  if (auto status = owner_->claim(stream_id); status != AckStatus::accepted) {
+    co_await refuse(stream_id, status,
+                    status == AckStatus::bad_stream
+                        ? fmt::format("this receiver serves streams 0..{}",
+                                      owner_->options_.streams - 1)
+                        : std::string("another sender is already connected"));
+    co_return std::nullopt;
+  }
+  stream_id_ = stream_id;
+  auto ack = encode_hello_ack(stream_id, HelloAck{AckStatus::accepted, {}});
+  error_code ec;
+  co_await asio::async_write(socket_, asio::buffer(ack), nothrow(ec));
+  if (ec) {
+    owner_->release(stream_id);
+    co_return std::nullopt;
+  }
+  co_return hello;
+}
+
+void TcpReceiver::Session::tune_receive_buffer(const Hello& hello) {
+  const auto limits = read_kernel_limits(BufferDirection::receive);
+  const auto rtt = std::chrono::microseconds(hello.expected_rtt_us);
+  const auto plan = plan_buffer(hello.feed.bit_rate_bps, rtt, limits);
+  const std::uint64_t effective = apply_buffer(socket_.native_handle(), BufferDirection::receive, plan);
+  if (plan.set_bytes && effective < plan.need_bytes) {
+    log()->warn("stream {}: receive buffer capped at {} bytes; {} x {} needs {}. Fix: {}",
+                stream_id_, effective, format_rate(static_cast<double>(hello.feed.bit_rate_bps)),
+                format_duration(rtt), plan.need_bytes,
+                sysctl_fix(BufferDirection::receive, plan.need_bytes, limits));
+  }
+}
+
+void TcpReceiver::Session::publish(const Reassembler& reassembler, StreamCounters& counters) {
+  const auto& now = reassembler.counters();
+  counters.drops.fetch_add(now.frames_dropped - published_.frames_dropped,
+                           std::memory_order_relaxed);
+  counters.checksum_errors.fetch_add(now.checksum_errors - published_.checksum_errors,
+                                     std::memory_order_relaxed);
+  if (now.checksum_errors > published_.checksum_errors && checksum_warnings_++ < 10) {
+    log()->warn("stream {}: chunk failed XXH3 verification ({} so far)", stream_id_,
+                now.checksum_errors);
+  }
+  published_ = now;
+}
+
+void TcpReceiver::Session::sample_tcp_info(StreamCounters& counters) {
+  const std::int64_t now = wall_clock_ns();
+  if (now < next_info_ns_) return;
+  next_info_ns_ = now + 250'000'000;
+  if (auto info = read_tcp_info(socket_.native_handle())) {
+    counters.rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
+  }
+}
+
+awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
+  StreamCounters& counters = owner_->stats_.stream(stream_id_);
+  FrameConsumer& consumer = owner_->consumer_;
+  ReassemblerConfig config;
+  config.first_seq = hello.first_frame_seq;
+  config.max_frames_in_flight = owner_->options_.max_frames_in_flight;
+  config.latency_budget_ns = 0;  // one in-order connection: a gap is final
+  Reassembler reassembler(stream_id_, config, owner_->pool_);
+
+  auto deliver = [&](std::int64_t now) {
+    publish(reassembler, counters);
+    while (FramePtr frame = reassembler.pop(now)) consumer.frame_received(stream_id_, std::move(frame));
+    publish(reassembler, counters);
+  };
+
+  for (;;) {
+    auto read = co_await read_header(socket_);
+    if (read.error) {
+      if (read.detail != HeaderError::none) {
+        log()->warn("stream {} from {}: {}; closing the session", stream_id_, peer_,
+                    to_string(read.detail));
+      } else if (read.error != asio::error::operation_aborted) {
+        log()->warn("stream {} from {}: connection lost before END: {}", stream_id_, peer_,
+                    read.error.message());
+      }
+      break;
+    }
+    const MessageHeader& header = read.header;
+    if (header.type == MessageType::chunk) {
+      auto slot = reassembler.begin_chunk(header, wall_clock_ns());
+      error_code ec;
+      if (slot.result == ChunkResult::accepted) {
+        co_await asio::async_read(socket_, asio::buffer(slot.destination.data(), slot.destination.size()), nothrow(ec));
+        if (!ec) reassembler.commit_chunk(header, wall_clock_ns());
+      } else {
+        ec = co_await discard(socket_, header.payload_bytes, scratch_);
+      }
+      if (ec) continue;  // reported by the next read_header
+      const std::int64_t now = wall_clock_ns();
+      deliver(now);
+      sample_tcp_info(counters);
+      continue;
+    }
+    auto body_read = co_await read_control_body(socket_, header, body_);
+    if (body_read.error) continue;
+    if (header.type == MessageType::end) {
+      auto end = body_read.checksum_ok ? decode_end(body_) : std::nullopt;
+      if (!end) {
+        log()->warn("stream {} from {}: malformed END; closing the session", stream_id_, peer_);
+        break;
+      }
+      reassembler.finish(end->frames_sent);
+      deliver(wall_clock_ns());
+      co_return true;
+    }
+    log()->warn("stream {} from {}: unexpected message type {}; closing the session", stream_id_,
+                peer_, static_cast<int>(header.type));
+    break;
+  }
+  reassembler.abandon();
+  deliver(wall_clock_ns());
+  co_return false;
+}
+
+awaitable<void> TcpReceiver::Session::run() {
+  auto hello = co_await handshake();
+  if (!hello) co_return;
+  log()->info("stream {}: feed from {} accepted ({} {}x{} @ {:.2f} fps, {})", stream_id_, peer_,
+              to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
+              hello->feed.frames_per_second(),
+              format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
+  tune_receive_buffer(*hello);
+  StreamCounters& counters = owner_->stats_.stream(stream_id_);
+  counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
+  counters.state.store(StreamState::running, std::memory_order_relaxed);
+  owner_->consumer_.session_started(stream_id_, *hello);
+
+  const bool clean = co_await receive(*hello);
+
+  boost::system::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  counters.state.store(clean ? StreamState::finished : StreamState::failed,
+                       std::memory_order_relaxed);
+  owner_->release(stream_id_);
+  owner_->consumer_.session_ended(stream_id_, clean);
+}
+
+TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, StatsRegistry& stats,
+                         FrameConsumer& consumer)
+    : context_(context),
+      options_(std::move(options)),
+      stats_(stats),
+      consumer_(consumer),
+      acceptor_(context),
+      pool_(4 * options_.streams + 8),
+      busy_(options_.streams, false) {}
+
+TcpReceiver::~TcpReceiver() = default;
+
+void TcpReceiver::start() {
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(options_.listen.host, ec);
+  if (ec) {
+    tcp::resolver resolver(context_);
+    auto results = resolver.resolve(options_.listen.host, std::to_string(options_.listen.port));
+    address = results.begin()->endpoint().address();
+  }
+  const tcp::endpoint endpoint(address, options_.listen.port);
+  try {
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(tcp::acceptor::reuse_address(true));
+    acceptor_.bind(endpoint);
+    acceptor_.listen();
+  } catch (const boost::system::system_error& error) {
+    throw std::system_error(error.code(), "cannot listen on " + options_.listen.to_string());
+  }
+  log()->info("listening on {} for {} stream(s)", local_endpoint().to_string(), options_.streams);
+  asio::co_spawn(acceptor_.get_executor(),
+                 [self = shared_from_this()] { return self->accept_loop(); }, asio::detached);
+}
+
+Endpoint TcpReceiver::local_endpoint() const {
+  auto endpoint = acceptor_.local_endpoint();
+  return Endpoint{endpoint.address().to_string(), endpoint.port()};
+}
+
+awaitable<void> TcpReceiver::accept_loop() {
+  for (;;) {
+    error_code ec;
+    auto socket = co_await acceptor_.async_accept(asio::make_strand(context_), nothrow(ec));
+    if (ec) {
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+      log()->warn("accept failed: {}", ec.message());
+      continue;
+    }
+    auto session = std::make_shared<Session>(shared_from_this(), std::move(socket));
+    {
+      std::lock_guard lock(mutex_);
+      if (stopped_) co_return;
+      std::erase_if(sessions_, [](const auto& weak) { return weak.expired(); });
+      sessions_.push_back(session);
+    }
+    auto executor = session->socket_executor();
+    asio::co_spawn(executor, [session] { return session->run(); }, asio::detached);
+  }
+}
+
+AckStatus TcpReceiver::claim(std::uint16_t stream_id) {
+  std::lock_guard lock(mutex_);
+  if (stream_id >= busy_.size()) return AckStatus::bad_stream;
+  if (busy_[stream_id]) return AckStatus::stream_busy;
+  busy_[stream_id] = true;
+  return AckStatus::accepted;
+}
+
+void TcpReceiver::release(std::uint16_t stream_id) {
+  std::lock_guard lock(mutex_);
+  if (stream_id < busy_.size()) busy_[stream_id] = false;
+}
+
+void TcpReceiver::stop() {
+  std::vector<std::shared_ptr<Session>> sessions;
+  {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    for (auto& weak : sessions_) {
+      if (auto session = weak.lock()) sessions.push_back(std::move(session));
+    }
+  }
+  asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+    boost::system::error_code ignored;
+    self->acceptor_.close(ignored);
+  });
+  for (auto& session : sessions) session->close();
+}
+
+}  // namespace hdstream

@@ -1,0 +1,46 @@
+// Serves N feeds on one TCP listen address: handshake, chunk intake straight into frame
+// buffers, per-chunk XXH3 verification, reassembly, and hand-off to the pipeline.
+//   auto rx = std::make_shared<TcpReceiver>(io, options, stats, consumer);  rx->start();
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "protocol/frame.hpp"
+#include "transport/transport.hpp"
+
+namespace hdstream {
+
+class TcpReceiver : public ReceiverTransport, public std::enable_shared_from_this<TcpReceiver> {
+ public:
+  TcpReceiver(asio::io_context& context, ReceiverOptions options, StatsRegistry& stats,
+              FrameConsumer& consumer);
+  ~TcpReceiver() override;
+
+  void start() override;
+  Endpoint local_endpoint() const override;
+  void stop() override;
+
+ private:
+  class Session;
+  friend class Session;
+
+  awaitable<void> accept_loop();
+  // Claims a stream id for a session; false if out of range or already carried.
+  AckStatus claim(std::uint16_t stream_id);
+  void release(std::uint16_t stream_id);
+
+  asio::io_context& context_;
+  ReceiverOptions options_;
+  StatsRegistry& stats_;
+  FrameConsumer& consumer_;
+  tcp::acceptor acceptor_;
+  FramePool pool_;
+  std::mutex mutex_;  // guards busy_ and sessions_
+  std::vector<bool> busy_;
+  std::vector<std::weak_ptr<Session>> sessions_;
+  bool stopped_ = false;
+};
+
+}  // namespace hdstream

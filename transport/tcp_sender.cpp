@@ -1,0 +1,260 @@
+#include "transport/tcp_sender.hpp"
+
+#include <algorithm>
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "common/units.hpp"
+#include "transport/message_io.hpp"
+
+namespace hdstream {
+namespace {
+std::shared_ptr<spdlog::logger> log() { return logger("tcp"); }
+}  // namespace
+
+TcpSender::TcpSender(asio::any_io_executor executor, SenderOptions options,
+                     StreamCounters& counters)
+    : executor_(std::move(executor)),
+      options_(std::move(options)),
+      counters_(counters),
+      socket_(executor_),
+      queue_changed_(executor_),
+      writer_done_(executor_),
+      reader_done_(executor_) {}
+
+void TcpSender::fail(std::string_view why) {
+  if (!broken_ && !stopped_) {
+    log()->error("stream {} to {}: {}", options_.stream_id, options_.destination.to_string(), why);
+  }
+  broken_ = true;
+  counters_.state.store(StreamState::failed, std::memory_order_relaxed);
+  boost::system::error_code ignored;
+  socket_.close(ignored);
+  queue_changed_.notify();
+}
+
+awaitable<bool> TcpSender::connect_with_retry() {
+  tcp::resolver resolver(executor_);
+  const auto deadline = std::chrono::steady_clock::now() + options_.connect_patience;
+  auto backoff = std::chrono::milliseconds(20);
+  asio::steady_timer timer(executor_);
+  std::string last_error;
+  while (!stopped_) {
+    error_code resolve_ec, connect_ec;
+    auto results = co_await resolver.async_resolve(
+        options_.destination.host, std::to_string(options_.destination.port), nothrow(resolve_ec));
+    if (resolve_ec) {
+      log()->error("stream {}: cannot resolve '{}': {}", options_.stream_id,
+                   options_.destination.host, resolve_ec.message());
+      co_return false;
+    }
+    co_await asio::async_connect(socket_, results, nothrow(connect_ec));
+    if (!connect_ec) co_return true;
+    last_error = connect_ec.message();
+    if (std::chrono::steady_clock::now() + backoff > deadline) break;
+    log()->debug("stream {}: connect to {} failed ({}), retrying in {} ms", options_.stream_id,
+                 options_.destination.to_string(), last_error, backoff.count());
+    timer.expires_after(backoff);
+    co_await timer.async_wait(nothrow(connect_ec));
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+  }
+  if (!stopped_) {
+    log()->error("stream {}: cannot connect to {}: {} (gave up after {})", options_.stream_id,
+                 options_.destination.to_string(), last_error,
+                 format_duration(options_.connect_patience));
+  }
+  co_return false;
+}
+
+void TcpSender::tune_socket() {
+  const int fd = socket_.native_handle();
+  socket_.set_option(tcp::no_delay(true));
+  for (const auto& refusal : apply_sender_tuning(fd, options_.tuning)) {
+    log()->warn("stream {}: {}", options_.stream_id, refusal);
+  }
+  const auto limits = read_kernel_limits(BufferDirection::send);
+  const auto plan = plan_buffer(options_.hello.feed.bit_rate_bps, options_.expected_rtt, limits);
+  const std::uint64_t effective = apply_buffer(fd, BufferDirection::send, plan);
+  if (plan.set_bytes && effective < plan.need_bytes) {
+    log()->warn(
+        "stream {}: send buffer capped at {} bytes; {} x {} needs {}. Fix: {}",
+        options_.stream_id, effective, format_rate(static_cast<double>(options_.hello.feed.bit_rate_bps)),
+        format_duration(options_.expected_rtt), plan.need_bytes,
+        sysctl_fix(BufferDirection::send, plan.need_bytes, limits));
+  }
+  log()->debug("stream {}: cc {}, send buffer {}", options_.stream_id,
+               current_congestion_control(fd),
+               plan.autotune ? "autotuned" : std::to_string(effective) + " bytes");
+}
+
+awaitable<bool> TcpSender::handshake() {
+  // A silent receiver must not hold the feed forever: the watchdog closes the socket.
+  asio::steady_timer watchdog(executor_, options_.handshake_timeout);
+  auto timed_out = std::make_shared<bool>(false);
+  watchdog.async_wait([self = shared_from_this(), timed_out](boost::system::error_code ec) {
+    if (!ec) {
+      *timed_out = true;
+      boost::system::error_code ignored;
+      self->socket_.close(ignored);
+    }
+  });
+  auto hello = encode_hello(options_.stream_id, options_.hello);
+  error_code write_ec;
+  co_await asio::async_write(socket_, asio::buffer(hello), nothrow(write_ec));
+  HeaderRead reply;
+  std::vector<std::byte> body;
+  BodyRead body_read;
+  if (!write_ec) reply = co_await read_header(socket_);
+  if (!write_ec && !reply.error) body_read = co_await read_control_body(socket_, reply.header, body);
+  watchdog.cancel();
+
+  if (*timed_out) {
+    fail(fmt::format("no handshake reply within {}", format_duration(options_.handshake_timeout)));
+    co_return false;
+  }
+  if (write_ec || reply.error || body_read.error) {
+    auto ec = write_ec ? write_ec : reply.error ? reply.error : body_read.error;
+    fail(reply.detail != HeaderError::none
+             ? fmt::format("bad handshake reply: {}", to_string(reply.detail))
+             : fmt::format("handshake failed: {}", ec.message()));
+    co_return false;
+  }
+  auto ack = reply.header.type == MessageType::hello_ack && body_read.checksum_ok
+                 ? decode_hello_ack(body)
+                 : std::nullopt;
+  if (!ack) {
+    fail("malformed handshake reply");
+    co_return false;
+  }
+  if (ack->status != AckStatus::accepted) {
+    fail(fmt::format("receiver refused the feed: {}{}{}", to_string(ack->status),
+                     ack->reason.empty() ? "" : ": ", ack->reason));
+    co_return false;
+  }
+  co_return true;
+}
+
+awaitable<bool> TcpSender::open() {
+  counters_.planned_bps.store(options_.hello.feed.bit_rate_bps, std::memory_order_relaxed);
+  if (!co_await connect_with_retry()) {
+    counters_.state.store(StreamState::failed, std::memory_order_relaxed);
+    co_return false;
+  }
+  tune_socket();
+  if (!co_await handshake()) co_return false;
+  counters_.state.store(StreamState::running, std::memory_order_relaxed);
+  auto self = shared_from_this();
+  asio::co_spawn(executor_, [self]() { return self->write_loop(); }, asio::detached);
+  asio::co_spawn(executor_, [self]() { return self->read_loop(); }, asio::detached);
+  asio::co_spawn(executor_, [self]() { return self->sample_tcp_info(); }, asio::detached);
+  co_return true;
+}
+
+SubmitResult TcpSender::submit(FramePtr frame) {
+  if (broken_ || stopped_ || closing_) return SubmitResult::closed;
+  if (queue_.size() >= options_.max_queued_frames) return SubmitResult::dropped;
+  queue_.push_back(std::move(frame));
+  queue_changed_.notify();
+  return SubmitResult::queued;
+}
+
+awaitable<void> TcpSender::write_loop() {
+  while (!broken_ && !stopped_) {
+    if (queue_.empty()) {
+      if (closing_) break;
+      co_await queue_changed_.wait_for_notify();
+      continue;
+    }
+    const Frame& frame = *queue_.front();
+    packetize(frame, options_.hello.chunk_bytes, chunks_);
+    gather_.clear();
+    for (const auto& chunk : chunks_) {
+      gather_.emplace_back(chunk.header.data(), chunk.header.size());
+      gather_.emplace_back(chunk.payload.data(), chunk.payload.size());
+    }
+    error_code ec;
+    co_await asio::async_write(socket_, gather_, nothrow(ec));
+    if (ec) {
+      fail(fmt::format("connection lost: {}", ec.message()));
+      break;
+    }
+    counters_.add_frame(frame.data.size(), wall_clock_ns());
+    queue_.pop_front();
+  }
+  writer_done_.set();
+}
+
+awaitable<void> TcpSender::read_loop() {
+  // After the handshake the receiver only speaks to report health (feedback) or to close.
+  std::vector<std::byte> body;
+  for (;;) {
+    auto read = co_await read_header(socket_);
+    if (read.error) {
+      const bool expected_close = closing_ && read.error == asio::error::eof;
+      if (!expected_close && !stopped_) {
+        fail(read.detail != HeaderError::none
+                 ? fmt::format("bad message from receiver: {}", to_string(read.detail))
+                 : fmt::format("receiver closed the connection: {}", read.error.message()));
+      }
+      break;
+    }
+    auto body_read = co_await read_control_body(socket_, read.header, body);
+    if (body_read.error) {
+      fail(fmt::format("connection lost: {}", body_read.error.message()));
+      break;
+    }
+  }
+  reader_done_.set();
+}
+
+awaitable<void> TcpSender::sample_tcp_info() {
+  asio::steady_timer timer(executor_);
+  while (socket_.is_open()) {
+    if (auto info = read_tcp_info(socket_.native_handle())) {
+      counters_.rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
+      counters_.retransmits.store(info->total_retransmits, std::memory_order_relaxed);
+    }
+    timer.expires_after(250ms);
+    error_code ignored;
+    co_await timer.async_wait(nothrow(ignored));
+  }
+}
+
+awaitable<bool> TcpSender::close(std::uint64_t frames_sent) {
+  closing_ = true;
+  queue_changed_.notify();
+  co_await writer_done_.wait();
+  if (broken_ || stopped_) co_return false;
+
+  auto end = encode_end(options_.stream_id, End{frames_sent});
+  error_code ec;
+  co_await asio::async_write(socket_, asio::buffer(end), nothrow(ec));
+  if (ec) {
+    fail(fmt::format("connection lost before END: {}", ec.message()));
+    co_return false;
+  }
+  boost::system::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_send, ignored);
+  // The receiver closes once it has everything; wait for that, but not forever.
+  asio::steady_timer watchdog(executor_, options_.handshake_timeout);
+  watchdog.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
+    if (!wait_ec) self->fail("receiver did not confirm the end of the feed");
+  });
+  co_await reader_done_.wait();
+  watchdog.cancel();
+  socket_.close(ignored);
+  if (broken_) co_return false;
+  counters_.state.store(StreamState::finished, std::memory_order_relaxed);
+  co_return true;
+}
+
+void TcpSender::stop() {
+  asio::post(executor_, [self = shared_from_this()] {
+    self->stopped_ = true;
+    boost::system::error_code ignored;
+    self->socket_.close(ignored);
+    self->queue_changed_.notify();
+  });
+}
+
+}  // namespace hdstream

@@ -1,0 +1,65 @@
+// Socket tuning for long fat pipes: buffers from the bandwidth-delay product (with the exact
+// sysctl fix when the kernel caps them), congestion control, TCP_NOTSENT_LOWAT, pacing, and
+// TCP_INFO read-back.
+//   auto plan = plan_buffer(BufferDirection::send, 270'000'000, 97ms, read_kernel_limits());
+//   if (!plan.fix.empty()) log->warn(plan.fix);
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hdstream {
+
+enum class BufferDirection : std::uint8_t { send = 1, receive = 2 };
+
+// What the kernel allows, from /proc/sys/net (rmem_max/wmem_max and tcp_rmem/tcp_wmem max).
+struct KernelLimits {
+  std::uint64_t core_max_bytes = 0;     // net.core.{w,r}mem_max
+  std::uint64_t tcp_max_bytes = 0;      // third field of net.ipv4.tcp_{w,r}mem
+  std::uint64_t tcp_default_bytes = 0;  // second field
+  std::uint64_t tcp_min_bytes = 0;      // first field
+};
+KernelLimits read_kernel_limits(BufferDirection direction);
+
+struct BufferPlan {
+  std::uint64_t need_bytes = 0;  // 2 x rate x RTT, at least kMinBufferBytes
+  bool autotune = false;         // the kernel's autotuning can reach need_bytes: set nothing
+  // Set explicitly when autotuning cannot reach it; empty when autotuning suffices.
+  std::optional<std::uint64_t> set_bytes;
+};
+inline constexpr std::uint64_t kMinBufferBytes = 4u << 20;
+
+BufferPlan plan_buffer(std::uint64_t rate_bps, std::chrono::nanoseconds rtt,
+                       const KernelLimits& limits);
+
+// The exact commands that would let a socket buffer reach `need_bytes`.
+std::string sysctl_fix(BufferDirection direction, std::uint64_t need_bytes,
+                       const KernelLimits& limits);
+
+// Applies plan to a socket: SO_SNDBUF/SO_RCVBUF (the FORCE variant when permitted), reads the
+// effective size back and returns it (0 when left to autotuning).
+std::uint64_t apply_buffer(int fd, BufferDirection direction, const BufferPlan& plan);
+
+struct SenderTuning {
+  std::string congestion_control;        // empty: the system default
+  std::uint32_t notsent_lowat_bytes = 0; // 0: leave unset
+  std::uint64_t max_pacing_rate_bps = 0; // 0: no cap (SO_MAX_PACING_RATE)
+};
+// Returns one line per setting the kernel refused (e.g. an unavailable congestion control).
+std::vector<std::string> apply_sender_tuning(int fd, const SenderTuning& tuning);
+
+std::string current_congestion_control(int fd);
+
+struct TcpInfo {
+  double rtt_ms = 0;
+  double rtt_var_ms = 0;
+  std::uint64_t total_retransmits = 0;
+  std::uint64_t delivery_rate_bps = 0;
+  std::uint32_t snd_cwnd = 0;
+};
+std::optional<TcpInfo> read_tcp_info(int fd);
+
+}  // namespace hdstream

@@ -1,0 +1,91 @@
+// The transport interface: a sender per feed, a receiver per listen address.
+//   auto sender = make_sender(TransportKind::tcp, strand, options, counters);
+//   if (co_await sender->open()) { sender->submit(frame); ...; co_await sender->close(n); }
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "common/asio.hpp"
+#include "protocol/frame.hpp"
+#include "protocol/handshake.hpp"
+#include "stats/counters.hpp"
+#include "stats/registry.hpp"
+#include "transport/endpoint.hpp"
+#include "transport/tcp_tuning.hpp"
+
+namespace hdstream {
+
+using namespace std::chrono_literals;
+
+enum class SubmitResult : std::uint8_t {
+  queued = 1,
+  dropped,  // the send queue is full: a live feed drops the frame rather than fall behind
+  closed,   // the session is over (broken, stopped or closing): stop producing frames
+};
+
+struct SenderOptions {
+  Endpoint destination;
+  std::uint16_t stream_id = 0;
+  Hello hello;  // feed descriptor and transport parameters announced to the receiver
+  SenderTuning tuning;
+  std::chrono::nanoseconds expected_rtt = 1ms;       // sizes socket buffers (rate x RTT)
+  std::chrono::nanoseconds connect_patience = 10s;   // keep retrying a refused connect this long
+  std::chrono::nanoseconds handshake_timeout = 5s;
+  std::size_t max_queued_frames = 2;                 // beyond this a live feed drops frames
+};
+
+// One feed's sending side. Every member except stop() runs on the executor the transport was
+// made with (a strand); stop() may be called from anywhere.
+class SenderTransport {
+ public:
+  virtual ~SenderTransport() = default;
+
+  // Connects, retrying with backoff for connect_patience, and completes the handshake.
+  // false (with the reason logged) when the feed cannot start.
+  virtual awaitable<bool> open() = 0;
+  // Queues a frame without waiting.
+  virtual SubmitResult submit(FramePtr frame) = 0;
+  // Sends what is queued, then END (frames_sent), waits for the receiver to close, closes.
+  // false when the session broke on the way.
+  virtual awaitable<bool> close(std::uint64_t frames_sent) = 0;
+  // Aborts: pending operations complete promptly and open()/close() return false.
+  virtual void stop() = 0;
+};
+
+// What a receiver hands its frames to; implemented by the pipeline. Calls for one stream are
+// never concurrent, calls for different streams may be.
+class FrameConsumer {
+ public:
+  virtual ~FrameConsumer() = default;
+  virtual void session_started(std::uint16_t stream, const Hello& hello) = 0;
+  virtual void frame_received(std::uint16_t stream, FramePtr frame) = 0;
+  virtual void session_ended(std::uint16_t stream, bool clean) = 0;
+};
+
+struct ReceiverOptions {
+  Endpoint listen;
+  std::size_t streams = 1;  // serves stream ids 0 .. streams-1
+  std::chrono::nanoseconds handshake_timeout = 5s;
+  std::size_t max_frames_in_flight = 8;
+};
+
+class ReceiverTransport {
+ public:
+  virtual ~ReceiverTransport() = default;
+  // Binds and starts accepting; throws std::system_error naming the address on failure.
+  virtual void start() = 0;
+  virtual Endpoint local_endpoint() const = 0;
+  // Closes the listener and every session; safe from any thread.
+  virtual void stop() = 0;
+};
+
+std::shared_ptr<SenderTransport> make_sender(TransportKind kind, asio::any_io_executor executor,
+                                             SenderOptions options, StreamCounters& counters);
+
+std::shared_ptr<ReceiverTransport> make_receiver(TransportKind kind, asio::io_context& context,
+                                                 ReceiverOptions options, StatsRegistry& stats,
+                                                 FrameConsumer& consumer);
+
+}  // namespace hdstream
