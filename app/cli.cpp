@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -80,6 +82,16 @@ Command parse_command_line(int argc, const char* const* argv) {
     args.insert(args.begin() + 1, "send");
   }
 
+  static constexpr std::array kCommands{"send", "recv", "demo"};
+  if (args.size() > 1 && args[1][0] != '-' &&
+      std::find_if(kCommands.begin(), kCommands.end(),
+                   [&](const char* known) { return std::strcmp(known, args[1]) == 0; }) ==
+          kCommands.end()) {
+    fmt::print(stderr, "hdstream: error: unknown command '{}' (expected send, recv or demo)\n",
+               args[1]);
+    return ExitNow{2};
+  }
+
   CLI::App app("hdstream: live studio video feeds over long, fast networks", "hdstream");
   app.require_subcommand(1);
   app.fallthrough(false);
@@ -87,6 +99,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   SendOptions send;
   CommonText send_text;
   std::string send_rate = "270M", send_duration = "0", send_rtt = "1ms", send_chunk = "64K",
+              send_latency = "120ms",
               send_transport = "tcp", send_patience = "10s";
   auto* send_cmd = app.add_subcommand("send", "Send N feeds to a receiver (the default command)");
   send_cmd->add_option("--dest", send.dest, "Destination: HOST:PORT or a preset name")->required();
@@ -105,6 +118,10 @@ Command parse_command_line(int argc, const char* const* argv) {
       ->check(CLI::IsMember({"bbr", "cubic", "reno"}))
       ->capture_default_str();
   send_cmd->add_option("--rtt", send_rtt, "Expected round-trip time; sizes socket buffers (rate x RTT)")
+      ->check(kDuration)
+      ->capture_default_str();
+  send_cmd->add_option("--latency", send_latency,
+                       "Latency budget: frames later than this are dropped, not queued")
       ->check(kDuration)
       ->capture_default_str();
   send_cmd->add_option("--chunk-size", send_chunk, "Chunk payload size, e.g. 64K")
@@ -154,6 +171,7 @@ Command parse_command_line(int argc, const char* const* argv) {
       send.rate_bps = parse_rate_bps(send_rate);
       send.duration = parse_duration(send_duration);
       send.expected_rtt = parse_duration(send_rtt);
+      send.latency = parse_duration(send_latency);
       send.connect_patience = parse_duration(send_patience);
       const auto chunk = parse_bytes(send_chunk);
       if (chunk < 1024 || chunk > (4u << 20)) {

@@ -29,6 +29,8 @@ struct SendOptions {
   std::chrono::nanoseconds duration = 0s;  // 0: until interrupted
   std::string congestion_control = "bbr";
   std::chrono::nanoseconds expected_rtt = 1ms;
+  // How far a frame may fall behind real time before the sender drops it (queue depth).
+  std::chrono::nanoseconds latency = 120ms;
   std::uint32_t chunk_bytes = 64 * 1024;
   double pacing_factor = 0;  // SO_MAX_PACING_RATE = factor x rate; 0 leaves pacing to the cc
   std::chrono::nanoseconds connect_patience = 10s;

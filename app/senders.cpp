@@ -46,6 +46,13 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendOptio
     transport_options.tuning.max_pacing_rate_bps =
         static_cast<std::uint64_t>(options.pacing_factor * static_cast<double>(options.rate_bps));
     transport_options.expected_rtt = options.expected_rtt;
+    transport_options.hello.latency_budget_ms = static_cast<std::uint32_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(options.latency).count());
+    // A live feed queues at most the latency budget's worth of frames (at least two).
+    const double budget_frames =
+        std::chrono::duration<double>(options.latency).count() * feed.frames_per_second();
+    transport_options.max_queued_frames =
+        std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(budget_frames)));
     transport_options.connect_patience = options.connect_patience;
 
     Feed entry;

@@ -23,7 +23,9 @@ Destination resolve_destination(std::string_view text) {
   if (text == "loopback") return Destination{"loopback", Endpoint{"127.0.0.1", 9000}};
   if (text.find(':') == std::string_view::npos) {
     throw EndpointError(fmt::format(
-        "unknown destination '{}': give HOST:PORT or a preset name (known: loopback)", text));
+        "unknown destination '{}': not a preset name (known: loopback), and an address needs a "
+        "port (HOST:PORT)",
+        text));
   }
   return Destination{std::string(text), parse_endpoint(text)};
 }

@@ -87,27 +87,27 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
                 body_read.checksum_ok ? "another message" : "a corrupted message");
     co_return std::nullopt;
   }
+  // The refusal reason is built before co_await: GCC 12 destroys temporaries inside a
+  // co_await expression twice.
   const std::uint16_t stream_id = read.header.stream_id;
+  AckStatus status = AckStatus::accepted;
+  std::string reason;
   auto hello = decode_hello(body_);
   if (!hello) {
-    co_await refuse(stream_id, AckStatus::bad_request, "malformed HELLO");
-    co_return std::nullopt;
+    status = AckStatus::bad_request;
+    reason = "malformed HELLO";
+  } else if (reason = validate_hello(*hello); !reason.empty()) {
+    status = AckStatus::bad_request;
+  } else if (hello->transport != TransportKind::tcp) {
+    status = AckStatus::bad_request;
+    reason = fmt::format("this listener serves tcp, not {}", to_string(hello->transport));
+  } else if (status = owner_->claim(stream_id); status == AckStatus::bad_stream) {
+    reason = fmt::format("this receiver serves streams 0..{}", owner_->options_.streams - 1);
+  } else if (status == AckStatus::stream_busy) {
+    reason = "another sender is already connected";
   }
-  if (auto problem = validate_hello(*hello); !problem.empty()) {
-    co_await refuse(stream_id, AckStatus::bad_request, problem);
-    co_return std::nullopt;
-  }
-  if (hello->transport != TransportKind::tcp) {
-    co_await refuse(stream_id, AckStatus::bad_request,
-                    fmt::format("this listener serves tcp, not {}", to_string(hello->transport)));
-    co_return std::nullopt;
-  }
-  if (auto status = owner_->claim(stream_id); status != AckStatus::accepted) {
-    co_await refuse(stream_id, status,
-                    status == AckStatus::bad_stream
-                        ? fmt::format("this receiver serves streams 0..{}",
-                                      owner_->options_.streams - 1)
-                        : std::string("another sender is already connected"));
+  if (status != AckStatus::accepted) {
+    co_await refuse(stream_id, status, std::move(reason));
     co_return std::nullopt;
   }
   stream_id_ = stream_id;

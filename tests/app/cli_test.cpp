@@ -1,0 +1,101 @@
+// The command-line contract: bad input gets one clear line and exit code 2.
+#include <gtest/gtest.h>
+
+#include "tests/support/process.hpp"
+#include "tests/support/stats_lines.hpp"
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Outcome run(std::vector<std::string> args) {
+  static int counter = 0;
+  auto dir = test::scratch_dir("cli");
+  args.insert(args.begin(), HDSTREAM_BINARY);
+  test::Process process(args, dir, "run" + std::to_string(counter++));
+  auto code = process.wait(30s);
+  return Outcome{code.value_or(-1), process.out(), process.err()};
+}
+
+std::size_t lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+struct BadInput {
+  std::vector<std::string> args;
+  std::string names;  // what the one error line must mention
+};
+
+class BadArguments : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadArguments, GetOneClearLineAndExitCode2) {
+  const auto& input = GetParam();
+  const Outcome outcome = run(input.args);
+  EXPECT_EQ(outcome.code, 2);
+  EXPECT_EQ(lines(outcome.err), 1u) << outcome.err;
+  EXPECT_EQ(outcome.err.rfind("hdstream: error: ", 0), 0u) << outcome.err;
+  EXPECT_NE(outcome.err.find(input.names), std::string::npos) << outcome.err;
+  EXPECT_EQ(outcome.out, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, BadArguments,
+    ::testing::Values(
+        BadInput{{"send", "--dest", "127.0.0.1:9000", "--rate", "fast"}, "invalid rate 'fast'"},
+        BadInput{{"send", "--dest", "127.0.0.1:9000", "--duration", "10 parsecs"}, "--duration"},
+        BadInput{{"send", "--dest", "127.0.0.1:9000", "--streams", "0"}, "--streams"},
+        BadInput{{"send", "--streams", "5"}, "--dest"},
+        BadInput{{"send", "--dest", "127.0.0.1"}, "an address needs a port (HOST:PORT)"},
+        BadInput{{"send", "--dest", "nowhere"}, "unknown destination 'nowhere'"},
+        BadInput{{"send", "--dest", "127.0.0.1:9000", "--cc", "vegas"}, "--cc"},
+        BadInput{{"send", "--dest", "127.0.0.1:9000", "--stats", "xml"}, "--stats"},
+        BadInput{{"send", "--dest", "127.0.0.1:9000", "--stats-file", "/nonexistent/dir/s.jsonl"},
+                 "--stats-file"},
+        BadInput{{"send", "--dest", "127.0.0.1:9000", "--chunk-size", "100"}, "--chunk-size"},
+        BadInput{{"send", "--dest", "127.0.0.1:9000", "--rate", "20G"}, "--rate"},
+        BadInput{{"recv", "--listen", "localhost"}, "missing ':PORT'"},
+        BadInput{{"recv", "--listen", ":9000", "--output", "projector"}, "--output"},
+        BadInput{{"demo", "--interval", "1ms"}, "--interval"},
+        BadInput{{"teleport"}, "unknown command 'teleport'"},
+        BadInput{{"--no-such-option", "--dest", "127.0.0.1:9000"}, "--no-such-option"}),
+    [](const ::testing::TestParamInfo<BadInput>& param) { return "case" + std::to_string(param.index); });
+
+TEST(Cli, HelpExitsZeroAndListsTheCommands) {
+  const Outcome outcome = run({"--help"});
+  EXPECT_EQ(outcome.code, 0);
+  for (const char* command : {"send", "recv", "demo"}) {
+    EXPECT_NE(outcome.out.find(command), std::string::npos) << command;
+  }
+}
+
+TEST(Cli, SendIsTheDefaultCommandAndAnUnreachableDestinationExits1) {
+  const int port = test::free_port();  // nothing listens there
+  const Outcome outcome = run({"--streams", "2", "--dest", "127.0.0.1:" + std::to_string(port),
+                               "--connect-timeout", "300ms", "--stats", "json"});
+  EXPECT_EQ(outcome.code, 1);
+  EXPECT_NE(outcome.err.find("cannot connect to 127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << outcome.err;
+  auto summary = test::find_line(outcome.out, "summary");
+  ASSERT_TRUE(summary) << outcome.out;
+  EXPECT_EQ((*summary)["streams"], 2);
+  EXPECT_EQ((*summary)["verdict"], "fail");
+}
+
+TEST(Cli, ListenAddressInUseExits1NamingTheAddress) {
+  auto dir = test::scratch_dir("cli-busy");
+  const std::string listen = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process first({HDSTREAM_BINARY, "recv", "--listen", listen}, dir, "first");
+  ASSERT_TRUE(test::eventually([&] { return first.err().find("listening on") != std::string::npos; }));
+  const Outcome second = run({"recv", "--listen", listen});
+  EXPECT_EQ(second.code, 1);
+  EXPECT_NE(second.err.find("cannot listen on " + listen), std::string::npos) << second.err;
+}
+
+}  // namespace
+}  // namespace hdstream

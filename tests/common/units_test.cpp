@@ -1,0 +1,71 @@
+#include "common/units.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(ParseRate, AcceptsSiSuffixes) {
+  EXPECT_EQ(parse_rate_bps("270M"), 270'000'000u);
+  EXPECT_EQ(parse_rate_bps("1.5G"), 1'500'000'000u);
+  EXPECT_EQ(parse_rate_bps("800k"), 800'000u);
+  EXPECT_EQ(parse_rate_bps("2.488Gbps"), 2'488'000'000u);
+  EXPECT_EQ(parse_rate_bps("1000"), 1000u);
+  EXPECT_EQ(parse_rate_bps("995Mbps"), 995'000'000u);
+}
+
+TEST(ParseRate, RejectsMalformedInput) {
+  for (const char* bad : {"", "M", "abc", "-5M", "+5M", "270MM", "270 M", "1e9", "inf", "nan",
+                          "270X", "0", "0.1", "99999999999999999999G", "1.5.2G"}) {
+    EXPECT_THROW(parse_rate_bps(bad), UnitError) << bad;
+  }
+}
+
+TEST(ParseRate, ErrorNamesTheTextAndTheFix) {
+  try {
+    parse_rate_bps("270Q");
+    FAIL() << "expected UnitError";
+  } catch (const UnitError& error) {
+    EXPECT_STREQ(error.what(),
+                 "invalid rate '270Q': unknown unit 'Q', expected k, M, G or T (bits per second)");
+  }
+}
+
+TEST(ParseDuration, AcceptsTimeSuffixes) {
+  EXPECT_EQ(parse_duration("10s"), 10s);
+  EXPECT_EQ(parse_duration("250ms"), 250ms);
+  EXPECT_EQ(parse_duration("1.5s"), 1500ms);
+  EXPECT_EQ(parse_duration("2m"), 120s);
+  EXPECT_EQ(parse_duration("1h"), 3600s);
+  EXPECT_EQ(parse_duration("500us"), 500us);
+  EXPECT_EQ(parse_duration("7"), 7s);
+  EXPECT_EQ(parse_duration("0"), 0s);
+}
+
+TEST(ParseDuration, RejectsMalformedInput) {
+  for (const char* bad : {"", "s", "ten", "-1s", "10 s", "10sec", "10ss", "1e3s", "inf",
+                          "999999999999999h"}) {
+    EXPECT_THROW(parse_duration(bad), UnitError) << bad;
+  }
+}
+
+TEST(ParseBytes, UsesBinaryMultiples) {
+  EXPECT_EQ(parse_bytes("64K"), 65536u);
+  EXPECT_EQ(parse_bytes("4M"), 4u << 20);
+  EXPECT_EQ(parse_bytes("1G"), 1u << 30);
+  EXPECT_EQ(parse_bytes("1500"), 1500u);
+  EXPECT_THROW(parse_bytes("64Q"), UnitError);
+  EXPECT_THROW(parse_bytes("-1K"), UnitError);
+}
+
+TEST(Format, RendersReadableUnits) {
+  EXPECT_EQ(format_rate(270e6), "270 Mbps");
+  EXPECT_EQ(format_rate(1.35e9), "1.35 Gbps");
+  EXPECT_EQ(format_duration(250ms), "250 ms");
+  EXPECT_EQ(format_duration(10s), "10 s");
+}
+
+}  // namespace
+}  // namespace hdstream

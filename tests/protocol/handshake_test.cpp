@@ -1,0 +1,133 @@
+#include "protocol/handshake.hpp"
+
+#include <gtest/gtest.h>
+
+#include "protocol/checksum.hpp"
+
+namespace hdstream {
+namespace {
+
+Hello sample_hello() {
+  Hello hello;
+  hello.feed = FeedDescriptor{Codec::dnxhd, 1920, 1080, 30000, 1001, 220'000'000};
+  hello.transport = TransportKind::tcp;
+  hello.connections = 1;
+  hello.chunk_bytes = 65536;
+  hello.latency_budget_ms = 120;
+  hello.expected_rtt_us = 97'000;
+  hello.first_frame_seq = 12345;
+  return hello;
+}
+
+// Splits an encoded message into its checked header and body.
+std::span<const std::byte> body_of(const std::vector<std::byte>& message, MessageHeader& header) {
+  EXPECT_EQ(decode_header(message, header), HeaderError::none);
+  auto body = std::span(message).subspan(kHeaderBytes);
+  EXPECT_EQ(body.size(), header.payload_bytes);
+  EXPECT_EQ(payload_checksum(body), header.payload_xxh3);
+  return body;
+}
+
+TEST(Handshake, HelloRoundTrips) {
+  const auto message = encode_hello(3, sample_hello());
+  MessageHeader header;
+  auto body = body_of(message, header);
+  EXPECT_EQ(header.type, MessageType::hello);
+  EXPECT_EQ(header.stream_id, 3);
+  auto hello = decode_hello(body);
+  ASSERT_TRUE(hello);
+  EXPECT_EQ(*hello, sample_hello());
+  EXPECT_EQ(validate_hello(*hello), "");
+}
+
+TEST(Handshake, TruncatedHelloIsRejectedAtEveryLength) {
+  const auto message = encode_hello(0, sample_hello());
+  MessageHeader header;
+  auto body = body_of(message, header);
+  for (std::size_t n = 0; n < body.size(); ++n) EXPECT_FALSE(decode_hello(body.first(n))) << n;
+}
+
+TEST(Handshake, LongerHelloFromANewerRevisionIsAccepted) {
+  auto message = encode_hello(0, sample_hello());
+  message.resize(message.size() + 16, std::byte{0x5a});
+  auto hello = decode_hello(std::span(message).subspan(kHeaderBytes));
+  ASSERT_TRUE(hello);
+  EXPECT_EQ(*hello, sample_hello());
+}
+
+TEST(Handshake, ValidationNamesTheProblem) {
+  Hello hello = sample_hello();
+  hello.feed.codec = static_cast<Codec>(99);
+  EXPECT_EQ(validate_hello(hello), "unknown codec 99");
+  hello = sample_hello();
+  hello.transport = static_cast<TransportKind>(7);
+  EXPECT_EQ(validate_hello(hello), "unknown transport 7");
+  hello = sample_hello();
+  hello.feed.frame_rate_den = 0;
+  EXPECT_EQ(validate_hello(hello), "frame rate 30000/0 out of range");
+  hello = sample_hello();
+  hello.chunk_bytes = 0;
+  EXPECT_NE(validate_hello(hello), "");
+  hello = sample_hello();
+  hello.connections = 0;
+  EXPECT_EQ(validate_hello(hello), "zero connections");
+}
+
+TEST(Handshake, AckRoundTripsWithReason) {
+  const HelloAck ack{AckStatus::stream_busy, "another sender is already connected"};
+  const auto message = encode_hello_ack(2, ack);
+  MessageHeader header;
+  auto decoded = decode_hello_ack(body_of(message, header));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(*decoded, ack);
+}
+
+TEST(Handshake, AckReasonIsBounded) {
+  const HelloAck ack{AckStatus::bad_request, std::string(5000, 'x')};
+  const auto message = encode_hello_ack(0, ack);
+  MessageHeader header;
+  auto decoded = decode_hello_ack(body_of(message, header));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->reason.size(), kMaxReasonBytes);
+}
+
+TEST(Handshake, MalformedAcksAreRejected) {
+  auto message = encode_hello_ack(0, HelloAck{AckStatus::accepted, "ok"});
+  auto body = std::vector<std::byte>(message.begin() + kHeaderBytes, message.end());
+  // Reason length pointing past the end of the body.
+  auto lying = body;
+  lying[3] = std::byte{200};
+  EXPECT_FALSE(decode_hello_ack(lying));
+  // Unknown status values.
+  auto unknown = body;
+  unknown[0] = std::byte{0};
+  EXPECT_FALSE(decode_hello_ack(unknown));
+  unknown[0] = std::byte{77};
+  EXPECT_FALSE(decode_hello_ack(unknown));
+  EXPECT_FALSE(decode_hello_ack({}));
+}
+
+TEST(Handshake, EndRoundTrips) {
+  const auto message = encode_end(1, End{300});
+  MessageHeader header;
+  auto body = body_of(message, header);
+  EXPECT_EQ(header.type, MessageType::end);
+  auto end = decode_end(body);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->frames_sent, 300u);
+  EXPECT_FALSE(decode_end(body.first(7)));
+}
+
+TEST(Handshake, NamesRoundTrip) {
+  for (auto codec : {Codec::synthetic, Codec::dnxhd, Codec::v210, Codec::uyvy}) {
+    EXPECT_EQ(codec_from_string(to_string(codec)), codec);
+  }
+  for (auto kind : {TransportKind::tcp, TransportKind::mtcp, TransportKind::srt}) {
+    EXPECT_EQ(transport_from_string(to_string(kind)), kind);
+  }
+  EXPECT_FALSE(codec_from_string("h265"));
+  EXPECT_FALSE(transport_from_string("udp"));
+}
+
+}  // namespace
+}  // namespace hdstream

@@ -1,0 +1,116 @@
+// Child processes for integration tests: spawn the real hdstream binary, wait with a deadline,
+// signal it, read what it wrote.
+//   test::Process recv({HDSTREAM_BINARY, "recv", ...});  auto code = recv.wait(30s);
+#pragma once
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+#include "tests/support/eventually.hpp"
+
+namespace hdstream::test {
+
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A fresh directory per test for stats files and logs.
+inline std::filesystem::path scratch_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("hdstream-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+class Process {
+ public:
+  // Starts `args` with stdout and stderr redirected to files in `dir` named after `name`.
+  Process(std::vector<std::string> args, const std::filesystem::path& dir, const std::string& name)
+      : stdout_path_(dir / (name + ".out")), stderr_path_(dir / (name + ".err")) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  ~Process() {
+    if (pid_ > 0 && !exit_code_) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+  }
+
+  bool started() const { return pid_ > 0; }
+  void signal(int number) { ::kill(pid_, number); }
+
+  // Exit code (128 + signal if killed), or nullopt if still running at the deadline.
+  std::optional<int> wait(std::chrono::milliseconds timeout) {
+    if (exit_code_) return exit_code_;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    do {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return exit_code_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    } while (std::chrono::steady_clock::now() < deadline);
+    return std::nullopt;
+  }
+
+  std::string out() const { return read_file(stdout_path_); }
+  std::string err() const { return read_file(stderr_path_); }
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+  std::filesystem::path stdout_path_;
+  std::filesystem::path stderr_path_;
+};
+
+// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released).
+inline int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+}  // namespace hdstream::test

@@ -1,0 +1,257 @@
+// TcpSender and TcpReceiver over real loopback sockets, in one process.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <future>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "protocol/checksum.hpp"
+#include "protocol/handshake.hpp"
+#include "transport/tcp_receiver.hpp"
+#include "transport/tcp_sender.hpp"
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Records what the receiver delivers; tests wait on it with a deadline.
+class Collector : public FrameConsumer {
+ public:
+  void session_started(std::uint16_t stream, const Hello&) override {
+    std::lock_guard lock(mutex_);
+    ++sessions_[stream];
+    changed_.notify_all();
+  }
+  void frame_received(std::uint16_t stream, FramePtr frame) override {
+    std::lock_guard lock(mutex_);
+    checksums_[stream].push_back({frame->seq, payload_checksum(frame->data)});
+    changed_.notify_all();
+  }
+  void session_ended(std::uint16_t stream, bool clean) override {
+    std::lock_guard lock(mutex_);
+    ended_[stream] = clean;
+    changed_.notify_all();
+  }
+
+  template <typename Predicate>
+  bool wait_until(Predicate done, std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, timeout, [&] { return done(*this); });
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<std::uint16_t, int> sessions_;
+  std::map<std::uint16_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> checksums_;
+  std::map<std::uint16_t, bool> ended_;
+};
+
+class TcpTransportTest : public ::testing::Test {
+ protected:
+  void start_receiver(std::size_t streams, std::chrono::milliseconds handshake_timeout = 5s) {
+    stats_ = std::make_unique<StatsRegistry>(Role::recv, streams, "tcp");
+    ReceiverOptions options{.listen = Endpoint{"127.0.0.1", 0},
+                            .streams = streams,
+                            .handshake_timeout = handshake_timeout};
+    receiver_ = std::make_shared<TcpReceiver>(io_, options, *stats_, collector_);
+    receiver_->start();
+    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
+  }
+
+  void TearDown() override {
+    if (receiver_) receiver_->stop();
+    work_.reset();
+    threads_.clear();  // joins once the receiver's sessions have wound down
+  }
+
+  tcp::endpoint receiver_endpoint() const {
+    const Endpoint local = receiver_->local_endpoint();
+    return tcp::endpoint(asio::ip::make_address(local.host), local.port);
+  }
+
+  SenderOptions sender_options(std::uint16_t stream) {
+    SenderOptions options;
+    options.destination = receiver_->local_endpoint();
+    options.stream_id = stream;
+    options.hello.feed = FeedDescriptor{Codec::synthetic, 1920, 1080, 30000, 1001, 100'000'000};
+    options.hello.chunk_bytes = 16 * 1024;
+    options.max_queued_frames = 64;
+    options.connect_patience = 300ms;
+    return options;
+  }
+
+  FramePtr make_frame(std::uint16_t stream, std::uint64_t seq, std::size_t bytes) {
+    FramePtr frame = pool_.acquire(bytes);
+    frame->stream_id = stream;
+    frame->seq = seq;
+    frame->ready_ns = static_cast<std::int64_t>(seq) * 1000;
+    std::mt19937_64 random(seq * 31 + stream);
+    for (auto& b : frame->data) b = static_cast<std::byte>(random());
+    return frame;
+  }
+
+  struct SendResult {
+    bool opened = false;
+    bool closed = false;
+    std::vector<std::uint64_t> checksums;
+  };
+
+  // Opens a feed, queues `frames` frames, closes with END; returns what was sent.
+  std::future<SendResult> send_feed(SenderOptions options, int frames, StreamCounters& counters) {
+    auto strand = asio::make_strand(io_);
+    auto sender = std::make_shared<TcpSender>(strand, options, counters);
+    auto promise = std::make_shared<std::promise<SendResult>>();
+    auto future = promise->get_future();
+    asio::co_spawn(
+        strand,
+        [this, sender, frames, stream = options.stream_id]() -> awaitable<SendResult> {
+          SendResult result;
+          result.opened = co_await sender->open();
+          if (!result.opened) co_return result;
+          for (int seq = 0; seq < frames; ++seq) {
+            auto frame = make_frame(stream, static_cast<std::uint64_t>(seq), 50'000 + seq * 777);
+            result.checksums.push_back(payload_checksum(frame->data));
+            EXPECT_EQ(sender->submit(frame), SubmitResult::queued);
+          }
+          result.closed = co_await sender->close(static_cast<std::uint64_t>(frames));
+          co_return result;
+        },
+        [promise](std::exception_ptr error, SendResult result) {
+          if (error) {
+            promise->set_exception(error);
+          } else {
+            promise->set_value(std::move(result));
+          }
+        });
+    return future;
+  }
+
+  asio::io_context io_;
+  asio::executor_work_guard<asio::io_context::executor_type> work_{io_.get_executor()};
+  std::vector<std::jthread> threads_;
+  std::unique_ptr<StatsRegistry> stats_;
+  Collector collector_;
+  std::shared_ptr<TcpReceiver> receiver_;
+  FramePool pool_;
+};
+
+TEST_F(TcpTransportTest, ConcurrentFeedsArriveWholeAndInOrder) {
+  start_receiver(3);
+  StatsRegistry sent(Role::send, 3, "tcp");
+  std::vector<std::future<SendResult>> feeds;
+  for (std::uint16_t s = 0; s < 3; ++s) feeds.push_back(send_feed(sender_options(s), 40, sent.stream(s)));
+  for (std::uint16_t s = 0; s < 3; ++s) {
+    SendResult result = feeds[s].get();
+    ASSERT_TRUE(result.opened);
+    EXPECT_TRUE(result.closed);
+    ASSERT_TRUE(collector_.wait_until([s](Collector& c) { return c.ended_.count(s) > 0; }));
+    std::lock_guard lock(collector_.mutex_);
+    const auto& received = collector_.checksums_[s];
+    ASSERT_EQ(received.size(), 40u);
+    for (std::size_t i = 0; i < received.size(); ++i) {
+      EXPECT_EQ(received[i].first, i);
+      EXPECT_EQ(received[i].second, result.checksums[i]);
+    }
+    EXPECT_TRUE(collector_.ended_[s]);
+    EXPECT_EQ(sent.stream(s).frames.load(), 40u);
+    EXPECT_EQ(sent.stream(s).state.load(), StreamState::finished);
+  }
+  const Snapshot rx = stats_->sample();
+  for (const auto& s : rx.streams) {
+    EXPECT_EQ(s.drops, 0u);
+    EXPECT_EQ(s.checksum_errors, 0u);
+    EXPECT_EQ(s.state, StreamState::finished);
+  }
+}
+
+TEST_F(TcpTransportTest, StreamOutsideTheServedRangeIsRefusedWithoutDisturbingOthers) {
+  start_receiver(2);
+  StatsRegistry sent(Role::send, 8, "tcp");
+  auto stranger = send_feed(sender_options(7), 5, sent.stream(7));
+  auto good = send_feed(sender_options(1), 20, sent.stream(1));
+  EXPECT_FALSE(stranger.get().opened);
+  EXPECT_EQ(sent.stream(7).state.load(), StreamState::failed);
+  EXPECT_TRUE(good.get().closed);
+  ASSERT_TRUE(collector_.wait_until([](Collector& c) { return c.ended_.count(1) > 0; }));
+  std::lock_guard lock(collector_.mutex_);
+  EXPECT_EQ(collector_.checksums_[1].size(), 20u);
+  EXPECT_EQ(collector_.sessions_.count(7), 0u);
+}
+
+TEST_F(TcpTransportTest, SecondSenderOnABusyStreamIsRefused) {
+  start_receiver(1);
+  // Hold stream 0 open with a raw HELLO so the second sender finds it busy.
+  tcp::socket holder(io_);
+  holder.connect(receiver_endpoint());
+  Hello hello = sender_options(0).hello;
+  asio::write(holder, asio::buffer(encode_hello(0, hello)));
+  std::array<std::byte, kHeaderBytes> ack_header;
+  asio::read(holder, asio::buffer(ack_header));
+  MessageHeader header;
+  ASSERT_EQ(decode_header(ack_header, header), HeaderError::none);
+  std::vector<std::byte> body(header.payload_bytes);
+  asio::read(holder, asio::buffer(body));
+  ASSERT_EQ(decode_hello_ack(body)->status, AckStatus::accepted);
+
+  StatsRegistry sent(Role::send, 1, "tcp");
+  EXPECT_FALSE(send_feed(sender_options(0), 1, sent.stream(0)).get().opened);
+}
+
+TEST_F(TcpTransportTest, GarbageOnTheListenPortIsClosedAndFeedsCarryOn) {
+  start_receiver(1);
+  tcp::socket garbage(io_);
+  garbage.connect(receiver_endpoint());
+  std::string junk = "GET / HTTP/1.1\r\nHost: projector\r\n\r\n" + std::string(100, 'x');
+  asio::write(garbage, asio::buffer(junk));
+  std::array<char, 16> reply;
+  boost::system::error_code ec;
+  garbage.read_some(asio::buffer(reply), ec);  // the receiver hangs up: EOF or reset
+  EXPECT_TRUE(ec == asio::error::eof || ec == asio::error::connection_reset) << ec.message();
+
+  StatsRegistry sent(Role::send, 1, "tcp");
+  EXPECT_TRUE(send_feed(sender_options(0), 10, sent.stream(0)).get().closed);
+}
+
+TEST_F(TcpTransportTest, UnknownProtocolVersionIsRejected) {
+  start_receiver(1);
+  tcp::socket client(io_);
+  client.connect(receiver_endpoint());
+  auto hello = encode_hello(0, sender_options(0).hello);
+  hello[4] = std::byte{9};  // version 9
+  asio::write(client, asio::buffer(hello));
+  std::array<char, 16> reply;
+  boost::system::error_code ec;
+  client.read_some(asio::buffer(reply), ec);
+  EXPECT_TRUE(ec == asio::error::eof || ec == asio::error::connection_reset) << ec.message();
+  std::lock_guard lock(collector_.mutex_);
+  EXPECT_TRUE(collector_.sessions_.empty());
+}
+
+TEST_F(TcpTransportTest, SilentConnectionsAreClosedAfterTheHandshakeTimeout) {
+  start_receiver(1, 200ms);
+  tcp::socket idle(io_);
+  idle.connect(receiver_endpoint());
+  const auto start = std::chrono::steady_clock::now();
+  std::array<char, 16> reply;
+  boost::system::error_code ec;
+  idle.read_some(asio::buffer(reply), ec);  // blocks until the receiver closes it
+  EXPECT_TRUE(ec == asio::error::eof || ec == asio::error::connection_reset) << ec.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+TEST_F(TcpTransportTest, SenderGivesUpWhenNobodyListens) {
+  start_receiver(1);
+  auto options = sender_options(0);
+  tcp::acceptor reserve(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  options.destination.port = reserve.local_endpoint().port();
+  reserve.close();  // a port that refuses connections
+  StatsRegistry sent(Role::send, 1, "tcp");
+  EXPECT_FALSE(send_feed(options, 1, sent.stream(0)).get().opened);
+  EXPECT_EQ(sent.stream(0).state.load(), StreamState::failed);
+}
+
+}  // namespace
+}  // namespace hdstream
