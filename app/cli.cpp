@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -29,13 +30,21 @@ CLI::Validator unit_validator(std::string name, Parse parse) {
       std::move(name));
 }
 
-const CLI::Validator kRate = unit_validator("RATE", [](const std::string& t) { return parse_rate_bps(t); });
-const CLI::Validator kDuration = unit_validator("DURATION", [](const std::string& t) { return parse_duration(t); });
-const CLI::Validator kBytes = unit_validator("SIZE", [](const std::string& t) { return parse_bytes(t); });
+const CLI::Validator kRate =
+    unit_validator("RATE", [](const std::string& t) { return parse_rate_bps(t); });
+const CLI::Validator kDuration =
+    unit_validator("DURATION", [](const std::string& t) { return parse_duration(t); });
+const CLI::Validator kBytes =
+    unit_validator("SIZE", [](const std::string& t) { return parse_bytes(t); });
+
+// Options are parsed as text and converted once parsing succeeded; each subcommand registers
+// the conversion to run if it was the one chosen.
+using Finisher = std::function<Command()>;
 
 struct CommonText {
   std::string stats = "text";
   std::string interval = "1s";
+  std::string config;
 };
 
 void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
@@ -50,26 +59,199 @@ void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
   command.add_option("--log-level", options.log_level, "Log level on stderr")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
+  command.add_option("--config", text.config,
+                     "Preset file with the highest precedence (over user and system presets)")
+      ->envname("HDSTREAM_CONFIG");
 }
 
-void finish_common(CommonOptions& options, const CommonText& text) {
+void finish_common(const CLI::App& command, CommonOptions& options, const CommonText& text) {
   options.stats_format = *stats_format_from_string(text.stats);
   options.interval = parse_duration(text.interval);
   if (options.interval < std::chrono::milliseconds(10)) {
     throw CLI::ValidationError("--interval", "must be at least 10ms");
+  }
+  if (!text.config.empty()) options.config_file = text.config;
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->count() > 0) options.explicit_options.insert(option->get_single_name());
   }
 }
 
 CLI::Option* add_streams(CLI::App& command, std::size_t& streams) {
   return command.add_option("--streams", streams, "Number of concurrent feeds")
       ->check(CLI::Range(1, 256))
+      ->envname("HDSTREAM_STREAMS")
       ->capture_default_str();
 }
 
 CLI::Option* add_transport(CLI::App& command, std::string& transport) {
   return command.add_option("--transport", transport, "Transport")
       ->check(CLI::IsMember({"tcp"}))
+      ->envname("HDSTREAM_TRANSPORT")
       ->capture_default_str();
+}
+
+struct SendText {
+  std::string rate = "270M", duration = "0", rtt = "1ms", chunk = "64K", latency = "120ms",
+              transport = "tcp", patience = "10s", report;
+};
+
+// The options `send` and `check` share: what to send, where, and how.
+void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
+  command.add_option("--dest", send.dest, "Destination: HOST:PORT or a destination preset")
+      ->envname("HDSTREAM_DEST");
+  command.add_option("--profile", send.profile, "Profile preset (destination, format, feeds, rate)");
+  add_streams(command, send.streams);
+  command.add_option("--format", send.format, "Feed format preset")
+      ->envname("HDSTREAM_FORMAT")
+      ->capture_default_str();
+  add_transport(command, text.transport);
+  command.add_option("--rate", text.rate, "Bit rate per feed, e.g. 270M, 1.5G")
+      ->check(kRate)
+      ->envname("HDSTREAM_RATE")
+      ->capture_default_str();
+  command.add_option("--cc", send.congestion_control, "TCP congestion control")
+      ->check(CLI::IsMember({"bbr", "cubic", "reno"}))
+      ->envname("HDSTREAM_CC")
+      ->capture_default_str();
+  command.add_option("--rtt", text.rtt, "Expected round-trip time; sizes socket buffers (rate x RTT)")
+      ->check(kDuration)
+      ->envname("HDSTREAM_RTT")
+      ->capture_default_str();
+  command.add_option("--latency", text.latency,
+                     "Latency budget: frames later than this are dropped, not queued")
+      ->check(kDuration)
+      ->envname("HDSTREAM_LATENCY")
+      ->capture_default_str();
+  command.add_option("--chunk-size", text.chunk, "Chunk payload size, e.g. 64K")
+      ->check(kBytes)
+      ->capture_default_str();
+  command.add_option("--pacing-factor", send.pacing_factor,
+                     "Cap the socket's pacing rate at this multiple of --rate (0: off)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  command.add_option("--connect-timeout", text.patience, "Keep retrying a refused connection this long")
+      ->check(kDuration)
+      ->capture_default_str();
+  command.add_option("--report", text.report, "Write a link report (Markdown) to this path");
+}
+
+void finish_send_options(SendOptions& send, const SendText& text) {
+  send.transport = *transport_from_string(text.transport);
+  send.rate_bps = parse_rate_bps(text.rate);
+  send.duration = parse_duration(text.duration);
+  send.expected_rtt = parse_duration(text.rtt);
+  send.latency = parse_duration(text.latency);
+  send.connect_patience = parse_duration(text.patience);
+  const auto chunk = parse_bytes(text.chunk);
+  if (chunk < 1024 || chunk > (4u << 20)) {
+    throw CLI::ValidationError("--chunk-size", "must be between 1K and 4M");
+  }
+  send.chunk_bytes = static_cast<std::uint32_t>(chunk);
+  if (!text.report.empty()) send.report = text.report;
+}
+
+Finisher add_send(CLI::App& app) {
+  auto* command = app.add_subcommand("send", "Send N feeds to a receiver (the default command)");
+  auto send = std::make_shared<SendOptions>();
+  auto text = std::make_shared<SendText>();
+  auto common = std::make_shared<CommonText>();
+  add_send_options(*command, *send, *text);
+  command->add_option("--duration", text->duration, "How long to send, e.g. 10s; 0 runs until interrupted")
+      ->check(kDuration)
+      ->capture_default_str();
+  add_common(*command, send->common, *common);
+  return [command, send, text, common]() -> Command {
+    finish_common(*command, send->common, *common);
+    finish_send_options(*send, *text);
+    return *send;
+  };
+}
+
+Finisher add_recv(CLI::App& app) {
+  auto* command = app.add_subcommand("recv", "Receive N feeds on one listen address");
+  auto recv = std::make_shared<RecvOptions>();
+  auto text = std::make_shared<std::pair<std::string, std::string>>("0", "tcp");
+  auto common = std::make_shared<CommonText>();
+  command->add_option("--listen", recv->listen, "Listen address: [HOST]:PORT")->required();
+  add_streams(*command, recv->streams);
+  add_transport(*command, text->second);
+  command->add_option("--output", recv->output, "Where received frames go")
+      ->check(CLI::IsMember({"null"}))
+      ->capture_default_str();
+  command->add_option("--duration", text->first, "Stop after this long; 0 waits until every stream has ended")
+      ->check(kDuration)
+      ->capture_default_str();
+  add_common(*command, recv->common, *common);
+  return [command, recv, text, common]() -> Command {
+    finish_common(*command, recv->common, *common);
+    recv->duration = parse_duration(text->first);
+    recv->transport = *transport_from_string(text->second);
+    return *recv;
+  };
+}
+
+Finisher add_demo(CLI::App& app) {
+  auto* command = app.add_subcommand("demo", "Senders and receivers on loopback in one process");
+  auto demo = std::make_shared<DemoOptions>();
+  auto text = std::make_shared<std::pair<std::string, std::string>>("270M", "20s");
+  auto common = std::make_shared<CommonText>();
+  add_streams(*command, demo->streams);
+  command->add_option("--rate", text->first, "Bit rate per feed")->check(kRate)->capture_default_str();
+  command->add_option("--duration", text->second, "How long to run; 0 runs until interrupted")
+      ->check(kDuration)
+      ->capture_default_str();
+  add_common(*command, demo->common, *common);
+  return [command, demo, text, common]() -> Command {
+    finish_common(*command, demo->common, *common);
+    demo->rate_bps = parse_rate_bps(text->first);
+    demo->duration = parse_duration(text->second);
+    return *demo;
+  };
+}
+
+Finisher add_check(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "check", "Pre-flight validation of a destination: reachability, RTT, MTU, buffers, capacity");
+  auto check = std::make_shared<CheckOptions>();
+  auto text = std::make_shared<SendText>();
+  auto probe = std::make_shared<std::string>("3s");
+  auto common = std::make_shared<CommonText>();
+  add_send_options(*command, check->send, *text);
+  command->add_option("--duration", *probe, "Length of the capacity probe")
+      ->check(kDuration)
+      ->capture_default_str();
+  add_common(*command, check->common, *common);
+  return [command, check, text, probe, common]() -> Command {
+    finish_common(*command, check->common, *common);
+    finish_send_options(check->send, *text);
+    check->send.common = check->common;
+    check->probe_duration = parse_duration(*probe);
+    if (check->probe_duration < std::chrono::milliseconds(500)) {
+      throw CLI::ValidationError("--duration", "the capacity probe needs at least 500ms");
+    }
+    check->report = check->send.report;
+    return *check;
+  };
+}
+
+Finisher add_presets(CLI::App& app) {
+  auto* command = app.add_subcommand("presets", "List presets, or show one and where each value came from");
+  command->require_subcommand(1);
+  auto presets = std::make_shared<PresetsOptions>();
+  auto common = std::make_shared<CommonText>();
+  auto* list = command->add_subcommand("list", "Destinations, formats and profiles in force");
+  auto* show = command->add_subcommand("show", "One preset's values and their origins");
+  show->add_option("NAME", presets->name, "Preset name")->required();
+  for (auto* sub : {list, show}) {
+    sub->add_option("--config", common->config, "Preset file with the highest precedence")
+        ->envname("HDSTREAM_CONFIG");
+  }
+  return [command, show, presets, common]() -> Command {
+    presets->action = show->parsed() ? "show" : "list";
+    if (!common->config.empty()) presets->common.config_file = common->config;
+    (void)command;
+    return *presets;
+  };
 }
 
 }  // namespace
@@ -81,121 +263,37 @@ Command parse_command_line(int argc, const char* const* argv) {
       std::strcmp(args[1], "--help") != 0) {
     args.insert(args.begin() + 1, "send");
   }
-
-  static constexpr std::array kCommands{"send", "recv", "demo"};
+  static constexpr std::array kCommands{"send", "recv", "demo", "check", "presets"};
   if (args.size() > 1 && args[1][0] != '-' &&
-      std::find_if(kCommands.begin(), kCommands.end(),
-                   [&](const char* known) { return std::strcmp(known, args[1]) == 0; }) ==
-          kCommands.end()) {
-    fmt::print(stderr, "hdstream: error: unknown command '{}' (expected send, recv or demo)\n",
+      std::find_if(kCommands.begin(), kCommands.end(), [&](const char* known) {
+        return std::strcmp(known, args[1]) == 0;
+      }) == kCommands.end()) {
+    fmt::print(stderr,
+               "hdstream: error: unknown command '{}' (expected send, recv, demo, check or "
+               "presets)\n",
                args[1]);
     return ExitNow{2};
   }
 
   CLI::App app("hdstream: live studio video feeds over long, fast networks", "hdstream");
   app.require_subcommand(1);
-  app.fallthrough(false);
-
-  SendOptions send;
-  CommonText send_text;
-  std::string send_rate = "270M", send_duration = "0", send_rtt = "1ms", send_chunk = "64K",
-              send_latency = "120ms",
-              send_transport = "tcp", send_patience = "10s";
-  auto* send_cmd = app.add_subcommand("send", "Send N feeds to a receiver (the default command)");
-  send_cmd->add_option("--dest", send.dest, "Destination: HOST:PORT or a preset name")->required();
-  add_streams(*send_cmd, send.streams);
-  send_cmd->add_option("--format", send.format, "Feed format")
-      ->check(CLI::IsMember({"synthetic"}))
-      ->capture_default_str();
-  add_transport(*send_cmd, send_transport);
-  send_cmd->add_option("--rate", send_rate, "Bit rate per feed, e.g. 270M, 1.5G")
-      ->check(kRate)
-      ->capture_default_str();
-  send_cmd->add_option("--duration", send_duration, "How long to send, e.g. 10s; 0 runs until interrupted")
-      ->check(kDuration)
-      ->capture_default_str();
-  send_cmd->add_option("--cc", send.congestion_control, "TCP congestion control")
-      ->check(CLI::IsMember({"bbr", "cubic", "reno"}))
-      ->capture_default_str();
-  send_cmd->add_option("--rtt", send_rtt, "Expected round-trip time; sizes socket buffers (rate x RTT)")
-      ->check(kDuration)
-      ->capture_default_str();
-  send_cmd->add_option("--latency", send_latency,
-                       "Latency budget: frames later than this are dropped, not queued")
-      ->check(kDuration)
-      ->capture_default_str();
-  send_cmd->add_option("--chunk-size", send_chunk, "Chunk payload size, e.g. 64K")
-      ->check(kBytes)
-      ->capture_default_str();
-  send_cmd->add_option("--pacing-factor", send.pacing_factor,
-                       "Cap the socket's pacing rate at this multiple of --rate (0: off)")
-      ->check(CLI::Range(0.0, 100.0))
-      ->capture_default_str();
-  send_cmd->add_option("--connect-timeout", send_patience, "Keep retrying a refused connection this long")
-      ->check(kDuration)
-      ->capture_default_str();
-  add_common(*send_cmd, send.common, send_text);
-
-  RecvOptions recv;
-  CommonText recv_text;
-  std::string recv_duration = "0", recv_transport = "tcp";
-  auto* recv_cmd = app.add_subcommand("recv", "Receive N feeds on one listen address");
-  recv_cmd->add_option("--listen", recv.listen, "Listen address: [HOST]:PORT")->required();
-  add_streams(*recv_cmd, recv.streams);
-  add_transport(*recv_cmd, recv_transport);
-  recv_cmd->add_option("--output", recv.output, "Where received frames go")
-      ->check(CLI::IsMember({"null"}))
-      ->capture_default_str();
-  recv_cmd->add_option("--duration", recv_duration,
-                       "Stop after this long; 0 waits until every stream has ended")
-      ->check(kDuration)
-      ->capture_default_str();
-  add_common(*recv_cmd, recv.common, recv_text);
-
-  DemoOptions demo;
-  CommonText demo_text;
-  std::string demo_rate = "270M", demo_duration = "20s";
-  auto* demo_cmd = app.add_subcommand("demo", "Senders and receivers on loopback in one process");
-  add_streams(*demo_cmd, demo.streams);
-  demo_cmd->add_option("--rate", demo_rate, "Bit rate per feed")->check(kRate)->capture_default_str();
-  demo_cmd->add_option("--duration", demo_duration, "How long to run; 0 runs until interrupted")
-      ->check(kDuration)
-      ->capture_default_str();
-  add_common(*demo_cmd, demo.common, demo_text);
-
-  auto convert = [&]() -> Command {
-    app.parse(static_cast<int>(args.size()), args.data());
-    if (send_cmd->parsed()) {
-      finish_common(send.common, send_text);
-      send.transport = *transport_from_string(send_transport);
-      send.rate_bps = parse_rate_bps(send_rate);
-      send.duration = parse_duration(send_duration);
-      send.expected_rtt = parse_duration(send_rtt);
-      send.latency = parse_duration(send_latency);
-      send.connect_patience = parse_duration(send_patience);
-      const auto chunk = parse_bytes(send_chunk);
-      if (chunk < 1024 || chunk > (4u << 20)) {
-        throw CLI::ValidationError("--chunk-size", "must be between 1K and 4M");
-      }
-      send.chunk_bytes = static_cast<std::uint32_t>(chunk);
-      return send;
-    }
-    if (recv_cmd->parsed()) {
-      finish_common(recv.common, recv_text);
-      recv.transport = *transport_from_string(recv_transport);
-      recv.duration = parse_duration(recv_duration);
-      return recv;
-    }
-    finish_common(demo.common, demo_text);
-    demo.rate_bps = parse_rate_bps(demo_rate);
-    demo.duration = parse_duration(demo_duration);
-    return demo;
-  };
+  std::vector<std::pair<CLI::App*, Finisher>> commands;
+  for (auto add : {add_send, add_recv, add_demo, add_check, add_presets}) {
+    Finisher finish = add(app);
+    commands.emplace_back(app.get_subcommands({}).back(), std::move(finish));
+  }
 
   try {
-    return convert();
+    app.parse(static_cast<int>(args.size()), args.data());
+    for (auto& [command, finish] : commands) {
+      if (command->parsed()) return finish();
+    }
+    throw CLI::CallForHelp();
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) return ExitNow{app.exit(error)};  // --help
+    fmt::print(stderr, "hdstream: error: {} (see hdstream --help)\n", error.what());
+    return ExitNow{2};
+  } catch (const UnitError& error) {
     fmt::print(stderr, "hdstream: error: {} (see hdstream --help)\n", error.what());
     return ExitNow{2};
   }

@@ -5,6 +5,7 @@
 #include "app/exit_codes.hpp"
 #include "app/receivers.hpp"
 #include "app/runtime.hpp"
+#include "app/send_plan.hpp"
 #include "app/senders.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
@@ -13,6 +14,7 @@ namespace hdstream {
 
 // Senders and receivers in one process over loopback TCP: the whole data path, no setup.
 int run_demo(const DemoOptions& options) {
+  const PresetStore store = load_presets(options.common.config_file);
   StatsOutput output(options.common);
   Runtime runtime;
   StatsRegistry sent(Role::send, options.streams, "tcp");
@@ -30,12 +32,15 @@ int run_demo(const DemoOptions& options) {
                                               });
   receivers->start();
 
-  SendOptions send;
-  send.dest = receivers->local_endpoint().to_string();
-  send.streams = options.streams;
-  send.rate_bps = options.rate_bps;
-  send.duration = options.duration;
-  SenderGroup senders(runtime, sent, send, receivers->local_endpoint(), part_done);
+  SendPlan plan;
+  plan.options.dest = receivers->local_endpoint().to_string();
+  plan.options.streams = options.streams;
+  plan.options.rate_bps = options.rate_bps;
+  plan.options.duration = options.duration;
+  plan.destination = resolve_destination(store, plan.options.dest);
+  plan.format = resolve_format(store, plan.options.format);
+  plan.endpoints.assign(options.streams, receivers->local_endpoint());
+  SenderGroup senders(runtime, sent, plan, part_done);
   // On Ctrl-C the feeds stop at their next frame and send END; the receivers then finish.
   logger("hdstream")->info("demo: {} feeds of {} over loopback tcp for {} (Ctrl-C ends it)",
                            options.streams, format_rate(static_cast<double>(options.rate_bps)),

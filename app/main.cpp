@@ -13,6 +13,7 @@
 #include "app/runtime.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "presets/preset_store.hpp"
 #include "transport/endpoint.hpp"
 
 namespace {
@@ -39,10 +40,15 @@ int main(int argc, char** argv) {
             if constexpr (std::is_same_v<T, SendOptions>) return run_send(options);
             if constexpr (std::is_same_v<T, RecvOptions>) return run_recv(options);
             if constexpr (std::is_same_v<T, DemoOptions>) return run_demo(options);
+            if constexpr (std::is_same_v<T, CheckOptions>) return run_check(options);
+            if constexpr (std::is_same_v<T, PresetsOptions>) return run_presets(options);
           }
         },
         command);
   } catch (const UsageError& error) {
+    usage_error(error.what());
+    return exit_code::usage;
+  } catch (const PresetError& error) {
     usage_error(error.what());
     return exit_code::usage;
   } catch (const EndpointError& error) {

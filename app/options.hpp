@@ -3,6 +3,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "protocol/handshake.hpp"
@@ -13,6 +16,10 @@ namespace hdstream {
 using namespace std::chrono_literals;
 
 struct CommonOptions {
+  std::optional<std::filesystem::path> config_file;  // --config: highest-precedence preset file
+  // Long names of the options given on the command line or in the environment: these win
+  // over presets.
+  std::set<std::string> explicit_options;
   StatsFormat stats_format = StatsFormat::text;
   std::string stats_file = "-";  // "-" is stdout
   std::chrono::nanoseconds interval = 1s;
@@ -21,7 +28,8 @@ struct CommonOptions {
 
 struct SendOptions {
   CommonOptions common;
-  std::string dest;  // preset name or HOST:PORT
+  std::string dest;     // preset name or HOST:PORT
+  std::string profile;  // a profile preset naming destination, format, streams, rate
   std::size_t streams = 1;
   std::string format = "synthetic";
   TransportKind transport = TransportKind::tcp;
@@ -34,6 +42,8 @@ struct SendOptions {
   std::uint32_t chunk_bytes = 64 * 1024;
   double pacing_factor = 0;  // SO_MAX_PACING_RATE = factor x rate; 0 leaves pacing to the cc
   std::chrono::nanoseconds connect_patience = 10s;
+  bool probe = false;  // a `check` capacity probe: the receiver measures it apart from its feeds
+  std::optional<std::filesystem::path> report;  // --report: a link report written at the end
 };
 
 struct RecvOptions {
@@ -50,6 +60,23 @@ struct DemoOptions {
   std::size_t streams = 5;
   std::uint64_t rate_bps = 270'000'000;
   std::chrono::nanoseconds duration = 20s;
+};
+
+}  // namespace hdstream
+
+namespace hdstream {
+
+struct CheckOptions {
+  CommonOptions common;
+  SendOptions send;  // destination, streams, rate, format, cc, rtt as for `send`
+  std::chrono::nanoseconds probe_duration = 3s;
+  std::optional<std::filesystem::path> report;
+};
+
+struct PresetsOptions {
+  CommonOptions common;
+  std::string action = "list";  // list | show
+  std::string name;             // for show
 };
 
 }  // namespace hdstream

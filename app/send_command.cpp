@@ -1,17 +1,13 @@
-#include <atomic>
-#include <cmath>
-#include <memory>
-#include <vector>
-
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/runtime.hpp"
+#include "app/send_plan.hpp"
 #include "app/senders.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
-#include "presets/presets.hpp"
+#include "report/link_report.hpp"
 
 namespace hdstream {
 
@@ -22,21 +18,39 @@ int exit_code_for(const Summary& summary, bool interrupted, bool runtime_failure
 }
 
 int run_send(const SendOptions& options) {
-  const Destination destination = resolve_destination(options.dest);
-  StatsOutput output(options.common);
+  const SendPlan plan = plan_send(options, load_presets(options.common.config_file));
+  StatsOutput output(plan.options.common);
   Runtime runtime;
-  StatsRegistry stats(Role::send, options.streams, std::string(to_string(options.transport)));
+  StatsRegistry stats(Role::send, plan.options.streams,
+                      std::string(to_string(plan.options.transport)));
+  SenderGroup senders(runtime, stats, plan, [&] { runtime.shutdown(); });
 
-  SenderGroup senders(runtime, stats, options, destination.endpoint, [&] { runtime.shutdown(); });
-  logger("hdstream")->info("sending {} feed(s) of {} to {} ({})", options.streams,
-                           format_rate(static_cast<double>(options.rate_bps)), destination.name,
-                           destination.endpoint.to_string());
-  runtime.start_stats(options.common.interval, [&] { output.report().interval(stats.sample()); });
+  logger("hdstream")->info("sending {} {} feed(s) of {} to {} ({}{})", plan.options.streams,
+                           plan.format.name, format_rate(static_cast<double>(plan.options.rate_bps)),
+                           plan.destination.name, plan.endpoints.front().to_string(),
+                           plan.endpoints.size() > 1 ? ", ..." : "");
+  LinkRecorder recorder;
+  runtime.start_stats(plan.options.common.interval, [&] {
+    const Snapshot snapshot = stats.sample();
+    recorder.add(snapshot);
+    output.report().interval(snapshot);
+  });
   senders.start();
   runtime.run();
 
-  const Summary summary = summarize(stats.sample());
+  const Snapshot last = stats.sample();
+  const Summary summary = summarize(last);
   output.report().summary(summary);
+  if (plan.options.report) {
+    write_link_report(*plan.options.report,
+                      LinkReportInput{.title = "hdstream link report: send to " + plan.destination.name,
+                                      .parameters = describe(plan),
+                                      .series = recorder.series(),
+                                      .last = last,
+                                      .summary = summary,
+                                      .planned_mbps = plan.planned_mbps(),
+                                      .tables = {}});
+  }
   return exit_code_for(summary, runtime.interrupted(), senders.failures() > 0);
 }
 

@@ -7,17 +7,15 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "pipeline/synthetic.hpp"
-#include "presets/presets.hpp"
 #include "protocol/packetizer.hpp"
 
 namespace hdstream {
 
-SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendOptions& options,
-                         Endpoint destination, std::function<void()> on_all_done)
+SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan& plan,
+                         std::function<void()> on_all_done)
     : runtime_(runtime), stats_(stats), on_all_done_(std::move(on_all_done)) {
-  auto format = find_format(options.format);
-  if (!format) throw UsageError(fmt::format("--format: unknown format '{}'", options.format));
-  FeedDescriptor feed = format->feed;
+  const SendOptions& options = plan.options;
+  FeedDescriptor feed = plan.format.feed;
   feed.bit_rate_bps = options.rate_bps;
   const std::size_t frame_bytes = frame_bytes_for(feed);
   if (frame_bytes > kMaxFrameBytes) {
@@ -34,10 +32,11 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendOptio
   for (std::size_t i = 0; i < options.streams; ++i) {
     const auto stream_id = static_cast<std::uint16_t>(i);
     SenderOptions transport_options;
-    transport_options.destination = destination;
+    transport_options.destination = plan.endpoints.at(i);
     transport_options.stream_id = stream_id;
     transport_options.hello.feed = feed;
     transport_options.hello.transport = options.transport;
+    if (options.probe) transport_options.hello.flags |= kHelloProbe;
     transport_options.hello.chunk_bytes = options.chunk_bytes;
     transport_options.hello.expected_rtt_us = static_cast<std::uint32_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(options.expected_rtt).count());

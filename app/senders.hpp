@@ -1,6 +1,6 @@
 // N sending feeds sharing one runtime: a source, a transport and a paced pipeline per feed.
 // Used by `send` and `demo`.
-//   SenderGroup senders(runtime, stats, options, endpoint, [&] { all_done(); });
+//   SenderGroup senders(runtime, stats, plan, [&] { all_done(); });
 //   senders.start();
 #pragma once
 
@@ -11,6 +11,7 @@
 
 #include "app/options.hpp"
 #include "app/runtime.hpp"
+#include "app/send_plan.hpp"
 #include "pipeline/feed_sender.hpp"
 #include "pipeline/source.hpp"
 #include "stats/registry.hpp"
@@ -22,8 +23,8 @@ namespace hdstream {
 class SenderGroup {
  public:
   // Validates the plan (throws UsageError) and builds every feed; nothing runs until start().
-  SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendOptions& options,
-              Endpoint destination, std::function<void()> on_all_done);
+  SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan& plan,
+              std::function<void()> on_all_done);
 
   void start();
   // Feeds that could not open or whose session broke.

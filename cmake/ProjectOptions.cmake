@@ -12,7 +12,9 @@ option(HDSTREAM_WERROR "Treat warnings as errors" ON)
 
 # hdstream_target_defaults(<target>): the warning set every project target compiles with.
 function(hdstream_target_defaults target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
+  # Designated initializers may leave members at their defaults on purpose.
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+                                           -Wno-missing-field-initializers)
   if(HDSTREAM_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

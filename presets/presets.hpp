@@ -1,34 +1,70 @@
-// Named feed formats and destinations.
-//   FeedDescriptor feed = find_format("synthetic", 270'000'000).value();
-//   Destination dest = resolve_destination("127.0.0.1:9000");   // or a name: "loopback"
+// Typed presets on top of the layered TOML store: destinations, feed formats, profiles.
+//   PresetStore store = load_presets(config);
+//   DestinationPreset dest = resolve_destination(store, "portland");   // or "HOST:PORT"
+//   Endpoint feed3 = dest.endpoint_for(3);
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "presets/preset_store.hpp"
 #include "protocol/handshake.hpp"
 #include "transport/endpoint.hpp"
 
 namespace hdstream {
 
+struct DestinationPreset {
+  std::string name;  // the preset name, or the HOST:PORT text given
+  std::string description;
+  std::vector<std::string> hosts;  // feed i -> hosts[i]; one host takes every feed
+  std::uint16_t port = 9000;
+  std::optional<TransportKind> transport;
+  std::optional<std::uint32_t> conns;
+  std::optional<std::uint32_t> streams;
+  std::optional<std::uint64_t> rate_bps;
+  std::optional<std::string> format;
+  std::optional<std::chrono::nanoseconds> rtt;
+  std::optional<std::uint64_t> link_rate_bps;
+  std::optional<std::uint32_t> mtu;
+  std::optional<double> distance_km;
+  std::optional<std::chrono::nanoseconds> latency;
+  std::optional<std::string> key_file;
+  std::optional<std::string> cc;
+
+  // Where feed `stream` goes: hosts[stream] (or the only host) at `port`.
+  Endpoint endpoint_for(std::size_t stream) const;
+};
+
 struct FormatPreset {
   std::string name;
   std::string description;
-  FeedDescriptor feed;  // bit_rate_bps is the nominal rate; --rate overrides it for synthetic
+  FeedDescriptor feed;  // bit_rate_bps is the nominal rate; --rate overrides it
 };
 
-const std::vector<FormatPreset>& builtin_formats();
-std::optional<FormatPreset> find_format(std::string_view name);
-
-struct Destination {
-  std::string name;  // the preset name, or the HOST:PORT text given
-  Endpoint endpoint;
+struct ProfilePreset {
+  std::string name;
+  std::string description;
+  std::optional<std::string> destination;
+  std::optional<std::string> format;
+  std::optional<std::uint32_t> streams;
+  std::optional<std::uint64_t> rate_bps;
+  std::optional<TransportKind> transport;
+  std::optional<std::uint32_t> conns;
 };
 
-// A destination name ("loopback") or HOST:PORT. Throws EndpointError with one clear line.
-Destination resolve_destination(std::string_view text);
+// Typed views of store entries; a bad value throws PresetError "FILE:LINE: key 'rtt': why".
+DestinationPreset destination_from(const PresetEntry& entry);
+FormatPreset format_from(const PresetEntry& entry);
+ProfilePreset profile_from(const PresetEntry& entry);
+
+// `text` is HOST:PORT (an ad-hoc destination) or a destination preset name. Throws
+// EndpointError with one line naming the known presets when it is neither.
+DestinationPreset resolve_destination(const PresetStore& store, std::string_view text);
+FormatPreset resolve_format(const PresetStore& store, std::string_view name);
+ProfilePreset resolve_profile(const PresetStore& store, std::string_view name);
 
 }  // namespace hdstream

@@ -84,7 +84,7 @@ std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello)
   std::vector<std::byte> out(kHeaderBytes + kHelloBodyBytes);
   ByteWriter w{std::span(out).subspan(kHeaderBytes)};
   w.put<std::uint8_t>(static_cast<std::uint8_t>(hello.feed.codec));
-  w.put<std::uint8_t>(0);  // reserved
+  w.put<std::uint8_t>(hello.flags);
   w.put<std::uint16_t>(hello.feed.width);
   w.put<std::uint16_t>(hello.feed.height);
   w.put<std::uint32_t>(hello.feed.frame_rate_num);
@@ -103,9 +103,9 @@ std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello)
 std::optional<Hello> decode_hello(std::span<const std::byte> body) {
   ByteReader r(body);
   Hello hello;
-  std::uint8_t codec = 0, transport = 0, reserved8 = 0;
+  std::uint8_t codec = 0, transport = 0;
   std::uint16_t reserved16 = 0;
-  bool ok = r.get(codec) && r.get(reserved8) && r.get(hello.feed.width) &&
+  bool ok = r.get(codec) && r.get(hello.flags) && r.get(hello.feed.width) &&
             r.get(hello.feed.height) && r.get(hello.feed.frame_rate_num) &&
             r.get(hello.feed.frame_rate_den) && r.get(hello.feed.bit_rate_bps) &&
             r.get(transport) && r.get(hello.connections) && r.get(reserved16) &&

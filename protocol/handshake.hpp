@@ -45,8 +45,12 @@ enum class TransportKind : std::uint8_t { invalid = 0, tcp = 1, mtcp = 2, srt = 
 std::string_view to_string(TransportKind kind);
 std::optional<TransportKind> transport_from_string(std::string_view name);
 
+// HELLO flags.
+inline constexpr std::uint8_t kHelloProbe = 0x01;  // a `check` capacity probe, not a feed
+
 struct Hello {
   FeedDescriptor feed;
+  std::uint8_t flags = 0;               // kHelloProbe, ...
   TransportKind transport = TransportKind::tcp;
   std::uint8_t connections = 1;         // sub-connections of this feed (mtcp)
   std::uint32_t chunk_bytes = 0;        // nominal chunk payload size

@@ -49,6 +49,8 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   ReassemblerCounters published_;
   std::int64_t next_info_ns_ = 0;
   std::uint64_t checksum_warnings_ = 0;
+  bool probe_ = false;
+  StreamCounters probe_counters_;  // a probe is verified and measured apart from the feed
 };
 
 awaitable<bool> TcpReceiver::Session::refuse(std::uint16_t stream_id, AckStatus status,
@@ -157,7 +159,7 @@ void TcpReceiver::Session::sample_tcp_info(StreamCounters& counters) {
 }
 
 awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
-  StreamCounters& counters = owner_->stats_.stream(stream_id_);
+  StreamCounters& counters = probe_ ? probe_counters_ : owner_->stats_.stream(stream_id_);
   FrameConsumer& consumer = owner_->consumer_;
   ReassemblerConfig config;
   config.first_seq = hello.first_frame_seq;
@@ -167,7 +169,13 @@ awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
 
   auto deliver = [&](std::int64_t now) {
     publish(reassembler, counters);
-    while (FramePtr frame = reassembler.pop(now)) consumer.frame_received(stream_id_, std::move(frame));
+    while (FramePtr frame = reassembler.pop(now)) {
+      if (probe_) {
+        counters.add_frame(frame->data.size(), frame->arrival_ns);
+      } else {
+        consumer.frame_received(stream_id_, std::move(frame));
+      }
+    }
     publish(reassembler, counters);
   };
 
@@ -223,25 +231,32 @@ awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
 awaitable<void> TcpReceiver::Session::run() {
   auto hello = co_await handshake();
   if (!hello) co_return;
-  log()->info("stream {}: feed from {} accepted ({} {}x{} @ {:.2f} fps, {})", stream_id_, peer_,
+  log()->info("stream {}: {} from {} accepted ({} {}x{} @ {:.2f} fps, {})", stream_id_,
+              (hello->flags & kHelloProbe) ? "capacity probe" : "feed", peer_,
               to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
               hello->feed.frames_per_second(),
               format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
   tune_receive_buffer(*hello);
-  StreamCounters& counters = owner_->stats_.stream(stream_id_);
-  counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
-  counters.state.store(StreamState::running, std::memory_order_relaxed);
-  owner_->consumer_.session_started(stream_id_, *hello);
-
-  const bool clean = co_await receive(*hello);
-
+  probe_ = (hello->flags & kHelloProbe) != 0;
+  if (probe_) {
+    const bool clean = co_await receive(*hello);
+    const auto received = probe_counters_.bytes.load();
+    log()->info("stream {}: capacity probe from {} ended ({}, {} bytes verified)", stream_id_,
+                peer_, clean ? "clean" : "cut short", received);
+  } else {
+    StreamCounters& counters = owner_->stats_.stream(stream_id_);
+    counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
+    counters.state.store(StreamState::running, std::memory_order_relaxed);
+    owner_->consumer_.session_started(stream_id_, *hello);
+    const bool clean = co_await receive(*hello);
+    counters.state.store(clean ? StreamState::finished : StreamState::failed,
+                         std::memory_order_relaxed);
+    owner_->consumer_.session_ended(stream_id_, clean);
+  }
   boost::system::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
-  counters.state.store(clean ? StreamState::finished : StreamState::failed,
-                       std::memory_order_relaxed);
   owner_->release(stream_id_);
-  owner_->consumer_.session_ended(stream_id_, clean);
 }
 
 TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, StatsRegistry& stats,

@@ -16,6 +16,7 @@ Hello sample_hello() {
   hello.latency_budget_ms = 120;
   hello.expected_rtt_us = 97'000;
   hello.first_frame_seq = 12345;
+  hello.flags = kHelloProbe;
   return hello;
 }
 

@@ -48,7 +48,9 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
 class Process {
  public:
   // Starts `args` with stdout and stderr redirected to files in `dir` named after `name`.
-  Process(std::vector<std::string> args, const std::filesystem::path& dir, const std::string& name)
+  // `environment` entries ("NAME=value") are added to this process's environment.
+  Process(std::vector<std::string> args, const std::filesystem::path& dir, const std::string& name,
+          const std::vector<std::string>& environment = {})
       : stdout_path_(dir / (name + ".out")), stderr_path_(dir / (name + ".err")) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -59,7 +61,12 @@ class Process {
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
-    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    std::vector<std::string> env_storage(environment);
+    for (char** entry = environ; *entry; ++entry) env_storage.emplace_back(*entry);
+    std::vector<char*> envp;
+    for (auto& entry : env_storage) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data()) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&actions);
   }
   Process(const Process&) = delete;

@@ -1,0 +1,80 @@
+#include "app/send_plan.hpp"
+
+#include <fmt/format.h>
+
+#include "app/runtime.hpp"
+#include "common/units.hpp"
+
+namespace hdstream {
+namespace {
+
+// Sets `field` from the first preset value present, unless the user set the option.
+template <typename T, typename... Sources>
+void fill(const SendOptions& options, const char* option, T& field, const Sources&... sources) {
+  if (options.common.explicit_options.count(option)) return;
+  bool done = false;
+  auto take = [&](const auto& source) {
+    if (!done && source) {
+      field = static_cast<T>(*source);
+      done = true;
+    }
+  };
+  (take(sources), ...);
+}
+
+}  // namespace
+
+SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
+  SendPlan plan;
+  plan.options = options;
+  SendOptions& o = plan.options;
+
+  ProfilePreset profile;
+  if (!o.profile.empty()) profile = resolve_profile(store, o.profile);
+  std::string dest = o.dest;
+  if (dest.empty()) dest = profile.destination.value_or("");
+  if (dest.empty()) throw UsageError("--dest is required (HOST:PORT or a destination preset)");
+  o.dest = dest;
+  plan.destination = resolve_destination(store, dest);
+  const DestinationPreset& d = plan.destination;
+
+  fill(o, "streams", o.streams, profile.streams, d.streams);
+  fill(o, "rate", o.rate_bps, profile.rate_bps, d.rate_bps);
+  fill(o, "format", o.format, profile.format, d.format);
+  fill(o, "transport", o.transport, profile.transport, d.transport);
+  fill(o, "rtt", o.expected_rtt, d.rtt);
+  fill(o, "latency", o.latency, d.latency);
+  fill(o, "cc", o.congestion_control, d.cc);
+
+  plan.format = resolve_format(store, o.format);
+  for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints.push_back(d.endpoint_for(i));
+  return plan;
+}
+
+std::vector<std::pair<std::string, std::string>> describe(const SendPlan& plan) {
+  const SendOptions& o = plan.options;
+  std::vector<std::pair<std::string, std::string>> rows{
+      {"destination", plan.destination.name},
+      {"description", plan.destination.description},
+      {"first feed address", plan.endpoints.empty() ? "" : plan.endpoints.front().to_string()},
+      {"feeds", std::to_string(o.streams)},
+      {"format", plan.format.name},
+      {"rate per feed", format_rate(static_cast<double>(o.rate_bps))},
+      {"planned aggregate", format_rate(plan.planned_mbps() * 1e6)},
+      {"transport", std::string(to_string(o.transport))},
+      {"congestion control", o.congestion_control},
+      {"expected RTT", format_duration(o.expected_rtt)},
+      {"latency budget", format_duration(o.latency)},
+      {"chunk size", std::to_string(o.chunk_bytes) + " bytes"},
+  };
+  if (plan.destination.link_rate_bps) {
+    rows.emplace_back("link rate", format_rate(static_cast<double>(*plan.destination.link_rate_bps)));
+  }
+  if (plan.destination.mtu) rows.emplace_back("MTU", std::to_string(*plan.destination.mtu));
+  if (plan.destination.distance_km) {
+    rows.emplace_back("distance", fmt::format("{:g} km", *plan.destination.distance_km));
+  }
+  return rows;
+}
+
+}  // namespace hdstream

@@ -1,0 +1,28 @@
+// Turns send options plus presets into a concrete plan: CLI > environment > --config > user >
+// system > installed presets, then built-in defaults.
+//   SendPlan plan = plan_send(options, load_presets(options.common.config_file));
+#pragma once
+
+#include <vector>
+
+#include "app/options.hpp"
+#include "presets/presets.hpp"
+
+namespace hdstream {
+
+struct SendPlan {
+  SendOptions options;  // with preset values filled in where the user gave none
+  DestinationPreset destination;
+  FormatPreset format;
+  std::vector<Endpoint> endpoints;  // one per feed
+
+  double planned_mbps() const { return static_cast<double>(options.rate_bps) * options.streams / 1e6; }
+};
+
+// The plan as "parameter, value" pairs for reports.
+std::vector<std::pair<std::string, std::string>> describe(const SendPlan& plan);
+
+// Throws PresetError / EndpointError / UsageError with one line naming what to fix.
+SendPlan plan_send(const SendOptions& options, const PresetStore& store);
+
+}  // namespace hdstream

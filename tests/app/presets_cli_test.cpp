@@ -1,0 +1,136 @@
+// Operators think in destinations: `hdstream --streams 5 --dest portland`, `hdstream check`,
+// `hdstream presets`, link reports. Real processes on loopback; the shipped portland preset is
+// pointed at loopback by a user preset file, exactly as an operator would override it.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+
+#include "tests/support/process.hpp"
+#include "tests/support/stats_lines.hpp"
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A $XDG_CONFIG_HOME whose hdstream/local.toml moves `portland` to 127.0.0.1:port.
+std::filesystem::path user_config_pointing_portland_at(const std::filesystem::path& dir, int port) {
+  const auto config_home = dir / "config";
+  std::filesystem::create_directories(config_home / "hdstream");
+  std::ofstream(config_home / "hdstream" / "local.toml")
+      << "[destinations.portland]\nhosts = [\"127.0.0.1\"]\nport = " << port << "\n";
+  return config_home;
+}
+
+TEST(Presets, SendToPortlandWorksExactlyAsWritten) {
+  auto dir = test::scratch_dir("portland");
+  const int port = test::free_port();
+  const auto config_home = user_config_pointing_portland_at(dir, port);
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + std::to_string(port),
+                      "--streams", "5", "--stats", "json", "--interval", "100ms"},
+                     dir, "recv");
+  test::Process send({HDSTREAM_BINARY, "--streams", "5", "--dest", "portland"}, dir, "send",
+                     {"XDG_CONFIG_HOME=" + config_home.string()});
+  // The preset's five feeds of 270 Mbps arrive; then the operator ends the show with Ctrl-C.
+  ASSERT_TRUE(test::eventually([&] {
+    auto aggregate = test::find_line(recv.out(), "aggregate");
+    return aggregate && (*aggregate)["mbps"].get<double>() > 1000.0;
+  })) << send.err();
+  send.signal(SIGINT);
+  EXPECT_EQ(send.wait(20s), 130) << send.err();
+  EXPECT_EQ(recv.wait(20s), 0) << recv.err();
+  auto received = test::find_line(recv.out(), "summary");
+  ASSERT_TRUE(received);
+  EXPECT_EQ((*received)["streams"], 5);
+  EXPECT_EQ((*received)["drops"], 0);
+  EXPECT_EQ((*received)["verdict"], "pass");
+  EXPECT_NE(send.err().find("to portland (127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << send.err();
+}
+
+TEST(Presets, ShowNamesWhereEveryValueCameFrom) {
+  auto dir = test::scratch_dir("presets-show");
+  const auto config_home = user_config_pointing_portland_at(dir, 9999);
+  test::Process show({HDSTREAM_BINARY, "presets", "show", "portland"}, dir, "show",
+                     {"XDG_CONFIG_HOME=" + config_home.string(), "HDSTREAM_RATE=300M"});
+  ASSERT_EQ(show.wait(10s), 0) << show.err();
+  const std::string out = show.out();
+  EXPECT_NE(out.find("port = 9999  # " + (config_home / "hdstream" / "local.toml").string() + ":3"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("rate = \"300M\"  # environment HDSTREAM_RATE (preset: \"270M\" at "),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("distance_km = 300  # "), std::string::npos) << out;
+}
+
+TEST(Presets, ABrokenUserPresetIsOneLineWithFileAndLine) {
+  auto dir = test::scratch_dir("presets-bad");
+  const auto config_home = dir / "config";
+  std::filesystem::create_directories(config_home / "hdstream");
+  std::ofstream(config_home / "hdstream" / "broken.toml") << "[destinations.portland]\nrtt = 97\n";
+  test::Process send({HDSTREAM_BINARY, "--streams", "5", "--dest", "portland"}, dir, "send",
+                     {"XDG_CONFIG_HOME=" + config_home.string()});
+  EXPECT_EQ(send.wait(10s), 2);
+  EXPECT_EQ(send.err(), "hdstream: error: " + (config_home / "hdstream" / "broken.toml").string() +
+                            ":2: 'rtt' of 'portland' has the wrong type (see hdstream --help)\n");
+}
+
+TEST(Check, PassesAgainstALiveReceiverAndWritesAReport) {
+  auto dir = test::scratch_dir("check-pass");
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2"}, dir, "recv");
+  ASSERT_TRUE(test::eventually([&] { return recv.err().find("listening on") != std::string::npos; }));
+  test::Process check({HDSTREAM_BINARY, "check", "--dest", address, "--streams", "2", "--rate",
+                       "100M", "--duration", "1s", "--stats", "json", "--report",
+                       (dir / "link.md").string()},
+                      dir, "check");
+  ASSERT_EQ(check.wait(30s), 0) << check.out() << check.err();
+  auto result = test::find_line(check.out(), "check");
+  ASSERT_TRUE(result);
+  EXPECT_EQ((*result)["verdict"], "pass");
+  EXPECT_EQ((*result)["probe"]["streams"], 2);
+  EXPECT_EQ((*result)["probe"]["drops"], 0);
+  EXPECT_NEAR((*result)["probe"]["mbps"].get<double>(), 200.0, 10.0);
+  const std::string report = test::read_file(dir / "link.md");
+  EXPECT_NE(report.find("## Verdict: PASS"), std::string::npos);
+  EXPECT_NE(report.find("| capacity probe, 2 feeds for 1 s | ok |"), std::string::npos) << report;
+  EXPECT_GT(std::filesystem::file_size(dir / "link.png"), 1000u);
+  // The probe is measured apart: the receiver's own feeds were never started.
+  recv.signal(SIGINT);
+  EXPECT_EQ(recv.wait(10s), 130);
+  EXPECT_NE(recv.err().find("capacity probe from"), std::string::npos);
+}
+
+TEST(Check, FailsWithTheFixWhenNothingListens) {
+  auto dir = test::scratch_dir("check-fail");
+  const std::string port = std::to_string(test::free_port());
+  test::Process check({HDSTREAM_BINARY, "check", "--dest", "127.0.0.1:" + port, "--streams", "3"},
+                      dir, "check");
+  EXPECT_EQ(check.wait(30s), 3);
+  EXPECT_NE(check.out().find("FAIL reachable 127.0.0.1:" + port), std::string::npos) << check.out();
+  EXPECT_NE(check.out().find("fix: start the receiver there: hdstream recv --listen :" + port +
+                             " --streams 3"),
+            std::string::npos)
+      << check.out();
+  EXPECT_NE(check.out().find("verdict: FAIL"), std::string::npos);
+}
+
+TEST(Report, SendWritesASelfContainedHtmlReport) {
+  auto dir = test::scratch_dir("report");
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "1"}, dir, "recv");
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M", "--duration",
+                      "2s", "--report", (dir / "link.html").string()},
+                     dir, "send");
+  ASSERT_EQ(send.wait(30s), 0) << send.err();
+  EXPECT_EQ(recv.wait(30s), 0);
+  const std::string html = test::read_file(dir / "link.html");
+  EXPECT_NE(html.find("<h2>Verdict: PASS</h2>"), std::string::npos);
+  EXPECT_NE(html.find("data:image/png;base64,iVBORw0KGgo"), std::string::npos);  // PNG magic
+  EXPECT_NE(html.find("<td>rate per feed</td><td>20 Mbps</td>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hdstream
