@@ -146,8 +146,60 @@ Command parse_command_line(int argc, const char* const* argv) {
       ->capture_default_str();
   add_common(*demo_cmd, demo.common, demo_text);
 
+  BenchOptions bench;
+  CommonText bench_text;
+  std::string bench_rate = "max", bench_duration = "10s", bench_rtt = "1ms", bench_chunk = "64K",
+              bench_frame = "1M", bench_transport = "tcp";
+  auto* bench_cmd = app.add_subcommand(
+      "bench", "Memory-to-memory throughput, every byte verified (--dest sends, --listen receives)");
+  auto* bench_dest = bench_cmd->add_option("--dest", bench.dest, "Send to HOST:PORT or a preset name");
+  bench_cmd->add_option("--listen", bench.listen, "Receive on [HOST]:PORT")->excludes(bench_dest);
+  add_streams(*bench_cmd, bench.streams);
+  add_transport(*bench_cmd, bench_transport);
+  bench_cmd->add_option("--rate", bench_rate, "Per-stream rate cap, or max for unpaced")
+      ->check(CLI::IsMember({"max", "0"}) | kRate)
+      ->capture_default_str();
+  bench_cmd->add_option("--duration", bench_duration, "How long to send")
+      ->check(kDuration)
+      ->capture_default_str();
+  bench_cmd->add_option("--cc", bench.congestion_control, "TCP congestion control")
+      ->check(CLI::IsMember({"bbr", "cubic", "reno"}))
+      ->capture_default_str();
+  bench_cmd->add_option("--rtt", bench_rtt, "Expected round-trip time; sizes socket buffers")
+      ->check(kDuration)
+      ->capture_default_str();
+  bench_cmd->add_option("--chunk-size", bench_chunk, "Chunk payload size")->check(kBytes)->capture_default_str();
+  bench_cmd->add_option("--frame-size", bench_frame, "Frame size when unpaced")
+      ->check(kBytes)
+      ->capture_default_str();
+  bench_cmd->add_option("--distance-km", bench.distance_km,
+                        "Path length; adds the land-speed-record metric (petabit-metres/s)")
+      ->check(CLI::Range(0.0, 50000.0));
+  add_common(*bench_cmd, bench.common, bench_text);
+
   auto convert = [&]() -> Command {
     app.parse(static_cast<int>(args.size()), args.data());
+    if (bench_cmd->parsed()) {
+      finish_common(bench.common, bench_text);
+      if (bench.dest.empty() == bench.listen.empty()) {
+        throw CLI::ValidationError("bench", "give exactly one of --dest (send) or --listen (receive)");
+      }
+      bench.transport = *transport_from_string(bench_transport);
+      bench.rate_bps = bench_rate == "max" || bench_rate == "0" ? 0 : parse_rate_bps(bench_rate);
+      bench.duration = parse_duration(bench_duration);
+      bench.expected_rtt = parse_duration(bench_rtt);
+      const auto chunk = parse_bytes(bench_chunk);
+      if (chunk < 1024 || chunk > (4u << 20)) {
+        throw CLI::ValidationError("--chunk-size", "must be between 1K and 4M");
+      }
+      bench.chunk_bytes = static_cast<std::uint32_t>(chunk);
+      const auto frame = parse_bytes(bench_frame);
+      if (frame < 4096 || frame > (32u << 20)) {
+        throw CLI::ValidationError("--frame-size", "must be between 4K and 32M");
+      }
+      bench.frame_bytes = static_cast<std::size_t>(frame);
+      return bench;
+    }
     if (send_cmd->parsed()) {
       finish_common(send.common, send_text);
       send.transport = *transport_from_string(send_transport);

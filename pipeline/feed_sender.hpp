@@ -4,6 +4,7 @@
 //   bool ok = co_await run_feed_sender(*transport, source, plan, counters, stop_token);
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <stop_token>
 
@@ -19,6 +20,10 @@ struct FeedPlan {
   FeedDescriptor feed;
   std::uint64_t first_seq = 0;
   std::uint64_t frames = 0;  // 0: until stopped
+  // Unpaced (bench): frames go out as fast as the transport takes them, with backpressure
+  // instead of drops, for `run_for` (0: until `frames` or stopped).
+  bool paced = true;
+  std::chrono::nanoseconds run_for{0};
 };
 
 // Bytes per frame that make `bit_rate_bps` at the feed's frame rate.
