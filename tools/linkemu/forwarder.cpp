@@ -1,6 +1,8 @@
 #include "tools/linkemu/forwarder.hpp"
 
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -147,6 +149,15 @@ void Forwarder::run() {
   // Default timer slack (50 us) would add that much to every emulated delay.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   pthread_setname_np(pthread_self(), fmt::format("linkemu-{}", source_site_).c_str());
+  // The emulator is the wire: on a shared 2-core machine a sender or a compiler must not delay
+  // it. A low real-time priority does that; the thread sleeps in ppoll whenever it is idle, and
+  // the kernel's RT throttling bounds it in the worst case. Without the privilege, run as is.
+  sched_param priority{};
+  priority.sched_priority = 10;
+  if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority) != 0) {
+    logger("linkemu")->debug("forwarder {}: no real-time priority; delays may suffer under load",
+                             source_site_);
+  }
   pollfd fds[2] = {{source_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
   for (;;) {
     const std::int64_t next_due = flush(monotonic_ns());
