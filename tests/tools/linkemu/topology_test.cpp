@@ -68,7 +68,10 @@ INSTANTIATE_TEST_SUITE_P(
         Hostile{"[[site]]\nname=\"a\"\naddresses=[\"10.0.0.1\"]\n[[site]]\nname=\"b\"\n",
                 "198.18.0.0/15"},
         Hostile{"[[site]]\nname=\"a\"\nhosts=100000\n[[site]]\nname=\"b\"\n", "hosts"},
-        Hostile{"", "no [[site]]"}));
+        Hostile{"", "no [[site]]"}),
+    [](const ::testing::TestParamInfo<Hostile>& param_info) {
+      return "case" + std::to_string(param_info.index);
+    });
 
 TEST(Scenario, RejectsMalformedRunsWithOneLine) {
   const std::string base = std::string("[link]\nrtt=\"4ms\"\n") + kSites;
