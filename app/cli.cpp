@@ -234,6 +234,65 @@ Finisher add_check(CLI::App& app) {
   };
 }
 
+Finisher add_bench(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "bench", "Memory-to-memory throughput, every byte verified (--dest sends, --listen receives)");
+  auto bench = std::make_shared<BenchOptions>();
+  auto common = std::make_shared<CommonText>();
+  struct Text {
+    std::string rate = "max", duration = "10s", rtt = "1ms", chunk = "64K", frame = "1M",
+                transport = "tcp";
+  };
+  auto text = std::make_shared<Text>();
+  auto* dest = command->add_option("--dest", bench->dest, "Send to HOST:PORT or a preset name");
+  command->add_option("--listen", bench->listen, "Receive on [HOST]:PORT")->excludes(dest);
+  add_streams(*command, bench->streams);
+  add_transport(*command, text->transport);
+  command->add_option("--rate", text->rate, "Per-stream rate cap, or max for unpaced")
+      ->check(CLI::IsMember({"max", "0"}) | kRate)
+      ->capture_default_str();
+  command->add_option("--duration", text->duration, "How long to send")
+      ->check(kDuration)
+      ->capture_default_str();
+  command->add_option("--cc", bench->congestion_control, "TCP congestion control")
+      ->check(CLI::IsMember({"bbr", "cubic", "reno"}))
+      ->capture_default_str();
+  command->add_option("--rtt", text->rtt, "Expected round-trip time; sizes socket buffers")
+      ->check(kDuration)
+      ->capture_default_str();
+  command->add_option("--chunk-size", text->chunk, "Chunk payload size")
+      ->check(kBytes)
+      ->capture_default_str();
+  command->add_option("--frame-size", text->frame, "Frame size when unpaced")
+      ->check(kBytes)
+      ->capture_default_str();
+  command->add_option("--distance-km", bench->distance_km,
+                      "Path length; adds the land-speed-record metric (petabit-metres/s)")
+      ->check(CLI::Range(0.0, 50000.0));
+  add_common(*command, bench->common, *common);
+  return [command, bench, text, common]() -> Command {
+    finish_common(*command, bench->common, *common);
+    if (bench->dest.empty() == bench->listen.empty()) {
+      throw CLI::ValidationError("bench", "give exactly one of --dest (send) or --listen (receive)");
+    }
+    bench->transport = *transport_from_string(text->transport);
+    bench->rate_bps = text->rate == "max" || text->rate == "0" ? 0 : parse_rate_bps(text->rate);
+    bench->duration = parse_duration(text->duration);
+    bench->expected_rtt = parse_duration(text->rtt);
+    const auto chunk = parse_bytes(text->chunk);
+    if (chunk < 1024 || chunk > (4u << 20)) {
+      throw CLI::ValidationError("--chunk-size", "must be between 1K and 4M");
+    }
+    bench->chunk_bytes = static_cast<std::uint32_t>(chunk);
+    const auto frame = parse_bytes(text->frame);
+    if (frame < 4096 || frame > (32u << 20)) {
+      throw CLI::ValidationError("--frame-size", "must be between 4K and 32M");
+    }
+    bench->frame_bytes = static_cast<std::size_t>(frame);
+    return *bench;
+  };
+}
+
 Finisher add_presets(CLI::App& app) {
   auto* command = app.add_subcommand("presets", "List presets, or show one and where each value came from");
   command->require_subcommand(1);
@@ -263,14 +322,14 @@ Command parse_command_line(int argc, const char* const* argv) {
       std::strcmp(args[1], "--help") != 0) {
     args.insert(args.begin() + 1, "send");
   }
-  static constexpr std::array kCommands{"send", "recv", "demo", "check", "presets"};
+  static constexpr std::array kCommands{"send", "recv", "demo", "check", "bench", "presets"};
   if (args.size() > 1 && args[1][0] != '-' &&
       std::find_if(kCommands.begin(), kCommands.end(), [&](const char* known) {
         return std::strcmp(known, args[1]) == 0;
       }) == kCommands.end()) {
     fmt::print(stderr,
-               "hdstream: error: unknown command '{}' (expected send, recv, demo, check or "
-               "presets)\n",
+               "hdstream: error: unknown command '{}' (expected send, recv, demo, check, bench "
+               "or presets)\n",
                args[1]);
     return ExitNow{2};
   }
@@ -278,7 +337,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   CLI::App app("hdstream: live studio video feeds over long, fast networks", "hdstream");
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, Finisher>> commands;
-  for (auto add : {add_send, add_recv, add_demo, add_check, add_presets}) {
+  for (auto add : {add_send, add_recv, add_demo, add_check, add_bench, add_presets}) {
     Finisher finish = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), std::move(finish));
   }

@@ -12,6 +12,7 @@ int run_recv(const RecvOptions& options);
 int run_demo(const DemoOptions& options);
 int run_check(const CheckOptions& options);
 int run_presets(const PresetsOptions& options);
+int run_bench(const BenchOptions& options);
 
 // interrupted -> 130, a feed that could not run -> 1, failed verdict -> 3, else 0.
 int exit_code_for(const Summary& summary, bool interrupted, bool runtime_failure);

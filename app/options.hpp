@@ -44,6 +44,9 @@ struct SendOptions {
   std::chrono::nanoseconds connect_patience = 10s;
   bool probe = false;  // a `check` capacity probe: the receiver measures it apart from its feeds
   std::optional<std::filesystem::path> report;  // --report: a link report written at the end
+  // Memory-to-memory (bench): frames of frame_bytes as fast as the transport takes them.
+  bool unpaced = false;
+  std::size_t frame_bytes = 0;
 };
 
 struct RecvOptions {
@@ -53,6 +56,22 @@ struct RecvOptions {
   TransportKind transport = TransportKind::tcp;
   std::string output = "null";
   std::chrono::nanoseconds duration = 0s;  // 0: until every stream has ended, or interrupted
+};
+
+// `hdstream bench`: the sending side with --dest, the receiving side with --listen.
+struct BenchOptions {
+  CommonOptions common;
+  std::string dest;
+  std::string listen;
+  std::size_t streams = 1;
+  TransportKind transport = TransportKind::tcp;
+  std::uint64_t rate_bps = 0;  // 0 (--rate max): unpaced
+  std::chrono::nanoseconds duration = 10s;
+  std::string congestion_control = "bbr";
+  std::chrono::nanoseconds expected_rtt = 1ms;
+  std::uint32_t chunk_bytes = 64 * 1024;
+  std::size_t frame_bytes = 1 << 20;
+  double distance_km = 0;  // > 0: report the land-speed-record metric
 };
 
 struct DemoOptions {

@@ -19,6 +19,7 @@ StatsOutput::StatsOutput(const CommonOptions& options) {
     }
     out = &file_;
   }
+  out_ = out;
   report_ = std::make_unique<StatsReport>(options.stats_format, *out);
 }
 

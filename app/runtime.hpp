@@ -30,9 +30,11 @@ class StatsOutput {
  public:
   explicit StatsOutput(const CommonOptions& options);  // throws UsageError if unwritable
   StatsReport& report() { return *report_; }
+  std::ostream& stream() { return *out_; }
 
  private:
   std::ofstream file_;
+  std::ostream* out_ = nullptr;
   std::unique_ptr<StatsReport> report_;
 };
 

@@ -17,7 +17,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
   const SendOptions& options = plan.options;
   FeedDescriptor feed = plan.format.feed;
   feed.bit_rate_bps = options.rate_bps;
-  const std::size_t frame_bytes = frame_bytes_for(feed);
+  const std::size_t frame_bytes = options.unpaced ? options.frame_bytes : frame_bytes_for(feed);
   if (frame_bytes > kMaxFrameBytes) {
     throw UsageError(fmt::format("--rate: {} at {:.2f} fps makes {} byte frames; the limit is {}",
                                  format_rate(static_cast<double>(feed.bit_rate_bps)),
@@ -61,6 +61,11 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     entry.source = std::make_unique<SyntheticSource>(stream_id, frame_bytes);
     entry.plan.feed = feed;
     entry.plan.frames = static_cast<std::uint64_t>(std::llround(seconds * feed.frames_per_second()));
+    if (options.unpaced) {
+      entry.plan.paced = false;
+      entry.plan.frames = 0;
+      entry.plan.run_for = options.duration;
+    }
     feeds_.push_back(std::move(entry));
   }
 }

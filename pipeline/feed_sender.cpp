@@ -13,10 +13,35 @@ std::size_t frame_bytes_for(const FeedDescriptor& feed) {
   return static_cast<std::size_t>(std::llround(static_cast<double>(feed.bit_rate_bps) / 8.0 / fps));
 }
 
+namespace {
+
+// Memory-to-memory mode: the next frame is made as soon as the transport has room for it.
+awaitable<bool> run_unpaced(SenderTransport& transport, FrameSource& source, const FeedPlan& plan,
+                            std::stop_token stop) {
+  const auto end = std::chrono::steady_clock::now() + plan.run_for;
+  std::uint64_t produced = 0;
+  for (; plan.frames == 0 || produced < plan.frames; ++produced) {
+    if (stop.stop_requested()) break;
+    if (plan.run_for.count() > 0 && std::chrono::steady_clock::now() >= end) break;
+    FramePtr frame = source.next_frame(plan.first_seq + produced);
+    frame->ready_ns = wall_clock_ns();
+    auto result = transport.submit(frame);
+    while (result == SubmitResult::dropped) {
+      co_await transport.wait_for_room();
+      result = transport.submit(frame);
+    }
+    if (result == SubmitResult::closed) break;
+  }
+  co_return co_await transport.close(plan.first_seq + produced);
+}
+
+}  // namespace
+
 awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
-                                const FeedPlan& plan, StreamCounters& counters,
+                                FeedPlan plan, StreamCounters& counters,
                                 std::stop_token stop) {
   if (!co_await transport.open()) co_return false;
+  if (!plan.paced) co_return co_await run_unpaced(transport, source, plan, stop);
 
   auto executor = co_await asio::this_coro::executor;
   asio::steady_timer timer(executor);

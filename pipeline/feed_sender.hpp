@@ -4,6 +4,7 @@
 //   bool ok = co_await run_feed_sender(*transport, source, plan, counters, stop_token);
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <stop_token>
 
@@ -19,15 +20,20 @@ struct FeedPlan {
   FeedDescriptor feed;
   std::uint64_t first_seq = 0;
   std::uint64_t frames = 0;  // 0: until stopped
+  // Unpaced (bench): frames go out as fast as the transport takes them, with backpressure
+  // instead of drops, for `run_for` (0: until `frames` or stopped).
+  bool paced = true;
+  std::chrono::nanoseconds run_for{0};
 };
 
 // Bytes per frame that make `bit_rate_bps` at the feed's frame rate.
 std::size_t frame_bytes_for(const FeedDescriptor& feed);
 
 // Runs one feed to completion (all frames sent, or stop requested) and closes the session with
-// END. Returns false when the session could not open or broke.
+// END. Returns false when the session could not open or broke. The plan is taken by value:
+// the coroutine outlives the call expression, so a reference to a temporary would dangle.
 awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
-                                const FeedPlan& plan, StreamCounters& counters,
+                                FeedPlan plan, StreamCounters& counters,
                                 std::stop_token stop);
 
 }  // namespace hdstream

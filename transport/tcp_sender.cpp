@@ -19,6 +19,7 @@ TcpSender::TcpSender(asio::any_io_executor executor, SenderOptions options,
       counters_(counters),
       socket_(executor_),
       queue_changed_(executor_),
+      room_(executor_),
       writer_done_(executor_),
       reader_done_(executor_) {}
 
@@ -31,6 +32,7 @@ void TcpSender::fail(std::string_view why) {
   boost::system::error_code ignored;
   socket_.close(ignored);
   queue_changed_.notify();
+  room_.notify();
 }
 
 awaitable<bool> TcpSender::connect_with_retry() {
@@ -180,8 +182,17 @@ awaitable<void> TcpSender::write_loop() {
     }
     counters_.add_frame(frame.data.size(), wall_clock_ns());
     queue_.pop_front();
+    room_.notify();
   }
   writer_done_.set();
+  room_.notify();
+}
+
+awaitable<void> TcpSender::wait_for_room() {
+  // Same strand as write_loop: nothing can pop between the check and the wait.
+  while (queue_.size() >= options_.max_queued_frames && !broken_ && !stopped_ && !closing_) {
+    co_await room_.wait_for_notify();
+  }
 }
 
 awaitable<void> TcpSender::read_loop() {
@@ -254,6 +265,7 @@ void TcpSender::stop() {
     boost::system::error_code ignored;
     self->socket_.close(ignored);
     self->queue_changed_.notify();
+    self->room_.notify();
   });
 }
 

@@ -18,6 +18,7 @@ class TcpSender : public SenderTransport, public std::enable_shared_from_this<Tc
 
   awaitable<bool> open() override;
   SubmitResult submit(FramePtr frame) override;
+  awaitable<void> wait_for_room() override;
   awaitable<bool> close(std::uint64_t frames_sent) override;
   void stop() override;
 
@@ -36,6 +37,7 @@ class TcpSender : public SenderTransport, public std::enable_shared_from_this<Tc
   tcp::socket socket_;
   std::deque<FramePtr> queue_;
   AsyncEvent queue_changed_;
+  AsyncEvent room_;  // notified when a frame leaves the queue or the session ends
   AsyncEvent writer_done_;
   AsyncEvent reader_done_;
   bool closing_ = false;

@@ -47,6 +47,14 @@ class SenderTransport {
   virtual awaitable<bool> open() = 0;
   // Queues a frame without waiting.
   virtual SubmitResult submit(FramePtr frame) = 0;
+  // Resumes once submit() would not drop for lack of room, or the session is over. Unpaced
+  // senders (`hdstream bench`) use it for backpressure. The default polls every millisecond;
+  // a transport that knows when its queue drains should override it.
+  virtual awaitable<void> wait_for_room() {
+    asio::steady_timer timer(co_await asio::this_coro::executor, std::chrono::milliseconds(1));
+    error_code ignored;
+    co_await timer.async_wait(nothrow(ignored));
+  }
   // Sends what is queued, then END (frames_sent), waits for the receiver to close, closes.
   // false when the session broke on the way.
   virtual awaitable<bool> close(std::uint64_t frames_sent) = 0;

@@ -122,7 +122,9 @@ TEST(FeedSender, StopTokenEndsTheFeedWithAnEnd) {
   worker.join();
   const auto rx = received.sample().streams[0];
   EXPECT_EQ(rx.state, StreamState::finished);
-  EXPECT_EQ(rx.drops, 0u);
+  EXPECT_EQ(rx.drops, 0u) << "received " << rx.frames << ", sent "
+                          << sent.sample().streams[0].frames << ", sender drops "
+                          << sent.sample().streams[0].drops;
   EXPECT_EQ(rx.frames, sent.sample().streams[0].frames);
 }
 

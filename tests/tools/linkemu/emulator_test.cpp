@@ -1,0 +1,255 @@
+// linkemu end to end: real namespaces, TUN devices and sockets. Skipped without root or TUN.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tools/linkemu/emulator.hpp"
+#include "tools/linkemu/netns.hpp"
+
+namespace hdstream::linkemu {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+class EmulatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root for network namespaces";
+    const int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+    if (fd < 0) GTEST_SKIP() << "/dev/net/tun is not usable";
+    close(fd);
+  }
+
+  static Topology topology(const std::string& link_toml) {
+    return parse_topology_text(link_toml + "\n[[site]]\nname = \"a\"\n[[site]]\nname = \"b\"\n",
+                               "test");
+  }
+};
+
+// A socket created inside a namespace belongs to it wherever it is used afterwards.
+int socket_in(const std::string& netns, int type) {
+  int fd = -1;
+  in_netns(netns, [&] { fd = socket(AF_INET, type | SOCK_CLOEXEC, 0); });
+  if (fd < 0) throw std::runtime_error("socket failed");
+  return fd;
+}
+
+sockaddr_in address(const char* ip, std::uint16_t port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  inet_pton(AF_INET, ip, &a.sin_addr);
+  return a;
+}
+
+bool wait_until(const std::function<bool()>& condition, std::chrono::nanoseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (!condition()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+TEST_F(EmulatorTest, TcpConnectTakesOneEmulatedRoundTrip) {
+  Emulator wan(topology("[link]\nrtt = \"40ms\""));
+  wan.up();
+  const int listener = socket_in(wan.netns("b"), SOCK_STREAM);
+  const int one = 1;
+  setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  auto server = address("198.18.1.1", 7001);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&server), sizeof server), 0);
+  ASSERT_EQ(listen(listener, 16), 0);
+  double best_ms = 1e9;
+  for (int i = 0; i < 5; ++i) {
+    const int client = socket_in(wan.netns("a"), SOCK_STREAM);
+    const auto start = Clock::now();
+    ASSERT_EQ(connect(client, reinterpret_cast<sockaddr*>(&server), sizeof server), 0);
+    best_ms =
+        std::min(best_ms, std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    close(client);
+    close(accept(listener, nullptr, nullptr));
+  }
+  close(listener);
+  EXPECT_GE(best_ms, 40.0);
+  EXPECT_LE(best_ms, 46.0);
+}
+
+TEST_F(EmulatorTest, TcpGoodputIsCappedAtTheBottleneckRate) {
+  Emulator wan(topology("[link]\nrtt = \"10ms\"\nrate = \"100M\"\nmtu = 1500"));
+  wan.up();
+  const int listener = socket_in(wan.netns("b"), SOCK_STREAM);
+  auto server = address("198.18.1.1", 7002);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&server), sizeof server), 0);
+  ASSERT_EQ(listen(listener, 1), 0);
+  const std::size_t total_bytes = 30u << 20;  // ~2.5 s at 100 Mbps
+  std::atomic<double> mbps{0};
+  std::thread receiver([&] {
+    const int conn = accept(listener, nullptr, nullptr);
+    std::vector<char> buffer(1 << 16);
+    std::size_t received = 0;
+    Clock::time_point mark;
+    std::size_t mark_bytes = 0;
+    for (;;) {
+      const ssize_t n = read(conn, buffer.data(), buffer.size());
+      if (n <= 0) break;
+      received += static_cast<std::size_t>(n);
+      // Measure past slow start: from the 4th MiB to the end.
+      if (mark_bytes == 0 && received >= (4u << 20)) {
+        mark = Clock::now();
+        mark_bytes = received;
+      }
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - mark).count();
+    mbps = static_cast<double>(received - mark_bytes) * 8 / seconds / 1e6;
+    close(conn);
+  });
+  const int client = socket_in(wan.netns("a"), SOCK_STREAM);
+  ASSERT_EQ(connect(client, reinterpret_cast<sockaddr*>(&server), sizeof server), 0);
+  std::vector<char> data(1 << 16, 'x');
+  for (std::size_t sent = 0; sent < total_bytes;) {
+    const ssize_t n = write(client, data.data(), data.size());
+    ASSERT_GT(n, 0);
+    sent += static_cast<std::size_t>(n);
+  }
+  close(client);
+  receiver.join();
+  close(listener);
+  // Goodput is TCP payload: 1448 of every 1500 bytes on the wire.
+  EXPECT_GT(mbps.load(), 85.0);
+  EXPECT_LT(mbps.load(), 100.0);
+  EXPECT_GT(wan.stats().directions[0].queue_drops + wan.stats().directions[0].packets_forwarded,
+            0u);
+}
+
+struct UdpRun {
+  std::vector<std::uint32_t> received;
+};
+
+// Sends `count` numbered datagrams from a to b, reads until the emulator has delivered all it
+// forwarded (or a deadline), and returns the sequence numbers in arrival order.
+UdpRun udp_exchange(Emulator& wan, std::uint32_t count) {
+  const int rx = socket_in(wan.netns("b"), SOCK_DGRAM);
+  const int big = 8 << 20;
+  setsockopt(rx, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big);
+  auto server = address("198.18.1.1", 7003);
+  if (bind(rx, reinterpret_cast<sockaddr*>(&server), sizeof server) != 0)
+    throw std::runtime_error("bind");
+  const int tx = socket_in(wan.netns("a"), SOCK_DGRAM);
+  UdpRun run;
+  char buffer[256] = {};
+  for (std::uint32_t seq = 0; seq < count; ++seq) {
+    std::memcpy(buffer, &seq, sizeof seq);
+    sendto(tx, buffer, 200, 0, reinterpret_cast<sockaddr*>(&server), sizeof server);
+    // Drain as we go so the receive buffer never overflows.
+    while (recv(rx, buffer, sizeof buffer, MSG_DONTWAIT) >= 4) {
+      std::uint32_t got = 0;
+      std::memcpy(&got, buffer, sizeof got);
+      run.received.push_back(got);
+    }
+  }
+  wait_until(
+      [&] {
+        while (recv(rx, buffer, sizeof buffer, MSG_DONTWAIT) >= 4) {
+          std::uint32_t got = 0;
+          std::memcpy(&got, buffer, sizeof got);
+          run.received.push_back(got);
+        }
+        // Done when every datagram has a fate and every forwarded one has been read.
+        const auto d = wan.stats().directions[0];
+        const auto settled =
+            d.packets_forwarded + d.emulated_loss_drops + d.queue_drops + d.overload_drops;
+        return d.packets_in == count && settled == count &&
+               run.received.size() >= d.packets_forwarded;
+      },
+      10s);
+  close(rx);
+  close(tx);
+  return run;
+}
+
+TEST_F(EmulatorTest, RandomLossWithinStatisticalBounds) {
+  Emulator wan(topology("[link]\nrtt = \"2ms\"\nloss = 0.02"));
+  wan.up();
+  const std::uint32_t n = 20000;
+  const auto run = udp_exchange(wan, n);
+  const auto d = wan.stats().directions[0];
+  EXPECT_EQ(d.packets_in, n);
+  EXPECT_EQ(run.received.size(), d.packets_forwarded);  // nothing lost but what was emulated
+  const double mean = n * 0.02, sd = std::sqrt(mean * 0.98);
+  EXPECT_NEAR(static_cast<double>(d.emulated_loss_drops), mean, 5 * sd);
+  EXPECT_NEAR(static_cast<double>(n - run.received.size()), mean, 5 * sd);
+  EXPECT_FALSE(wan.stats().overloaded());
+}
+
+TEST_F(EmulatorTest, JitterDoesNotReorder) {
+  Emulator wan(topology("[link]\nrtt = \"20ms\"\njitter = \"4ms\""));
+  wan.up();
+  const auto run = udp_exchange(wan, 5000);
+  ASSERT_EQ(run.received.size(), 5000u);
+  EXPECT_TRUE(std::is_sorted(run.received.begin(), run.received.end()));
+}
+
+bool any_with_prefix(const std::string& prefix) {
+  const auto names = list_netns();
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
+}
+
+TEST_F(EmulatorTest, DownLeavesNoNamespaces) {
+  std::string prefix;
+  {
+    Emulator wan(topology("[link]\nrtt = \"1ms\""));
+    wan.up();
+    prefix = wan.prefix();
+    EXPECT_TRUE(any_with_prefix(prefix));
+  }
+  EXPECT_FALSE(any_with_prefix(prefix));
+}
+
+TEST_F(EmulatorTest, LeftoversOfAKilledEmulatorAreSwept) {
+  const auto ready =
+      std::filesystem::temp_directory_path() / fmt::format("linkemu-ready-{}", getpid());
+  std::filesystem::remove(ready);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execl(LINKEMU_BINARY, "linkemu", "up", "--rtt", "1ms", "--ready-file", ready.c_str(),
+          "--stats-file", "/dev/null", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_TRUE(wait_until([&]() -> bool { return std::filesystem::exists(ready); }, 20s));
+  const std::string prefix = fmt::format("hds{}-", child);
+  EXPECT_TRUE(any_with_prefix(prefix));
+  kill(child, SIGKILL);  // a crash: no tear-down runs
+  waitpid(child, nullptr, 0);
+  EXPECT_TRUE(any_with_prefix(prefix));
+  EXPECT_GE(sweep_stale_netns(), 2);
+  EXPECT_FALSE(any_with_prefix(prefix));
+  std::filesystem::remove(ready);
+}
+
+}  // namespace
+}  // namespace hdstream::linkemu

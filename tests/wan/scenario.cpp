@@ -1,0 +1,200 @@
+#include "tests/wan/scenario.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "common/units.hpp"
+
+namespace hdstream::wan {
+namespace {
+
+using linkemu::ConfigError;
+
+[[noreturn]] void fail(std::string_view source, const toml::node& node, std::string_view what) {
+  const auto& begin = node.source().begin;
+  throw ConfigError(fmt::format("{}:{}:{}: {}", source, begin.line, begin.column, what));
+}
+
+std::string string_of(std::string_view source, const toml::node& node, std::string_view key) {
+  if (auto value = node.value<std::string>()) return *value;
+  fail(source, node, fmt::format("'{}' must be a string", key));
+}
+
+double number_of(std::string_view source, const toml::node& node, std::string_view key) {
+  auto value = node.value<double>();
+  if (!value || !(*value >= 0) || *value > 1e9) {
+    fail(source, node, fmt::format("'{}' must be a non-negative number", key));
+  }
+  return *value;
+}
+
+std::size_t count_of(std::string_view source, const toml::node& node, std::string_view key,
+                     std::int64_t max) {
+  auto value = node.value<std::int64_t>();
+  if (!value || *value < 1 || *value > max) {
+    fail(source, node, fmt::format("'{}' must be an integer between 1 and {}", key, max));
+  }
+  return static_cast<std::size_t>(*value);
+}
+
+template <typename Parse>
+auto unit_of(std::string_view source, const toml::node& node, std::string_view key, Parse parse) {
+  const std::string text = string_of(source, node, key);
+  try {
+    return parse(text);
+  } catch (const UnitError& error) {
+    fail(source, node, fmt::format("'{}': {}", key, error.what()));
+  }
+}
+
+Expectation parse_expect(std::string_view source, const toml::table& table) {
+  Expectation e;
+  for (const auto& [key, value] : table) {
+    if (key == "zero_drops") {
+      auto flag = value.value<bool>();
+      if (!flag) fail(source, value, "'zero_drops' must be true or false");
+      e.zero_drops = *flag;
+    } else if (key == "min_mbps") {
+      e.min_mbps = number_of(source, value, key.str());
+    } else if (key == "at_least_run") {
+      e.at_least_run = string_of(source, value, key.str());
+    } else if (key == "at_least_factor") {
+      e.at_least_factor = number_of(source, value, key.str());
+    } else {
+      fail(source, value, fmt::format("unknown key '{}' in [run.expect]", key.str()));
+    }
+  }
+  if (e.at_least_run.empty() != (e.at_least_factor == 0)) {
+    fail(source, table, "'at_least_run' and 'at_least_factor' go together");
+  }
+  return e;
+}
+
+Run parse_run(std::string_view source, const toml::node& node) {
+  const auto* table = node.as_table();
+  if (!table) fail(source, node, "each [[run]] must be a table");
+  Run run;
+  for (const auto& [key, value] : *table) {
+    const std::string_view k = key.str();
+    if (k == "label") {
+      run.label = string_of(source, value, k);
+    } else if (k == "mode") {
+      const auto mode = string_of(source, value, k);
+      if (mode == "send") {
+        run.mode = RunMode::send;
+      } else if (mode == "bench") {
+        run.mode = RunMode::bench;
+      } else {
+        fail(source, value, "'mode' must be \"send\" or \"bench\"");
+      }
+    } else if (k == "transport") {
+      run.transport = string_of(source, value, k);
+      if (run.transport != "tcp" && run.transport != "mtcp" && run.transport != "srt") {
+        fail(source, value, "'transport' must be tcp, mtcp or srt");
+      }
+    } else if (k == "cc") {
+      run.cc = string_of(source, value, k);
+      if (run.cc != "bbr" && run.cc != "cubic" && run.cc != "reno") {
+        fail(source, value, "'cc' must be bbr, cubic or reno");
+      }
+    } else if (k == "streams") {
+      run.streams = count_of(source, value, k, 64);
+    } else if (k == "processes") {
+      run.processes = count_of(source, value, k, 50);
+    } else if (k == "rate") {
+      const auto text = string_of(source, value, k);
+      run.rate_bps = text == "max" ? 0 : unit_of(source, value, k, parse_rate_bps);
+    } else if (k == "duration") {
+      run.duration = unit_of(source, value, k, parse_duration);
+    } else if (k == "full_duration") {
+      run.full_duration = unit_of(source, value, k, parse_duration);
+    } else if (k == "seed_mbps") {
+      run.seed_mbps = number_of(source, value, k);
+    } else if (k == "expect") {
+      const auto* expect = value.as_table();
+      if (!expect) fail(source, value, "'expect' must be a table");
+      run.expect = parse_expect(source, *expect);
+    } else {
+      fail(source, value, fmt::format("unknown key '{}' in [[run]]", k));
+    }
+  }
+  if (run.label.empty()) fail(source, node, "[[run]] needs a 'label'");
+  if (run.mode == RunMode::invalid) fail(source, node, "[[run]] needs a 'mode'");
+  if (run.mode == RunMode::send && run.rate_bps == 0)
+    fail(source, node, "a send run needs a 'rate'");
+  if (run.duration.count() <= 0) fail(source, node, "[[run]] needs a 'duration'");
+  if (run.duration > std::chrono::minutes(10)) fail(source, node, "'duration' must be at most 10m");
+  if (run.full_duration.count() == 0) run.full_duration = run.duration;
+  if (run.processes > run.streams) fail(source, node, "'processes' must not exceed 'streams'");
+  return run;
+}
+
+Scenario parse_root(const toml::table& root, std::string_view source) {
+  Scenario scenario;
+  scenario.name = std::filesystem::path(std::string(source)).stem().string();
+  for (const auto& [key, value] : root) {
+    const std::string_view k = key.str();
+    if (k == "title") {
+      scenario.title = string_of(source, value, k);
+    } else if (k == "seed") {
+      scenario.seed = string_of(source, value, k);
+    } else if (k == "distance_km") {
+      scenario.distance_km = number_of(source, value, k);
+    } else if (k != "link" && k != "site" && k != "run") {
+      fail(source, value, fmt::format("unknown top-level key '{}'", k));
+    }
+  }
+  scenario.topology = linkemu::parse_topology(root, source);
+  const auto* runs = root.get("run");
+  if (!runs || !runs->as_array() || runs->as_array()->empty()) {
+    throw ConfigError(fmt::format("{}: no [[run]] tables", source));
+  }
+  for (const auto& node : *runs->as_array()) {
+    Run run = parse_run(source, node);
+    const auto& earlier = scenario.runs;
+    if (std::any_of(earlier.begin(), earlier.end(),
+                    [&](const Run& r) { return r.label == run.label; })) {
+      fail(source, node, fmt::format("run label '{}' used twice", run.label));
+    }
+    if (!run.expect.at_least_run.empty() &&
+        std::none_of(earlier.begin(), earlier.end(),
+                     [&](const Run& r) { return r.label == run.expect.at_least_run; })) {
+      fail(source, node,
+           fmt::format("'at_least_run' names no earlier run: '{}'", run.expect.at_least_run));
+    }
+    const auto hosts =
+        std::min(scenario.topology.sites[0].hosts.size(), scenario.topology.sites[1].hosts.size());
+    if (run.processes > hosts) {
+      fail(source, node,
+           fmt::format("'processes' = {} but the sites have only {} host pair(s)", run.processes,
+                       hosts));
+    }
+    scenario.runs.push_back(std::move(run));
+  }
+  return scenario;
+}
+
+}  // namespace
+
+Scenario parse_scenario_text(std::string_view text, std::string_view source) {
+  try {
+    return parse_root(toml::parse(text, source), source);
+  } catch (const toml::parse_error& error) {
+    throw ConfigError(fmt::format("{}:{}:{}: {}", source, error.source().begin.line,
+                                  error.source().begin.column, error.description()));
+  }
+}
+
+Scenario load_scenario(const std::string& path) {
+  try {
+    return parse_root(toml::parse_file(path), path);
+  } catch (const toml::parse_error& error) {
+    throw ConfigError(fmt::format("{}:{}:{}: {}", path, error.source().begin.line,
+                                  error.source().begin.column, error.description()));
+  }
+}
+
+}  // namespace hdstream::wan

@@ -1,0 +1,52 @@
+// A WAN scenario: a path from the seeds (linkemu [link] and [[site]] tables) and the runs to
+// make over it, each with the seed's figure and what the short (test) version must achieve.
+//   Scenario s = load_scenario("tests/wan/lsr2000.toml");   // throws linkemu::ConfigError
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/linkemu/topology.hpp"
+
+namespace hdstream::wan {
+
+enum class RunMode : std::uint8_t { invalid = 0, send, bench };
+
+struct Expectation {
+  bool zero_drops = false;     // no frame dropped anywhere, no checksum error
+  double min_mbps = 0;         // aggregate received goodput
+  std::string at_least_run;    // label of an earlier run of the same scenario...
+  double at_least_factor = 0;  // ...whose goodput this run must reach times this factor
+};
+
+struct Run {
+  std::string label;
+  RunMode mode = RunMode::invalid;
+  std::string transport = "tcp";  // tcp now; mtcp / srt once they exist
+  std::string cc = "bbr";
+  std::size_t streams = 1;
+  std::size_t processes = 1;            // sender/receiver host pairs the streams are spread over
+  std::uint64_t rate_bps = 0;           // send: per-feed rate; bench: 0 = unpaced
+  std::chrono::nanoseconds duration{};  // the short version (ctest)
+  std::chrono::nanoseconds full_duration{};  // the full version (bench/wan)
+  double seed_mbps = 0;                      // the seed's aggregate figure for this run (0: none)
+  Expectation expect;
+};
+
+struct Scenario {
+  std::string name;  // file stem, e.g. "sc99"
+  std::string title;
+  std::string seed;  // which seed document and figure
+  double distance_km = 0;
+  linkemu::Topology topology;
+  std::vector<Run> runs;
+};
+
+Scenario parse_scenario_text(std::string_view text, std::string_view source_name);
+Scenario load_scenario(const std::string& path);
+
+}  // namespace hdstream::wan

@@ -1,0 +1,344 @@
+// Runs one WAN scenario: brings its path up with linkemu, runs real `hdstream` processes in the
+// site namespaces, prints achieved versus seed figures and checks the scenario's expectations.
+//   wan_runner --scenario tests/wan/lsr2000.toml --hdstream build/app/hdstream [--full]
+//              [--results results.jsonl] [--work-dir DIR]
+// Exit: 0 all expectations met, 1 one failed, 2 bad scenario file, 77 skipped (not root, no TUN).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "common/log.hpp"
+#include "tests/wan/netns_process.hpp"
+#include "tests/wan/scenario.hpp"
+#include "tools/linkemu/emulator.hpp"
+
+namespace {
+
+using namespace hdstream;
+using namespace hdstream::wan;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr int kSkip = 77;
+constexpr std::uint16_t kPort = 9000;
+
+std::optional<std::string> why_skip() {
+  if (geteuid() != 0) return "needs root (network namespaces and TUN devices)";
+  const int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+  if (fd < 0) return "/dev/net/tun is missing or not usable";
+  close(fd);
+  return std::nullopt;
+}
+
+// The last JSON line of `type` (and `role`, if given) in a stats file.
+std::optional<json> last_line(const std::string& path, std::string_view type,
+                              std::string_view role = {}) {
+  std::ifstream in(path);
+  std::string line;
+  std::optional<json> found;
+  while (std::getline(in, line)) {
+    auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || j.value("type", "") != type) continue;
+    if (!role.empty() && j.value("role", "") != role) continue;
+    found = std::move(j);
+  }
+  return found;
+}
+
+// Cumulative retransmits of every stream in a sender's stats file (last interval line each).
+std::uint64_t sender_retransmits(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::map<int, std::uint64_t> per_stream;
+  while (std::getline(in, line)) {
+    auto j = json::parse(line, nullptr, false);
+    if (j.is_object() && j.value("type", "") == "interval" && j.value("role", "") == "send") {
+      per_stream[j.value("stream", 0)] = j.value("retransmits", std::uint64_t{0});
+    }
+  }
+  std::uint64_t total = 0;
+  for (const auto& [stream, retransmits] : per_stream) total += retransmits;
+  return total;
+}
+
+std::string first_line_of(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (line.find("error") != std::string::npos) return line;
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+struct Outcome {
+  double mbps = 0;  // aggregate verified goodput at the receivers
+  double sender_cpu_percent = 0, receiver_cpu_percent = 0;
+  std::uint64_t drops = 0, checksum_errors = 0, retransmits = 0;
+  std::uint64_t emulator_drops = 0, late_packets = 0, forwarded = 0, queue_drops = 0,
+                loss_drops = 0;
+  bool unavailable = false;  // the transport is not built into this hdstream
+  std::vector<std::string> failures;
+};
+
+linkemu::DirectionStats total(const linkemu::EmulatorStats& stats) {
+  linkemu::DirectionStats sum;
+  for (const auto& d : stats.directions) {
+    sum.packets_forwarded += d.packets_forwarded;
+    sum.overload_drops += d.overload_drops;
+    sum.kernel_drops += d.kernel_drops;
+    sum.late_packets += d.late_packets;
+    sum.queue_drops += d.queue_drops;
+    sum.emulated_loss_drops += d.emulated_loss_drops;
+  }
+  return sum;
+}
+
+Outcome run_one(const Scenario& scenario, const Run& run, linkemu::Emulator& wan,
+                const std::string& hdstream, const std::string& work_dir, bool full) {
+  Outcome outcome;
+  const auto& sender_site = scenario.topology.sites[0];
+  const auto& receiver_site = scenario.topology.sites[1];
+  const auto duration = full ? run.full_duration : run.duration;
+  const auto rtt = 2 * scenario.topology.link.one_way_delay;
+  const std::string mode = run.mode == RunMode::bench ? "bench" : "recv";
+  const auto before = total(wan.stats());
+
+  std::vector<std::unique_ptr<NetnsProcess>> receivers, senders;
+  std::vector<std::string> recv_files, send_files, send_errs;
+  for (std::size_t p = 0; p < run.processes; ++p) {
+    const std::size_t streams = run.streams / run.processes + (p < run.streams % run.processes);
+    const std::string host = receiver_site.hosts[p];
+    const std::string base = fmt::format("{}/{}-{}", work_dir, scenario.name, p);
+    recv_files.push_back(base + ".recv.jsonl");
+    send_files.push_back(base + ".send.jsonl");
+    send_errs.push_back(base + ".send.err");
+    std::vector<std::string> recv_args{hdstream,       mode,
+                                       "--listen",     fmt::format("{}:{}", host, kPort),
+                                       "--streams",    std::to_string(streams),
+                                       "--transport",  run.transport,
+                                       "--stats",      "json",
+                                       "--stats-file", recv_files.back(),
+                                       "--log-level",  "warn"};
+    receivers.push_back(std::make_unique<NetnsProcess>(wan.netns(receiver_site.name), recv_args,
+                                                       base + ".recv.out", base + ".recv.err"));
+    std::vector<std::string> send_args{
+        hdstream,
+        run.mode == RunMode::bench ? "bench" : "send",
+        "--dest",
+        fmt::format("{}:{}", host, kPort),
+        "--streams",
+        std::to_string(streams),
+        "--transport",
+        run.transport,
+        "--cc",
+        run.cc,
+        "--duration",
+        fmt::format("{}ms",
+                    std::chrono::duration_cast<std::chrono::milliseconds>(duration).count()),
+        "--rtt",
+        fmt::format("{}us", std::chrono::duration_cast<std::chrono::microseconds>(rtt).count()),
+        "--rate",
+        run.rate_bps ? std::to_string(run.rate_bps) : "max",
+        "--stats",
+        "json",
+        "--stats-file",
+        send_files.back(),
+        "--log-level",
+        "warn"};
+    if (scenario.distance_km > 0 && run.mode == RunMode::bench) {
+      send_args.insert(send_args.end(), {"--distance-km", fmt::format("{}", scenario.distance_km)});
+    }
+    // The sender retries a refused connect, so it need not wait for the receiver to listen.
+    senders.push_back(std::make_unique<NetnsProcess>(wan.netns(sender_site.name), send_args,
+                                                     base + ".send.out", send_errs.back()));
+  }
+  for (std::size_t p = 0; p < senders.size(); ++p) {
+    if (!senders[p]->wait_for(duration + 30s)) {
+      senders[p]->kill();
+      outcome.failures.push_back(fmt::format("sender {} did not finish in time", p));
+    }
+    const int code = senders[p]->exit_code();
+    if (code == 2) {  // usage error: most likely a transport this build does not have
+      outcome.unavailable = true;
+      outcome.failures.push_back(fmt::format("sender {}: {}", p, first_line_of(send_errs[p])));
+    } else if (code != 0 && code != 3) {
+      outcome.failures.push_back(
+          fmt::format("sender {} exited {}: {}", p, code, first_line_of(send_errs[p])));
+    }
+  }
+  for (std::size_t p = 0; p < receivers.size(); ++p) {
+    if (!receivers[p]->wait_for(outcome.unavailable ? 1s : 15s)) {
+      receivers[p]->kill();
+      if (!outcome.unavailable)
+        outcome.failures.push_back(fmt::format("receiver {} did not finish", p));
+    }
+  }
+  if (outcome.unavailable) return outcome;
+
+  for (std::size_t p = 0; p < run.processes; ++p) {
+    const auto recv =
+        last_line(recv_files[p], run.mode == RunMode::bench ? "bench" : "summary", "recv");
+    const auto send =
+        last_line(send_files[p], run.mode == RunMode::bench ? "bench" : "summary", "send");
+    if (!recv || !send) {
+      outcome.failures.push_back(fmt::format("process pair {} wrote no summary", p));
+      continue;
+    }
+    outcome.mbps += recv->value("mbps", 0.0);
+    outcome.drops +=
+        recv->value("drops", std::uint64_t{0}) + send->value("drops", std::uint64_t{0});
+    outcome.checksum_errors += recv->value("checksum_errors", std::uint64_t{0});
+    outcome.retransmits += run.mode == RunMode::bench ? send->value("retransmits", std::uint64_t{0})
+                                                      : sender_retransmits(send_files[p]);
+    outcome.sender_cpu_percent += send->value("cpu_percent", 0.0);
+    outcome.receiver_cpu_percent += recv->value("cpu_percent", 0.0);
+  }
+  const auto after = total(wan.stats());
+  outcome.emulator_drops =
+      (after.overload_drops - before.overload_drops) + (after.kernel_drops - before.kernel_drops);
+  outcome.late_packets = after.late_packets - before.late_packets;
+  outcome.forwarded = after.packets_forwarded - before.packets_forwarded;
+  outcome.queue_drops = after.queue_drops - before.queue_drops;
+  outcome.loss_drops = after.emulated_loss_drops - before.emulated_loss_drops;
+  return outcome;
+}
+
+int run_scenario(const Scenario& scenario, const std::string& hdstream, const std::string& work_dir,
+                 bool full, const std::string& results_path) {
+  const auto& link = scenario.topology.link;
+  fmt::print("scenario {}: {}\n  path: {}\n  seed: {}\n", scenario.name, scenario.title,
+             link.describe(), scenario.seed);
+  linkemu::Emulator wan(scenario.topology);
+  wan.up();
+
+  std::map<std::string, double> achieved;
+  bool all_pass = true;
+  std::ofstream results;
+  if (!results_path.empty()) results.open(results_path, std::ios::app);
+  fmt::print("  {:<22} {:>10} {:>10} {:>6} {:>6} {:>5} {:>6} {:>8} {:>8} {:>7}  {}\n", "run",
+             "Mbps", "seed Mbps", "ratio", "drops", "cksum", "retx", "q-drops", "emu-drop", "late%",
+             "result");
+  for (const auto& run : scenario.runs) {
+    Outcome o = run_one(scenario, run, wan, hdstream, work_dir, full);
+    std::vector<std::string> failures = o.failures;
+    if (!o.unavailable) {
+      if (o.checksum_errors > 0)
+        failures.push_back(fmt::format("{} checksum errors", o.checksum_errors));
+      if (run.expect.zero_drops && o.drops > 0)
+        failures.push_back(fmt::format("{} frames dropped", o.drops));
+      if (o.mbps < run.expect.min_mbps) {
+        failures.push_back(
+            fmt::format("{:.0f} Mbps is below the expected {:.0f}", o.mbps, run.expect.min_mbps));
+      }
+      if (!run.expect.at_least_run.empty()) {
+        const double reference = achieved[run.expect.at_least_run];
+        if (o.mbps < run.expect.at_least_factor * reference) {
+          failures.push_back(fmt::format("{:.0f} Mbps is below {:g} x '{}' ({:.0f} Mbps)", o.mbps,
+                                         run.expect.at_least_factor, run.expect.at_least_run,
+                                         reference));
+        }
+      }
+    }
+    achieved[run.label] = o.mbps;
+    const double late_percent =
+        o.forwarded ? 100.0 * static_cast<double>(o.late_packets) / static_cast<double>(o.forwarded)
+                    : 0;
+    const bool overloaded = o.emulator_drops > 0 || late_percent > 1.0;
+    const std::string result = o.unavailable ? "n/a" : failures.empty() ? "pass" : "FAIL";
+    if (!o.unavailable && !failures.empty()) all_pass = false;
+    fmt::print("  {:<22} {:>10.1f} {:>10} {:>6} {:>6} {:>5} {:>6} {:>8} {:>8} {:>7.2f}  {}\n",
+               run.label, o.mbps, run.seed_mbps > 0 ? fmt::format("{:.0f}", run.seed_mbps) : "-",
+               run.seed_mbps > 0 ? fmt::format("{:.2f}", o.mbps / run.seed_mbps) : "-", o.drops,
+               o.checksum_errors, o.retransmits, o.queue_drops, o.emulator_drops, late_percent,
+               result);
+    for (const auto& why : failures)
+      fmt::print("      {}: {}\n", o.unavailable ? "unavailable" : "fail", why);
+    if (overloaded) {
+      fmt::print(
+          "      note: the emulator itself dropped or delayed packets (overloaded machine); "
+          "this run measured the machine as much as the path\n");
+    }
+    if (results) {
+      json line = {{"scenario", scenario.name},
+                   {"title", scenario.title},
+                   {"path", link.describe()},
+                   {"run", run.label},
+                   {"mode", run.mode == RunMode::bench ? "bench" : "send"},
+                   {"transport", run.transport},
+                   {"cc", run.cc},
+                   {"streams", run.streams},
+                   {"duration_s",
+                    std::chrono::duration<double>(full ? run.full_duration : run.duration).count()},
+                   {"mbps", o.mbps},
+                   {"seed_mbps", run.seed_mbps},
+                   {"drops", o.drops},
+                   {"checksum_errors", o.checksum_errors},
+                   {"retransmits", o.retransmits},
+                   {"queue_drops", o.queue_drops},
+                   {"loss_drops", o.loss_drops},
+                   {"emulator_drops", o.emulator_drops},
+                   {"late_percent", late_percent},
+                   {"sender_cpu_percent", o.sender_cpu_percent},
+                   {"receiver_cpu_percent", o.receiver_cpu_percent},
+                   {"result", result}};
+      if (scenario.distance_km > 0) {
+        line["petabit_metres_per_s"] = o.mbps * 1e6 * scenario.distance_km * 1e3 / 1e15;
+      }
+      results << line.dump() << std::endl;
+    }
+  }
+  wan.down();
+  return all_pass ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("wan_runner: one WAN scenario over linkemu with real hdstream processes");
+  std::string scenario_path, hdstream_path, results_path, work_dir;
+  bool full = false;
+  app.add_option("--scenario", scenario_path, "Scenario TOML file")->required();
+  app.add_option("--hdstream", hdstream_path, "Path of the hdstream binary")->required();
+  app.add_flag("--full", full, "Run the full durations instead of the short ones");
+  app.add_option("--results", results_path, "Append one JSON line per run here");
+  app.add_option("--work-dir", work_dir, "Where stats and logs of the processes go");
+  CLI11_PARSE(app, argc, argv);
+  set_log_level(spdlog::level::warn);
+
+  Scenario scenario;
+  try {
+    scenario = load_scenario(scenario_path);
+  } catch (const linkemu::ConfigError& error) {
+    fmt::print(stderr, "wan_runner: error: {}\n", error.what());
+    return 2;
+  }
+  if (auto reason = why_skip()) {
+    fmt::print("SKIP scenario {}: {}\n", scenario.name, *reason);
+    return kSkip;
+  }
+  if (work_dir.empty())
+    work_dir =
+        (std::filesystem::temp_directory_path() / ("hdstream-wan-" + scenario.name)).string();
+  std::filesystem::create_directories(work_dir);
+  try {
+    return run_scenario(scenario, std::filesystem::absolute(hdstream_path).string(), work_dir, full,
+                        results_path);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "wan_runner: {}\n", error.what());
+    return 1;
+  }
+}

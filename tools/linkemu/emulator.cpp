@@ -1,0 +1,229 @@
+#include "tools/linkemu/emulator.hpp"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/log.hpp"
+#include "tools/linkemu/command.hpp"
+#include "tools/linkemu/netns.hpp"
+
+namespace hdstream::linkemu {
+namespace {
+
+std::shared_ptr<spdlog::logger> log() {
+  return logger("linkemu");
+}
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::uint32_t ipv4(const std::string& text) {
+  in_addr parsed{};
+  inet_pton(AF_INET, text.c_str(), &parsed);
+  return ntohl(parsed.s_addr);
+}
+
+}  // namespace
+
+bool EmulatorStats::overloaded() const {
+  // A few late packets are the scheduler on a shared machine; more than 1% late means the
+  // emulator, not the emulated link, is setting the pace.
+  return std::any_of(directions.begin(), directions.end(), [](const DirectionStats& d) {
+    return d.overload_drops > 0 || d.kernel_drops > 0 || d.late_packets * 100 > d.packets_forwarded;
+  });
+}
+
+Emulator::Emulator(Topology topology) : topology_(std::move(topology)) {
+  if (topology_.prefix.empty()) topology_.prefix = default_prefix();
+}
+
+Emulator::~Emulator() {
+  down();
+}
+
+std::string Emulator::netns(const std::string& site_name) const {
+  return topology_.prefix + site(site_name).name;
+}
+
+const Site& Emulator::site(const std::string& name) const {
+  for (const auto& s : topology_.sites) {
+    if (s.name == name) return s;
+  }
+  throw std::runtime_error(fmt::format("no site named '{}'", name));
+}
+
+std::uint64_t Emulator::tcp_buffer_max_bytes() const {
+  // Autotuning needs about twice the BDP (half the buffer is overhead at the default
+  // tcp_adv_win_scale); four leaves room for the queue. Never below 64 MiB, never above 1 GiB.
+  const std::uint64_t four_bdp = 4 * (topology_.link.bdp_bytes() + topology_.link.queue_bytes);
+  return std::clamp<std::uint64_t>(four_bdp, 64u << 20, 1u << 30);
+}
+
+void Emulator::configure_site(std::size_t index) {
+  const Site& site = topology_.sites[index];
+  const std::string ns = topology_.prefix + site.name;
+  create_netns(ns);
+  created_.push_back(ns);
+  // Before the link comes up: no IPv6 router solicitations wandering into the link.
+  write_sysctl(ns, "net/ipv6/conf/all/disable_ipv6", "1");
+  write_sysctl(ns, "net/ipv6/conf/default/disable_ipv6", "1");
+  const std::string max = std::to_string(tcp_buffer_max_bytes());
+  write_sysctl(ns, "net/ipv4/tcp_rmem", "4096 131072 " + max);
+  write_sysctl(ns, "net/ipv4/tcp_wmem", "4096 16384 " + max);
+  // Each run starts from a clean slate, not from the cwnd/ssthresh a previous run cached.
+  write_sysctl(ns, "net/ipv4/tcp_no_metrics_save", "1");
+
+  tuns_.push_back(std::make_unique<TunDevice>(ns, kTunName));
+  run_checked({"ip", "-n", ns, "link", "set", kTunName, "mtu",
+               std::to_string(topology_.link.mtu_bytes), "txqueuelen", "10000", "up"});
+  for (const auto& host : site.hosts) {
+    run_checked({"ip", "-n", ns, "addr", "add", host + "/32", "dev", kTunName});
+  }
+  // Remote host k is reached from local host k (modulo): five sender hosts talking to five
+  // receiver hosts pair up one to one, as the machines did at SC99.
+  for (const auto& other : topology_.sites) {
+    if (&other == &site) continue;
+    for (std::size_t k = 0; k < other.hosts.size(); ++k) {
+      run_checked({"ip", "-n", ns, "route", "add", other.hosts[k] + "/32", "dev", kTunName, "src",
+                   site.hosts[k % site.hosts.size()]});
+    }
+  }
+}
+
+void Emulator::start_forwarders() {
+  const auto& sites = topology_.sites;
+  std::vector<Route> routes;
+  for (std::uint32_t s = 0; s < sites.size(); ++s) {
+    for (const auto& host : sites[s].hosts) routes.push_back({ipv4(host), s});
+  }
+  const LinkProfile& link = topology_.link;
+  // Room for everything the link can hold: the queue plus rate x (delay + jitter), with slack
+  // for per-record overhead. With no rate cap, assume what one emulator thread can move.
+  const double ceiling_bps = link.rate_bps ? static_cast<double>(link.rate_bps) : 10e9;
+  const double in_flight_s =
+      std::chrono::duration<double>(link.one_way_delay + link.jitter).count() + 0.01;
+  const auto line_bytes = static_cast<std::size_t>(std::min(
+      2.0 * (static_cast<double>(link.queue_bytes) + ceiling_bps / 8 * in_flight_s) + (4 << 20),
+      2.0 * (1u << 30)));
+  counters_.assign(sites.size(), {});
+  for (std::uint32_t from = 0; from < sites.size(); ++from) {
+    std::vector<Direction> directions;
+    counters_[from].resize(sites.size());
+    for (std::uint32_t to = 0; to < sites.size(); ++to) {
+      if (to == from) continue;
+      Direction d;
+      d.destination_site = to;
+      d.destination_fd = tuns_[to]->fd();
+      d.profile = link;
+      d.seed = 0x6c696e6b656d75ULL ^ (std::uint64_t{from} << 32) ^ to;
+      d.delay_line_bytes = line_bytes;
+      d.counters = std::make_shared<DirectionCounters>();
+      counters_[from][to] = d.counters;
+      directions.push_back(std::move(d));
+    }
+    forwarders_.push_back(
+        std::make_unique<Forwarder>(from, tuns_[from]->fd(), routes, std::move(directions)));
+  }
+  for (auto& forwarder : forwarders_) forwarder->start();
+}
+
+void Emulator::up() {
+  if (is_up()) return;
+  sweep_stale_netns();
+  if (int removed = delete_netns_with_prefix(topology_.prefix); removed > 0) {
+    log()->info("removed {} leftover namespace(s) with prefix {}", removed, topology_.prefix);
+  }
+  try {
+    for (std::size_t i = 0; i < topology_.sites.size(); ++i) configure_site(i);
+    start_forwarders();
+  } catch (...) {
+    down();
+    throw;
+  }
+  started_ns_ = steady_ns();
+  log()->info("up: {} sites ({}*), {}", topology_.sites.size(), topology_.prefix,
+              topology_.link.describe());
+}
+
+void Emulator::down() {
+  for (auto& forwarder : forwarders_) forwarder->stop();
+  forwarders_.clear();
+  tuns_.clear();
+  for (const auto& ns : created_) delete_netns(ns);
+  created_.clear();
+}
+
+EmulatorStats Emulator::stats() const {
+  EmulatorStats stats;
+  stats.t = static_cast<double>(steady_ns() - started_ns_) / 1e9;
+  const auto& sites = topology_.sites;
+  for (std::size_t from = 0; from < counters_.size(); ++from) {
+    const auto kernel = tuns_.size() > from ? tuns_[from]->kernel_stats() : TunKernelStats{};
+    for (std::size_t to = 0; to < counters_[from].size(); ++to) {
+      const auto& c = counters_[from][to];
+      if (!c) continue;
+      DirectionStats d;
+      d.from = sites[from].name;
+      d.to = sites[to].name;
+      d.packets_in = c->packets_in.load();
+      d.bytes_in = c->bytes_in.load();
+      d.packets_forwarded = c->packets_forwarded.load();
+      d.bytes_forwarded = c->bytes_forwarded.load();
+      d.emulated_loss_drops = c->emulated_loss_drops.load();
+      d.queue_drops = c->queue_drops.load();
+      d.overload_drops = c->overload_drops.load();
+      // The TUN queue is per source site, not per destination: charge it to every direction
+      // out of the site (with two sites there is only one).
+      d.kernel_drops = kernel.tx_dropped;
+      d.late_packets = c->late_packets.load();
+      d.max_late_us = c->max_late_us.load();
+      d.peak_delay_line_bytes = c->peak_delay_line_bytes.load();
+      stats.directions.push_back(std::move(d));
+    }
+  }
+  for (const auto& forwarder : forwarders_) stats.unroutable += forwarder->unroutable();
+  return stats;
+}
+
+nlohmann::ordered_json to_json(const EmulatorStats& stats) {
+  nlohmann::ordered_json directions = nlohmann::ordered_json::array();
+  for (const auto& d : stats.directions) {
+    directions.push_back({
+        {"from", d.from},
+        {"to", d.to},
+        {"packets_in", d.packets_in},
+        {"bytes_in", d.bytes_in},
+        {"packets_forwarded", d.packets_forwarded},
+        {"bytes_forwarded", d.bytes_forwarded},
+        {"emulated_loss_drops", d.emulated_loss_drops},
+        {"queue_drops", d.queue_drops},
+        {"overload_drops", d.overload_drops},
+        {"kernel_drops", d.kernel_drops},
+        {"late_packets", d.late_packets},
+        {"max_late_us", d.max_late_us},
+        {"peak_delay_line_bytes", d.peak_delay_line_bytes},
+    });
+  }
+  return {
+      {"type", "linkemu"},
+      {"t", std::round(stats.t * 1000) / 1000},
+      {"overloaded", stats.overloaded()},
+      {"unroutable", stats.unroutable},
+      {"directions", std::move(directions)},
+  };
+}
+
+nlohmann::ordered_json Emulator::stats_json() const {
+  return to_json(stats());
+}
+
+}  // namespace hdstream::linkemu

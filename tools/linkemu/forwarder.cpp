@@ -1,0 +1,182 @@
+#include "tools/linkemu/forwarder.hpp"
+
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/log.hpp"
+
+namespace hdstream::linkemu {
+namespace {
+
+constexpr std::size_t kMaxPacketBytes = 65536;
+constexpr int kMaxReadsPerWakeup = 64;
+
+std::int64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+void raise_max(std::atomic<std::uint64_t>& counter, std::uint64_t value) {
+  if (value > counter.load(std::memory_order_relaxed)) {
+    counter.store(value, std::memory_order_relaxed);
+  }
+}
+
+void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) {
+  // Single writer: a load and a store are enough and cheaper than a locked add.
+  counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+Forwarder::Forwarder(std::uint32_t source_site, int source_fd, std::vector<Route> routes,
+                     std::vector<Direction> directions)
+    : source_site_(source_site),
+      source_fd_(source_fd),
+      routes_(std::move(routes)),
+      scratch_(new std::byte[kMaxPacketBytes]) {
+  stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (stop_fd_ < 0) throw std::runtime_error(fmt::format("eventfd: {}", std::strerror(errno)));
+  for (auto& direction : directions) {
+    const std::size_t line_bytes = direction.delay_line_bytes;
+    const auto seed = direction.seed;
+    auto profile = direction.profile;
+    lanes_.push_back(std::unique_ptr<Lane>(
+        new Lane{std::move(direction), LinkModel(profile, seed), DelayLine(line_bytes)}));
+  }
+}
+
+Forwarder::~Forwarder() {
+  stop();
+  close(stop_fd_);
+}
+
+void Forwarder::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void Forwarder::stop() {
+  if (!thread_.joinable()) return;
+  const std::uint64_t one = 1;
+  if (write(stop_fd_, &one, sizeof one) < 0) {
+    logger("linkemu")->warn("cannot signal forwarder stop: {}", std::strerror(errno));
+  }
+  thread_.join();
+}
+
+Forwarder::Lane* Forwarder::lane_for(const std::byte* packet, std::size_t bytes) {
+  if (bytes < 20 || (std::to_integer<unsigned>(packet[0]) >> 4) != 4) return nullptr;
+  std::uint32_t destination = 0;
+  for (int i = 16; i < 20; ++i)
+    destination = (destination << 8) | std::to_integer<std::uint32_t>(packet[i]);
+  for (const auto& route : routes_) {
+    if (route.address != destination) continue;
+    for (auto& lane : lanes_) {
+      if (lane->direction.destination_site == route.site) return lane.get();
+    }
+  }
+  return nullptr;
+}
+
+void Forwarder::read_burst() {
+  for (int i = 0; i < kMaxReadsPerWakeup; ++i) {
+    const ssize_t n = read(source_fd_, scratch_.get(), kMaxPacketBytes);
+    if (n <= 0) return;  // EAGAIN: drained
+    const auto bytes = static_cast<std::uint32_t>(n);
+    Lane* lane = lane_for(scratch_.get(), bytes);
+    if (!lane) {
+      unroutable_.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    DirectionCounters& c = *lane->direction.counters;
+    bump(c.packets_in);
+    bump(c.bytes_in, bytes);
+    const Verdict verdict = lane->model.admit(monotonic_ns(), bytes);
+    if (verdict.fate == Fate::lost) {
+      bump(c.emulated_loss_drops);
+    } else if (verdict.fate == Fate::queue_full) {
+      bump(c.queue_drops);
+    } else if (!lane->line.push(verdict.due_ns, lane->direction.destination_site,
+                                {scratch_.get(), bytes})) {
+      bump(c.overload_drops);
+    } else {
+      raise_max(c.peak_delay_line_bytes, lane->line.bytes_used());
+    }
+  }
+}
+
+std::int64_t Forwarder::flush(std::int64_t now_ns) {
+  std::int64_t next_due = 0;
+  for (auto& lane : lanes_) {
+    DirectionCounters& c = *lane->direction.counters;
+    while (DelayLine::Packet* packet = lane->line.front()) {
+      if (packet->due_ns > now_ns) {
+        if (next_due == 0 || packet->due_ns < next_due) next_due = packet->due_ns;
+        break;
+      }
+      const ssize_t written = write(lane->direction.destination_fd, packet->data(), packet->bytes);
+      if (written == static_cast<ssize_t>(packet->bytes)) {
+        bump(c.packets_forwarded);
+        bump(c.bytes_forwarded, packet->bytes);
+        const std::int64_t late_ns = now_ns - packet->due_ns;
+        if (late_ns > kLateThresholdNs) {
+          bump(c.late_packets);
+          raise_max(c.max_late_us, static_cast<std::uint64_t>(late_ns / 1000));
+        }
+      } else {
+        bump(c.overload_drops);
+      }
+      lane->line.pop();
+    }
+  }
+  return next_due;
+}
+
+void Forwarder::run() {
+  // Default timer slack (50 us) would add that much to every emulated delay.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  pthread_setname_np(pthread_self(), fmt::format("linkemu-{}", source_site_).c_str());
+  // The emulator is the wire: on a shared 2-core machine a sender or a compiler must not delay
+  // it. A low real-time priority does that; the thread sleeps in ppoll whenever it is idle, and
+  // the kernel's RT throttling bounds it in the worst case. Without the privilege, run as is.
+  sched_param priority{};
+  priority.sched_priority = 10;
+  if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority) != 0) {
+    logger("linkemu")->debug("forwarder {}: no real-time priority; delays may suffer under load",
+                             source_site_);
+  }
+  pollfd fds[2] = {{source_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+  for (;;) {
+    const std::int64_t next_due = flush(monotonic_ns());
+    timespec timeout{};
+    timespec* timeout_ptr = nullptr;
+    if (next_due != 0) {
+      const std::int64_t wait_ns = std::max<std::int64_t>(0, next_due - monotonic_ns());
+      timeout.tv_sec = wait_ns / 1'000'000'000;
+      timeout.tv_nsec = wait_ns % 1'000'000'000;
+      timeout_ptr = &timeout;
+    }
+    const int ready = ppoll(fds, 2, timeout_ptr, nullptr);
+    if (ready < 0 && errno != EINTR) {
+      logger("linkemu")->error("forwarder {}: poll failed: {}", source_site_, std::strerror(errno));
+      return;
+    }
+    if (fds[1].revents & POLLIN) return;
+    if (fds[0].revents & POLLIN) read_burst();
+  }
+}
+
+}  // namespace hdstream::linkemu
