@@ -4,6 +4,8 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "protocol/reassembler.hpp"
+#include "common/async_event.hpp"
+#include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
 
 namespace hdstream {
@@ -21,7 +23,11 @@ std::string peer_name(const tcp::socket& socket) {
 class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
  public:
   Session(std::shared_ptr<TcpReceiver> owner, tcp::socket socket)
-      : owner_(std::move(owner)), socket_(std::move(socket)), peer_(peer_name(socket_)) {}
+      : owner_(std::move(owner)),
+        socket_(std::move(socket)),
+        peer_(peer_name(socket_)),
+        feedback_timer_(socket_.get_executor()),
+        feedback_done_(socket_.get_executor()) {}
 
   awaitable<void> run();
   asio::any_io_executor socket_executor() { return socket_.get_executor(); }
@@ -39,6 +45,8 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   void tune_receive_buffer(const Hello& hello);
   void publish(const Reassembler& reassembler, StreamCounters& counters);
   void sample_tcp_info(StreamCounters& counters);
+  awaitable<void> feedback_loop();
+  awaitable<void> finish_feedback(bool clean);
 
   std::shared_ptr<TcpReceiver> owner_;
   tcp::socket socket_;
@@ -49,7 +57,48 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   ReassemblerCounters published_;
   std::int64_t next_info_ns_ = 0;
   std::uint64_t checksum_warnings_ = 0;
+  // Far-end feedback: the only writer on the socket after the handshake.
+  asio::steady_timer feedback_timer_;
+  AsyncEvent feedback_done_;
+  FeedbackMeter feedback_meter_;
+  bool session_over_ = false;
+  bool ended_cleanly_ = false;
 };
+
+awaitable<void> TcpReceiver::Session::feedback_loop() {
+  StreamCounters& counters = owner_->stats_.stream(stream_id_);
+  for (;;) {
+    if (!session_over_) {
+      feedback_timer_.expires_after(kFeedbackInterval);
+      error_code ignored;
+      co_await feedback_timer_.async_wait(nothrow(ignored));
+    }
+    const bool last = session_over_;
+    // After END one last report carries the final counts; after an error nobody listens.
+    if (last && !ended_cleanly_) break;
+    auto message = encode_feedback(stream_id_, feedback_meter_.take(counters, wall_clock_ns()));
+    error_code ec;
+    co_await asio::async_write(socket_, asio::buffer(message), nothrow(ec));
+    if (ec || last) break;
+  }
+  feedback_done_.set();
+}
+
+awaitable<void> TcpReceiver::Session::finish_feedback(bool clean) {
+  session_over_ = true;
+  ended_cleanly_ = clean;
+  feedback_timer_.cancel();
+  // A sender that stopped reading cannot hold the session open: the watchdog closes it.
+  asio::steady_timer watchdog(socket_.get_executor(), owner_->options_.handshake_timeout);
+  watchdog.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) {
+      boost::system::error_code ignored;
+      self->socket_.close(ignored);
+    }
+  });
+  co_await feedback_done_.wait();
+  watchdog.cancel();
+}
 
 awaitable<bool> TcpReceiver::Session::refuse(std::uint16_t stream_id, AckStatus status,
                                              std::string reason) {
@@ -231,9 +280,13 @@ awaitable<void> TcpReceiver::Session::run() {
   StreamCounters& counters = owner_->stats_.stream(stream_id_);
   counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
   counters.state.store(StreamState::running, std::memory_order_relaxed);
+  counters.latency_budget_ms.store(hello->latency_budget_ms, std::memory_order_relaxed);
   owner_->consumer_.session_started(stream_id_, *hello);
+  asio::co_spawn(socket_.get_executor(), [self = shared_from_this()] { return self->feedback_loop(); },
+                 asio::detached);
 
   const bool clean = co_await receive(*hello);
+  co_await finish_feedback(clean);
 
   boost::system::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_both, ignored);
