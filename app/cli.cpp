@@ -45,6 +45,13 @@ void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
   command.add_option("--interval", text.interval, "Statistics interval, e.g. 1s or 250ms")
       ->check(kDuration)
       ->capture_default_str();
+  command.add_flag_callback("--gui", [&options] { options.gui = true; },
+                            "Show the live panel (needs a display)");
+  command.add_flag_callback("--no-gui", [&options] { options.gui = false; },
+                            "Console statistics only, even when a display exists");
+  command.add_option("--metrics-listen", options.metrics_listen,
+                     "Serve /metrics and /stats.json over HTTP on [HOST]:PORT (host 127.0.0.1 "
+                     "when only :PORT is given)");
   command.add_option("--log-level", options.log_level, "Log level on stderr")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
@@ -146,6 +153,21 @@ Command parse_command_line(int argc, const char* const* argv) {
       ->capture_default_str();
   add_common(*demo_cmd, demo.common, demo_text);
 
+  MonitorOptions monitor;
+  CommonText monitor_text;
+  std::string monitor_poll = "500ms", monitor_duration = "0";
+  auto* monitor_cmd =
+      app.add_subcommand("monitor", "One panel over several hosts' --metrics-listen endpoints");
+  monitor_cmd->add_option("hosts", monitor.hosts, "HOST:PORT of each hdstream --metrics-listen")
+      ->required();
+  monitor_cmd->add_option("--poll", monitor_poll, "How often each host is polled")
+      ->check(kDuration)
+      ->capture_default_str();
+  monitor_cmd->add_option("--duration", monitor_duration, "Stop after this long; 0 runs until closed")
+      ->check(kDuration)
+      ->capture_default_str();
+  add_common(*monitor_cmd, monitor.common, monitor_text);
+
   auto convert = [&]() -> Command {
     app.parse(static_cast<int>(args.size()), args.data());
     if (send_cmd->parsed()) {
@@ -167,6 +189,15 @@ Command parse_command_line(int argc, const char* const* argv) {
       recv.transport = *transport_from_string(recv_transport);
       recv.duration = parse_duration(recv_duration);
       return recv;
+    }
+    if (monitor_cmd->parsed()) {
+      finish_common(monitor.common, monitor_text);
+      monitor.poll = parse_duration(monitor_poll);
+      monitor.duration = parse_duration(monitor_duration);
+      if (monitor.poll < std::chrono::milliseconds(50)) {
+        throw CLI::ValidationError("--poll", "must be at least 50ms");
+      }
+      return monitor;
     }
     finish_common(demo.common, demo_text);
     demo.rate_bps = parse_rate_bps(demo_rate);

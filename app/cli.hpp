@@ -13,7 +13,7 @@ struct ExitNow {
   int code = 0;
 };
 
-using Command = std::variant<SendOptions, RecvOptions, DemoOptions, ExitNow>;
+using Command = std::variant<SendOptions, RecvOptions, DemoOptions, MonitorOptions, ExitNow>;
 
 // Parses argv. With no subcommand but options (`hdstream --streams 5 --dest portland`), the
 // command is `send`. Prints help for --help, and one line on stderr for a usage error.

@@ -10,6 +10,7 @@ namespace hdstream {
 int run_send(const SendOptions& options);
 int run_recv(const RecvOptions& options);
 int run_demo(const DemoOptions& options);
+int run_monitor(const MonitorOptions& options);
 
 // interrupted -> 130, a feed that could not run -> 1, failed verdict -> 3, else 0.
 int exit_code_for(const Summary& summary, bool interrupted, bool runtime_failure);

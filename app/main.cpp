@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
             if constexpr (std::is_same_v<T, SendOptions>) return run_send(options);
             if constexpr (std::is_same_v<T, RecvOptions>) return run_recv(options);
             if constexpr (std::is_same_v<T, DemoOptions>) return run_demo(options);
+            if constexpr (std::is_same_v<T, MonitorOptions>) return run_monitor(options);
           }
         },
         command);

@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "protocol/handshake.hpp"
 #include "stats/report.hpp"
@@ -17,6 +19,8 @@ struct CommonOptions {
   std::string stats_file = "-";  // "-" is stdout
   std::chrono::nanoseconds interval = 1s;
   std::string log_level = "info";
+  std::optional<bool> gui;     // --gui / --no-gui; unset: the command's default
+  std::string metrics_listen;  // --metrics-listen ADDR; empty: no telemetry server
 };
 
 struct SendOptions {
@@ -41,6 +45,13 @@ struct RecvOptions {
   TransportKind transport = TransportKind::tcp;
   std::string output = "null";
   std::chrono::nanoseconds duration = 0s;  // 0: until every stream has ended, or interrupted
+};
+
+struct MonitorOptions {
+  CommonOptions common;
+  std::vector<std::string> hosts;  // HOST:PORT of each --metrics-listen to watch
+  std::chrono::nanoseconds poll = 500ms;
+  std::chrono::nanoseconds duration = 0s;  // 0: until interrupted or the window closes
 };
 
 struct DemoOptions {

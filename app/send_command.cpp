@@ -7,6 +7,7 @@
 
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/frontends.hpp"
 #include "app/runtime.hpp"
 #include "app/senders.hpp"
 #include "common/log.hpp"
@@ -33,7 +34,9 @@ int run_send(const SendOptions& options) {
                            destination.endpoint.to_string());
   runtime.start_stats(options.common.interval, [&] { output.report().interval(stats.sample()); });
   senders.start();
-  runtime.run();
+  run_with_frontends(runtime, options.common, {{&stats, destination.endpoint.to_string()}},
+                     want_gui(options.common, /*default_on=*/false),
+                     fmt::format("hdstream send \u2192 {}", destination.name));
 
   const Summary summary = summarize(stats.sample());
   output.report().summary(summary);
