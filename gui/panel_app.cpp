@@ -4,6 +4,7 @@
 #include <thread>
 
 #include <QtCore/QMetaObject>
+#include <QtCore/QTimer>
 #include <QtWidgets/QApplication>
 
 namespace hdstream {
@@ -28,6 +29,14 @@ void run_panel_app(const PanelAppOptions& options, PanelWindow::Provider provide
   window.refresh();
   window.start_timer(options.refresh_ms);
   window.show();
+  // For docs and CI artifacts: the panel saved every 5 s while the run goes on, so the file
+  // shows it live (not after the feeds finished).
+  QTimer screenshot_timer;
+  if (const char* path = std::getenv("HDSTREAM_PANEL_SCREENSHOT"); path && *path) {
+    QObject::connect(&screenshot_timer, &QTimer::timeout, &window,
+                     [&window, file = QString::fromUtf8(path)] { window.grab().save(file); });
+    screenshot_timer.start(5000);
+  }
 
   std::jthread worker([&] {
     work();

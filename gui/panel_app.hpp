@@ -23,7 +23,8 @@ bool display_available();
 
 // Shows the panel and runs `work` on a worker thread. Closing the window calls `request_stop`
 // (work must then wind down and return); when `work` returns the window closes. Returns once
-// both happened.
+// both happened. With $HDSTREAM_PANEL_SCREENSHOT set, the panel is saved there as a PNG every
+// 5 s while the run goes on.
 void run_panel_app(const PanelAppOptions& options, PanelWindow::Provider provider,
                    std::function<void()> work, std::function<void()> request_stop);
 

@@ -89,7 +89,7 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
   layout->addLayout(strip);
 
   chart_ = make_bandwidth_chart(this);
-  layout->addWidget(chart_->widget(), 1);
+  layout->addWidget(chart_->widget(), 3);
 
   table_ = new QTableWidget(0, kColumnCount, this);
   table_->setHorizontalHeaderLabels({"", "Feed", "State", "Mbps", "Jitter", "Drops", "RTT", "Retx",
@@ -112,7 +112,7 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
               "QHeaderView::section { background: %2; color: %4; border: none;"
               " padding: 4px 8px; font-weight: bold; }")
           .arg(panel_colors::kSurface, "#222731", panel_colors::kText, panel_colors::kMuted));
-  layout->addWidget(table_, 1);
+  layout->addWidget(table_, 2);
 
   status_label_ = new QLabel(this);
   status_label_->setStyleSheet(QString("color: %1;").arg(panel_colors::kMuted));
@@ -179,7 +179,8 @@ void PanelWindow::show_rows() {
                         (row.health_reason.empty() ? "" : ": " + row.health_reason)));
     set(r, kColumnFeed, fmt::format("#{}", row.stream));
     set(r, kColumnState,
-        state_text(row) + (row.health_reason.empty() || row.health == Health::good
+        state_text(row) + (row.health_reason.empty() || row.health == Health::good ||
+                                   row.health_reason == state_text(row)
                                ? ""
                                : " \u00b7 " + row.health_reason));
     set(r, kColumnMbps, fmt::format("{:.1f}", row.mbps));
