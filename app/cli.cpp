@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/units.hpp"
+#include "presets/presets.hpp"
 
 namespace hdstream {
 namespace {
@@ -66,6 +67,25 @@ CLI::Option* add_streams(CLI::App& command, std::size_t& streams) {
       ->capture_default_str();
 }
 
+// Shape only; whether a display or directory exists is checked when the receivers start.
+const CLI::Validator kOutput(
+    [](std::string& text) -> std::string {
+      if (text == "null" || text == "display" || text == "auto") return {};
+      if (text.rfind("file:", 0) == 0 && text.size() > 5) return {};
+      return "expected null, display or file:PATTERN (e.g. file:rec/feed{stream}.mov)";
+    },
+    "OUTPUT");
+
+void add_sources(CLI::App& command, std::vector<std::string>& sources) {
+  command
+      .add_option("--source", sources,
+                  "Feed source: synthetic, file:PATH (sent as is, looped), bars (cached test "
+                  "clip), or a GStreamer description (videotestsrc pattern=ball). Once for all "
+                  "feeds ({stream} = feed number) or once per feed")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 CLI::Option* add_transport(CLI::App& command, std::string& transport) {
   return command.add_option("--transport", transport, "Transport")
       ->check(CLI::IsMember({"tcp"}))
@@ -104,9 +124,10 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* send_cmd = app.add_subcommand("send", "Send N feeds to a receiver (the default command)");
   send_cmd->add_option("--dest", send.dest, "Destination: HOST:PORT or a preset name")->required();
   add_streams(*send_cmd, send.streams);
-  send_cmd->add_option("--format", send.format, "Feed format")
-      ->check(CLI::IsMember({"synthetic"}))
+  send_cmd->add_option("--format", send.format, "Feed format (hdstream presets: see README)")
+      ->check(CLI::IsMember(format_names()))
       ->capture_default_str();
+  add_sources(*send_cmd, send.sources);
   add_transport(*send_cmd, send_transport);
   send_cmd->add_option("--rate", send_rate, "Bit rate per feed, e.g. 270M, 1.5G")
       ->check(kRate)
@@ -143,9 +164,20 @@ Command parse_command_line(int argc, const char* const* argv) {
   recv_cmd->add_option("--listen", recv.listen, "Listen address: [HOST]:PORT")->required();
   add_streams(*recv_cmd, recv.streams);
   add_transport(*recv_cmd, recv_transport);
-  recv_cmd->add_option("--output", recv.output, "Where received frames go")
-      ->check(CLI::IsMember({"null"}))
+  recv_cmd->add_option("--output", recv.output,
+                       "Where received frames go: null (decode, discard), display, or "
+                       "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode)")
+      ->check(kOutput)
       ->capture_default_str();
+  recv_cmd->add_flag("--fullscreen", recv.fullscreen, "With --output display: whole screen");
+  recv_cmd->add_option("--decode-queue", recv.decode_queue_frames,
+                       "Frames waiting for each decoder before the oldest is dropped")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  std::string recv_decode_delay = "0";
+  recv_cmd->add_option("--debug-decode-delay", recv_decode_delay)
+      ->check(kDuration)
+      ->group("");  // test hook: a deliberately slow decoder
   recv_cmd->add_option("--duration", recv_duration,
                        "Stop after this long; 0 waits until every stream has ended")
       ->check(kDuration)
@@ -161,6 +193,15 @@ Command parse_command_line(int argc, const char* const* argv) {
   demo_cmd->add_option("--duration", demo_duration, "How long to run; 0 runs until interrupted")
       ->check(kDuration)
       ->capture_default_str();
+  demo_cmd->add_option("--format", demo.format, "Feed format")
+      ->check(CLI::IsMember(format_names()))
+      ->capture_default_str();
+  add_sources(*demo_cmd, demo.sources);
+  demo_cmd->add_option("--output", demo.output, "auto (display if there is one, else null), null, "
+                                                "display or file:PATTERN")
+      ->check(kOutput)
+      ->capture_default_str();
+  demo_cmd->add_flag("--fullscreen", demo.fullscreen, "With a display: whole screen");
   add_common(*demo_cmd, demo.common, demo_text);
 
   auto convert = [&]() -> Command {
@@ -184,6 +225,9 @@ Command parse_command_line(int argc, const char* const* argv) {
       finish_common(recv.common, recv_text);
       recv.transport = *transport_from_string(recv_transport);
       recv.duration = parse_duration(recv_duration);
+      if (recv.output == "auto") throw CLI::ValidationError("--output", "auto is for demo only");
+      recv.debug_decode_delay = std::chrono::duration_cast<std::chrono::microseconds>(
+          parse_duration(recv_decode_delay));
       return recv;
     }
     finish_common(demo.common, demo_text);

@@ -4,6 +4,7 @@
 #include "app/receivers.hpp"
 #include "app/runtime.hpp"
 #include "common/log.hpp"
+#include "pipeline/media_sources.hpp"
 #include "transport/endpoint.hpp"
 
 namespace hdstream {
@@ -22,13 +23,23 @@ int run_recv(const RecvOptions& options) {
     receivers->stop();
     runtime.shutdown();
   };
-  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish);
+  MediaOutput media;
+  try {
+    media = parse_output(options.output, options.streams, options.fullscreen);
+  } catch (const SpecError& error) {
+    throw UsageError(error.what());
+  }
+  media.queue_frames = options.decode_queue_frames;
+  media.debug_decode_delay = options.debug_decode_delay;
+  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
+                                              std::move(media));
   receivers->start();
   runtime.on_interrupt(finish);
 
   if (options.duration.count() > 0) runtime.deadline(options.duration, finish);
   runtime.start_stats(options.common.interval, [&] { output.report().interval(stats.sample()); });
   runtime.run();
+  receivers->finish_media();  // decoders drain and files get their index before the summary
 
   const Summary summary = summarize(stats.sample());
   output.report().summary(summary);

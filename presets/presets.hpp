@@ -1,5 +1,5 @@
 // Named feed formats and destinations.
-//   FeedDescriptor feed = find_format("synthetic", 270'000'000).value();
+//   FeedDescriptor feed = find_format("dnxhd220").value().feed;
 //   Destination dest = resolve_destination("127.0.0.1:9000");   // or a name: "loopback"
 #pragma once
 
@@ -18,7 +18,11 @@ struct FormatPreset {
   std::string name;
   std::string description;
   FeedDescriptor feed;  // bit_rate_bps is the nominal rate; --rate overrides it for synthetic
+  std::string default_source;  // --source when none is given (pipeline/media_sources.hpp)
 };
+
+// Names of every format, for the CLI's checks and help.
+std::vector<std::string> format_names();
 
 const std::vector<FormatPreset>& builtin_formats();
 std::optional<FormatPreset> find_format(std::string_view name);

@@ -10,7 +10,7 @@ groups=(
   "libboost-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libxxhash-dev"
   "libgtest-dev libgmock-dev libbenchmark-dev"
   "libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev"
-  "gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-tools"
+  "gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-tools gstreamer1.0-x"
   "libavcodec-dev libavformat-dev libavutil-dev libswscale-dev"
   "libsrt-gnutls-dev srt-tools"
   "qt6-base-dev qt6-charts-dev libgl-dev"

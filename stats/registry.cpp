@@ -59,6 +59,16 @@ Snapshot StatsRegistry::sample() {
     s.rtt_ms = c.rtt_ms.load(std::memory_order_relaxed);
     s.first_frame_ns = c.first_frame_ns.load(std::memory_order_relaxed);
     s.last_frame_ns = c.last_frame_ns.load(std::memory_order_relaxed);
+    s.media = c.media.load(std::memory_order_relaxed);
+    if (s.media) {
+      s.frames_decoded = c.frames_decoded.load(std::memory_order_relaxed);
+      s.decode_errors = c.decode_errors.load(std::memory_order_relaxed);
+      s.dropped_before_decode = c.dropped_before_decode.load(std::memory_order_relaxed);
+      s.decode_queue_depth = c.decode_queue_depth.load(std::memory_order_relaxed);
+      s.decode_queue_capacity = c.decode_queue_capacity.load(std::memory_order_relaxed);
+      s.latency_ms_p50 = c.decode_latency.percentile_ms(0.50);
+      s.latency_ms_p99 = c.decode_latency.percentile_ms(0.99);
+    }
     s.mbps = interval_s > 0 ? static_cast<double>(s.bytes - previous_bytes_[i]) * 8 / interval_s / 1e6
                             : 0.0;
     previous_bytes_[i] = s.bytes;

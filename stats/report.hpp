@@ -22,6 +22,9 @@ std::optional<StatsFormat> stats_format_from_string(std::string_view name);
 nlohmann::ordered_json interval_json(const Snapshot& snapshot, const StreamSnapshot& stream);
 nlohmann::ordered_json aggregate_json(const Snapshot& snapshot);
 nlohmann::ordered_json summary_json(const Summary& summary);
+// Receiver media figures of one stream: a line type of its own, so the interval line's schema
+// stays exactly as documented. Written after the interval lines for streams with a decoder.
+nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot& stream);
 
 class StatsReport {
  public:
