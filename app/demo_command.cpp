@@ -8,6 +8,8 @@
 #include "app/senders.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "media/gst_display.hpp"
+#include "pipeline/media_sources.hpp"
 
 namespace hdstream {
 
@@ -22,12 +24,24 @@ int run_demo(const DemoOptions& options) {
   auto part_done = [&] {
     if (--parts_running == 0) runtime.shutdown();
   };
+  // Moving pictures when there is a screen; otherwise decode and discard (still proves the
+  // decoders keep up). Synthetic feeds are not video: nothing to decode.
+  std::string output_spec = options.output;
+  if (output_spec == "auto") output_spec = display_problem(false).empty() ? "display" : "null";
+  MediaOutput media;
+  try {
+    media = parse_output(output_spec, options.streams, options.fullscreen);
+  } catch (const SpecError& error) {
+    throw UsageError(error.what());
+  }
   std::unique_ptr<ReceiverGroup> receivers;
-  receivers = std::make_unique<ReceiverGroup>(runtime, received, TransportKind::tcp,
-                                              Endpoint{"127.0.0.1", 0}, [&] {
-                                                receivers->stop();
-                                                part_done();
-                                              });
+  receivers = std::make_unique<ReceiverGroup>(
+      runtime, received, TransportKind::tcp, Endpoint{"127.0.0.1", 0},
+      [&] {
+        receivers->stop();
+        part_done();
+      },
+      std::move(media));
   receivers->start();
 
   SendOptions send;
@@ -35,10 +49,12 @@ int run_demo(const DemoOptions& options) {
   send.streams = options.streams;
   send.rate_bps = options.rate_bps;
   send.duration = options.duration;
+  send.format = options.format;
+  send.sources = options.sources;
   SenderGroup senders(runtime, sent, send, receivers->local_endpoint(), part_done);
   // On Ctrl-C the feeds stop at their next frame and send END; the receivers then finish.
-  logger("hdstream")->info("demo: {} feeds of {} over loopback tcp for {} (Ctrl-C ends it)",
-                           options.streams, format_rate(static_cast<double>(options.rate_bps)),
+  logger("hdstream")->info("demo: {} {} feeds over loopback tcp into --output {} for {} (Ctrl-C ends it)",
+                           options.streams, options.format, output_spec,
                            options.duration.count() ? format_duration(options.duration)
                                                     : std::string("ever"));
   runtime.start_stats(options.common.interval, [&] {
@@ -47,6 +63,7 @@ int run_demo(const DemoOptions& options) {
   });
   senders.start();
   runtime.run();
+  receivers->finish_media();
 
   const Summary send_summary = summarize(sent.sample());
   const Summary recv_summary = summarize(received.sample());

@@ -11,4 +11,4 @@ pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 # Media: GStreamer for capture sources and the display sink, libav* for encode, decode and
 # muxing. Only media/ links these.
 pkg_check_modules(MEDIA REQUIRED IMPORTED_TARGET
-  gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 libavcodec libavformat libavutil)
+  gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 libavcodec libavformat libavutil x11)

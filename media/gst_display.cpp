@@ -1,7 +1,10 @@
 #include "media/gst_display.hpp"
 
+#include <X11/Xlib.h>
+
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <gst/app/gstappsrc.h>
@@ -13,6 +16,20 @@
 
 namespace hdstream {
 namespace {
+
+// Several windows open from several decode workers. Xlib is thread safe only once
+// XInitThreads() has run before any other Xlib call in the process; the sinks call it
+// themselves, but only while opening, which races between two opening sinks.
+void init_x11_threads() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (std::getenv("DISPLAY")) XInitThreads();
+  });
+}
+std::mutex& opening_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
 
 bool has_env(const char* name) {
   const char* value = std::getenv(name);
@@ -34,9 +51,19 @@ std::string sink_for(bool fullscreen) {
   return "autovideosink sync=false";
 }
 
+// Five 1080 windows do not fit one screen, and converting 1080 pictures for an X window costs
+// more than decoding them: a window shows a half-size picture, scaled before conversion.
+// Fullscreen (the projector) shows every pixel.
+std::string window_scaling(const FeedDescriptor& feed) {
+  if (feed.width <= 960) return "";
+  return fmt::format("videoscale method=nearest-neighbour ! video/x-raw,width={},height={} ! ",
+                     feed.width / 2, feed.height / 2);
+}
+
 }  // namespace
 
 std::string display_problem(bool fullscreen) {
+  init_x11_threads();
   if (!has_env("DISPLAY") && !has_env("WAYLAND_DISPLAY") && !fullscreen) {
     return "--output display: no DISPLAY or WAYLAND_DISPLAY (run under X/Wayland, use xvfb-run, "
            "or --output null)";
@@ -57,6 +84,8 @@ std::string display_problem(bool fullscreen) {
 
 GstDisplay::GstDisplay(const FeedDescriptor& feed, const std::string& title, bool fullscreen)
     : feed_(feed) {
+  init_x11_threads();
+  std::lock_guard opening(opening_mutex());
   const std::string caps = fmt::format(
       "video/x-raw,format={},width={},height={},framerate={}/{},pixel-aspect-ratio=1/1",
       gst_format_of(feed.codec), feed.width, feed.height, feed.frame_rate_num,
@@ -65,8 +94,8 @@ GstDisplay::GstDisplay(const FeedDescriptor& feed, const std::string& title, boo
   // back-pressure (and its counted drops) lands in the one decode queue in front.
   pipeline_ = gst_launch(fmt::format(
       "appsrc name=hdstream_appsrc is-live=true format=time block=true max-buffers=2 "
-      "caps=\"{}\" ! queue max-size-buffers=2 ! videoconvert ! videoscale ! {}",
-      caps, sink_for(fullscreen)));
+      "caps=\"{}\" ! queue max-size-buffers=2 ! {}videoconvert ! {}",
+      caps, fullscreen ? "" : window_scaling(feed), sink_for(fullscreen)));
   appsrc_ = gst_bin_get_by_name(GST_BIN(pipeline_), "hdstream_appsrc");
   gst_object_set_name(GST_OBJECT(pipeline_), title.c_str());
 
@@ -80,9 +109,13 @@ GstDisplay::GstDisplay(const FeedDescriptor& feed, const std::string& title, boo
   gst_buffer_pool_set_active(pool_, TRUE);
   gst_caps_unref(pool_caps);
 
-  gst_element_set_state(pipeline_, GST_STATE_PLAYING);
+  // A live pipeline completes its move to PLAYING only when the first picture reaches the
+  // sink, so only an outright failure (no X server, sink refused) can be seen here; later
+  // errors surface in show().
   try {
-    gst_wait_started(pipeline_, 10'000, "display");
+    if (gst_element_set_state(pipeline_, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+      gst_wait_started(pipeline_, 0, "display");  // throws with the bus's error message
+    }
   } catch (...) {
     close();
     gst_buffer_pool_set_active(pool_, FALSE);

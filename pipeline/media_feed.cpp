@@ -1,5 +1,8 @@
 #include "pipeline/media_feed.hpp"
 
+#include <chrono>
+#include <future>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
@@ -50,7 +53,10 @@ void MediaFeed::run() {
   // side keeps receiving (and counting) whatever happens to the sink.
   std::optional<VideoDecoder> decoder;
   std::optional<FileWriter> writer;
-  std::optional<GstDisplay> display;
+  std::unique_ptr<GstDisplay> display;
+  // Opening a window takes up to a second or two (sink probing, X connection): it opens
+  // beside the worker, which meanwhile decodes without showing, instead of dropping.
+  std::future<std::unique_ptr<GstDisplay>> opening;
   try {
     decoder.emplace(feed, output_.decoder_threads);
   } catch (const MediaError& error) {
@@ -61,15 +67,30 @@ void MediaFeed::run() {
       writer.emplace(substitute_stream(output_.file_pattern, stream_), feed);
       log()->info("stream {}: recording to {}", stream_, writer->path());
     } else if (output_.kind == MediaOutput::Kind::display) {
-      display.emplace(feed, fmt::format("hdstream feed {}", stream_), output_.fullscreen);
+      opening = std::async(std::launch::async, [this, feed] {
+        return std::make_unique<GstDisplay>(feed, fmt::format("hdstream feed {}", stream_),
+                                            output_.fullscreen);
+      });
     }
   } catch (const MediaError& error) {
     log()->error("stream {}: --output {}: {}; decoding continues without it", stream_,
                  to_string(output_.kind), error.what());
   }
 
+  auto attach_display = [&](bool wait) {
+    if (!opening.valid()) return;
+    if (!wait && opening.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    try {
+      display = opening.get();
+    } catch (const MediaError& error) {
+      log()->error("stream {}: --output display: {}; decoding continues without it", stream_,
+                   error.what());
+    }
+  };
+
   std::uint64_t errors_logged = 0;
   while (FramePtr frame = queue_.pop_wait()) {
+    attach_display(false);
     counters_.decode_queue_depth.store(static_cast<std::uint32_t>(queue_.depth()),
                                        std::memory_order_relaxed);
     if (writer) {
@@ -109,6 +130,7 @@ void MediaFeed::run() {
     }
   }
   counters_.decode_queue_depth.store(0, std::memory_order_relaxed);
+  attach_display(true);  // so that a window still opening is closed, not leaked
   if (writer) {
     try {
       writer->finish();
