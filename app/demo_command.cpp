@@ -66,7 +66,9 @@ int run_demo(const DemoOptions& options) {
   receivers->finish_media();
 
   const Summary send_summary = summarize(sent.sample());
-  const Summary recv_summary = summarize(received.sample());
+  const Snapshot last_received = received.sample();
+  const Summary recv_summary = summarize(last_received);
+  output.report().media(last_received);
   output.report().summary(send_summary);
   output.report().summary(recv_summary);
   Summary both = recv_summary;

@@ -41,7 +41,9 @@ int run_recv(const RecvOptions& options) {
   runtime.run();
   receivers->finish_media();  // decoders drain and files get their index before the summary
 
-  const Summary summary = summarize(stats.sample());
+  const Snapshot last = stats.sample();
+  output.report().media(last);
+  const Summary summary = summarize(last);
   output.report().summary(summary);
   return exit_code_for(summary, runtime.interrupted(), /*runtime_failure=*/false);
 }

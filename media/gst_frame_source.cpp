@@ -128,7 +128,7 @@ void GstFrameSource::run() {
     gst_sample_unref(sample);
     if (!keep_going) break;
   }
-  if (stopping_) why = "stopped";
+  if (stopping_ || why.empty()) why = "stopped";
   gst_element_set_state(pipeline_, GST_STATE_NULL);
   if (why != "stopped") logger("source")->info("GStreamer source ended: {}", why);
   if (on_end_) on_end_(why);

@@ -62,6 +62,14 @@ class FrameQueue {
     return take();
   }
 
+  // Waits until at least one frame is queued (or the queue is closed, or `timeout` passes)
+  // without taking it: a capture source primes its queue before the pacer's first tick.
+  template <typename Duration>
+  bool wait_not_empty(Duration timeout) {
+    std::unique_lock lock(mutex_);
+    return ready_.wait_for(lock, timeout, [&] { return closed_ || size_ > 0; }) && size_ > 0;
+  }
+
   // Refuses further pushes and wakes every waiter; frames already queued can still be popped.
   void close() {
     std::lock_guard lock(mutex_);

@@ -88,6 +88,11 @@ class GstSource : public FrameSource {
           ended_ = true;
           queue_.close();
         });
+    // The first picture takes a moment (caps negotiation, first encode): have it ready before
+    // the pacer's first tick, or the feed would open with a missing frame.
+    if (!queue_.wait_not_empty(std::chrono::seconds(10))) {
+      logger("source")->warn("stream {}: no frame from the source after 10 s", stream_);
+    }
   }
 
   FramePtr next_frame(std::uint64_t seq) override {

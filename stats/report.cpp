@@ -153,6 +153,22 @@ void StatsReport::interval(const Snapshot& snapshot) {
   out_.flush();
 }
 
+void StatsReport::media(const Snapshot& snapshot) {
+  for (const auto& s : snapshot.streams) {
+    if (!s.media) continue;
+    if (format_ == StatsFormat::json) {
+      out_ << media_json(snapshot, s).dump() << '\n';
+    } else {
+      fmt::print(out_,
+                 "final   {} #{:<2} media    decoded {:>7}  errors {:>3}  dropped before decode "
+                 "{:>4}  latency p50 {:.2f} ms  p99 {:.2f} ms\n",
+                 to_string(snapshot.role), s.stream, s.frames_decoded, s.decode_errors,
+                 s.dropped_before_decode, s.latency_ms_p50, s.latency_ms_p99);
+    }
+  }
+  out_.flush();
+}
+
 void StatsReport::summary(const Summary& summary) {
   if (format_ == StatsFormat::json) {
     out_ << summary_json(summary).dump() << std::endl;

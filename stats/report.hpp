@@ -33,6 +33,9 @@ class StatsReport {
   // One line per stream and an aggregate line; flushed so a tail -f sees it at once.
   void interval(const Snapshot& snapshot);
   void summary(const Summary& summary);
+  // Final media figures (JSON "media" lines / text media lines) after the decoders drained,
+  // written just before the summary so the last media line holds the run's totals.
+  void media(const Snapshot& snapshot);
 
  private:
   StatsFormat format_;
