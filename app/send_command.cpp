@@ -28,8 +28,8 @@ int run_send(const SendOptions& options) {
   StatsRegistry stats(Role::send, options.streams, std::string(to_string(options.transport)));
 
   SenderGroup senders(runtime, stats, options, destination.endpoint, [&] { runtime.shutdown(); });
-  logger("hdstream")->info("sending {} feed(s) of {} to {} ({})", options.streams,
-                           format_rate(static_cast<double>(options.rate_bps)), destination.name,
+  logger("hdstream")->info("sending {} {} feed(s) to {} ({})", options.streams, options.format,
+                           destination.name,
                            destination.endpoint.to_string());
   runtime.start_stats(options.common.interval, [&] { output.report().interval(stats.sample()); });
   senders.start();
