@@ -46,7 +46,7 @@ struct RecvOptions {
   TransportKind transport = TransportKind::tcp;
   std::string output = "null";  // null | display | file:PATTERN
   bool fullscreen = false;
-  std::size_t decode_queue_frames = 4;
+  std::size_t decode_queue_frames = 8;
   std::chrono::microseconds debug_decode_delay{0};  // test hook: a deliberately slow decoder
   std::chrono::nanoseconds duration = 0s;  // 0: until every stream has ended, or interrupted
 };

@@ -40,7 +40,8 @@ FileReader::FileReader(std::string path, const FeedDescriptor& fallback) : path_
     feed_.codec = *codec;
     feed_.width = static_cast<std::uint16_t>(par->width);
     feed_.height = static_cast<std::uint16_t>(par->height);
-    AVRational rate = stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;
+    AVRational rate =
+        stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;
     if (has_no_timing(format_) || rate.num <= 0 || rate.den <= 0) {
       rate = AVRational{static_cast<int>(fallback.frame_rate_num),
                         static_cast<int>(fallback.frame_rate_den)};
@@ -56,9 +57,8 @@ FileReader::FileReader(std::string path, const FeedDescriptor& fallback) : path_
       ++frames;
     }
     if (frames == 0) throw MediaError(fmt::format("'{}' holds no video frames", path_));
-    feed_.bit_rate_bps = static_cast<std::uint64_t>(
-        std::llround(static_cast<double>(bytes) * 8 / static_cast<double>(frames) *
-                     feed_.frames_per_second()));
+    feed_.bit_rate_bps = static_cast<std::uint64_t>(std::llround(
+        static_cast<double>(bytes) * 8 / static_cast<double>(frames) * feed_.frames_per_second()));
     rewind();
   } catch (...) {
     close();
@@ -83,7 +83,9 @@ void FileReader::open() {
   if (stream_index_ < 0) throw MediaError(fmt::format("'{}' has no video stream", path_));
 }
 
-void FileReader::close() { avformat_close_input(&format_); }
+void FileReader::close() {
+  avformat_close_input(&format_);
+}
 
 bool FileReader::read_packet(std::vector<std::byte>& out) {
   for (;;) {

@@ -46,10 +46,10 @@ FileWriter::FileWriter(std::string path, const FeedDescriptor& feed) : path_(std
     packet_ = av_packet_alloc();
     AVStream* stream = avformat_new_stream(format_, nullptr);
     if (!packet_ || !stream) throw MediaError("out of memory creating a file writer");
-    stream->time_base = AVRational{static_cast<int>(feed.frame_rate_den),
-                                   static_cast<int>(feed.frame_rate_num)};
-    stream->avg_frame_rate = AVRational{static_cast<int>(feed.frame_rate_num),
-                                        static_cast<int>(feed.frame_rate_den)};
+    stream->time_base =
+        AVRational{static_cast<int>(feed.frame_rate_den), static_cast<int>(feed.frame_rate_num)};
+    stream->avg_frame_rate =
+        AVRational{static_cast<int>(feed.frame_rate_num), static_cast<int>(feed.frame_rate_den)};
     stream->r_frame_rate = stream->avg_frame_rate;
     AVCodecParameters* par = stream->codecpar;
     par->codec_type = AVMEDIA_TYPE_VIDEO;
@@ -59,9 +59,9 @@ FileWriter::FileWriter(std::string path, const FeedDescriptor& feed) : path_(std
     par->bit_rate = static_cast<std::int64_t>(feed.bit_rate_bps);
     par->field_order = AV_FIELD_PROGRESSIVE;
     par->sample_aspect_ratio = AVRational{1, 1};
-    par->format = feed.codec == Codec::uyvy    ? AV_PIX_FMT_UYVY422
-                  : feed.codec == Codec::v210  ? AV_PIX_FMT_YUV422P10LE
-                                               : AV_PIX_FMT_YUV422P;
+    par->format = feed.codec == Codec::uyvy   ? AV_PIX_FMT_UYVY422
+                  : feed.codec == Codec::v210 ? AV_PIX_FMT_YUV422P10LE
+                                              : AV_PIX_FMT_YUV422P;
     if (feed.codec == Codec::uyvy) par->codec_tag = MKTAG('2', 'v', 'u', 'y');
     if (std::string(format_->oformat->name) == "matroska" && feed.codec == Codec::uyvy) {
       par->codec_tag = MKTAG('U', 'Y', 'V', 'Y');
@@ -102,10 +102,10 @@ void FileWriter::write(std::span<const std::byte> frame, std::int64_t frame_inde
   packet_->pts = packet_->dts = frame_index;
   packet_->duration = 1;
   packet_->flags = AV_PKT_FLAG_KEY;  // every format here is intra-only
-  av_packet_rescale_ts(packet_,
-                       AVRational{format_->streams[0]->avg_frame_rate.den,
-                                  format_->streams[0]->avg_frame_rate.num},
-                       format_->streams[0]->time_base);
+  av_packet_rescale_ts(
+      packet_,
+      AVRational{format_->streams[0]->avg_frame_rate.den, format_->streams[0]->avg_frame_rate.num},
+      format_->streams[0]->time_base);
   av_check(av_write_frame(format_, packet_), fmt::format("write '{}'", path_));
   ++frames_written_;
 }

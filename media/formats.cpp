@@ -6,7 +6,9 @@
 
 namespace hdstream {
 
-bool is_compressed(Codec codec) { return codec == Codec::dnxhd; }
+bool is_compressed(Codec codec) {
+  return codec == Codec::dnxhd;
+}
 bool is_video(Codec codec) {
   return codec == Codec::dnxhd || codec == Codec::v210 || codec == Codec::uyvy;
 }
@@ -15,9 +17,10 @@ std::string raw_caps_for(const FeedDescriptor& feed) {
   const char* format = feed.codec == Codec::v210   ? "v210"
                        : feed.codec == Codec::uyvy ? "UYVY"
                                                    : "Y42B";
-  return fmt::format("video/x-raw,format={},width={},height={},framerate={}/{},"
-                     "interlace-mode=progressive,pixel-aspect-ratio=1/1",
-                     format, feed.width, feed.height, feed.frame_rate_num, feed.frame_rate_den);
+  return fmt::format(
+      "video/x-raw,format={},width={},height={},framerate={}/{},"
+      "interlace-mode=progressive,pixel-aspect-ratio=1/1",
+      format, feed.width, feed.height, feed.frame_rate_num, feed.frame_rate_den);
 }
 
 std::size_t raw_frame_bytes(const FeedDescriptor& feed) {
@@ -29,10 +32,14 @@ std::size_t raw_frame_bytes(const FeedDescriptor& feed) {
 
 AVCodecID av_codec_id(Codec codec) {
   switch (codec) {
-    case Codec::dnxhd: return AV_CODEC_ID_DNXHD;
-    case Codec::v210: return AV_CODEC_ID_V210;
-    case Codec::uyvy: return AV_CODEC_ID_RAWVIDEO;
-    default: return AV_CODEC_ID_NONE;
+    case Codec::dnxhd:
+      return AV_CODEC_ID_DNXHD;
+    case Codec::v210:
+      return AV_CODEC_ID_V210;
+    case Codec::uyvy:
+      return AV_CODEC_ID_RAWVIDEO;
+    default:
+      return AV_CODEC_ID_NONE;
   }
 }
 

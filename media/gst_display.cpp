@@ -38,9 +38,12 @@ bool has_env(const char* name) {
 
 const char* gst_format_of(Codec codec) {
   switch (codec) {
-    case Codec::v210: return "I422_10LE";  // what libavcodec decodes v210 into
-    case Codec::uyvy: return "UYVY";
-    default: return "Y42B";                // DNxHD 220: 8-bit 4:2:2 planar
+    case Codec::v210:
+      return "I422_10LE";  // what libavcodec decodes v210 into
+    case Codec::uyvy:
+      return "UYVY";
+    default:
+      return "Y42B";  // DNxHD 220: 8-bit 4:2:2 planar
   }
 }
 
@@ -70,9 +73,10 @@ std::string display_problem(bool fullscreen) {
   }
   for (const char* element : {"appsrc", "videoconvert", "videoscale", "autovideosink"}) {
     if (!gst_element_available(element)) {
-      return fmt::format("--output display: GStreamer element '{}' is missing (install "
-                         "gstreamer1.0-plugins-base/-good and gstreamer1.0-x)",
-                         element);
+      return fmt::format(
+          "--output display: GStreamer element '{}' is missing (install "
+          "gstreamer1.0-plugins-base/-good and gstreamer1.0-x)",
+          element);
     }
   }
   if (has_env("DISPLAY") && !gst_element_available("ximagesink") &&
@@ -88,14 +92,13 @@ GstDisplay::GstDisplay(const FeedDescriptor& feed, const std::string& title, boo
   std::lock_guard opening(opening_mutex());
   const std::string caps = fmt::format(
       "video/x-raw,format={},width={},height={},framerate={}/{},pixel-aspect-ratio=1/1",
-      gst_format_of(feed.codec), feed.width, feed.height, feed.frame_rate_num,
-      feed.frame_rate_den);
+      gst_format_of(feed.codec), feed.width, feed.height, feed.frame_rate_num, feed.frame_rate_den);
   // max-buffers=2 + block=true: a slow display holds the decode worker back, so the
   // back-pressure (and its counted drops) lands in the one decode queue in front.
-  pipeline_ = gst_launch(fmt::format(
-      "appsrc name=hdstream_appsrc is-live=true format=time block=true max-buffers=2 "
-      "caps=\"{}\" ! queue max-size-buffers=2 ! {}videoconvert ! {}",
-      caps, fullscreen ? "" : window_scaling(feed), sink_for(fullscreen)));
+  pipeline_ = gst_launch(
+      fmt::format("appsrc name=hdstream_appsrc is-live=true format=time block=true max-buffers=2 "
+                  "caps=\"{}\" ! queue max-size-buffers=2 ! {}videoconvert ! {}",
+                  caps, fullscreen ? "" : window_scaling(feed), sink_for(fullscreen)));
   appsrc_ = gst_bin_get_by_name(GST_BIN(pipeline_), "hdstream_appsrc");
   gst_object_set_name(GST_OBJECT(pipeline_), title.c_str());
 
@@ -146,7 +149,8 @@ void GstDisplay::show(const Picture& picture) {
   gst_caps_unref(caps);
   GstVideoFrame frame;
   if (gst_video_frame_map(&frame, &info, buffer, GST_MAP_WRITE)) {
-    for (int p = 0; p < picture.plane_count && p < static_cast<int>(GST_VIDEO_FRAME_N_PLANES(&frame)); ++p) {
+    for (int p = 0;
+         p < picture.plane_count && p < static_cast<int>(GST_VIDEO_FRAME_N_PLANES(&frame)); ++p) {
       auto* dest = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
       const int dest_stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
       for (int y = 0; y < picture.rows[p]; ++y) {
@@ -157,8 +161,8 @@ void GstDisplay::show(const Picture& picture) {
     }
     gst_video_frame_unmap(&frame);
   }
-  const GstClockTime period = gst_util_uint64_scale(GST_SECOND, feed_.frame_rate_den,
-                                                    feed_.frame_rate_num);
+  const GstClockTime period =
+      gst_util_uint64_scale(GST_SECOND, feed_.frame_rate_den, feed_.frame_rate_num);
   GST_BUFFER_PTS(buffer) = shown_ * period;
   GST_BUFFER_DURATION(buffer) = period;
   ++shown_;

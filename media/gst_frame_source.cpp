@@ -19,8 +19,8 @@ namespace {
 
 std::string pending_end(GstElement* pipeline) {
   GstBus* bus = gst_element_get_bus(pipeline);
-  GstMessage* message = gst_bus_pop_filtered(
-      bus, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  GstMessage* message =
+      gst_bus_pop_filtered(bus, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   gst_object_unref(bus);
   if (!message) return {};
   std::string why = "end of stream";
@@ -109,17 +109,18 @@ void GstFrameSource::run() {
         picture.data[p] = static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
         picture.stride_bytes[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
         picture.rows[p] = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p);
-        picture.row_bytes[p] = GST_VIDEO_FRAME_COMP_WIDTH(&frame, p) *
-                               GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, p);
+        picture.row_bytes[p] =
+            GST_VIDEO_FRAME_COMP_WIDTH(&frame, p) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, p);
       }
       if (packed_bytes) {
         // Wire layout: rows at the canonical stride, whatever padding the source used.
         if (feed_.codec == Codec::uyvy) picture.layout = PixelLayout::uyvy422;
         const std::size_t row = packed_bytes / feed_.height;
         for (int y = 0; y < feed_.height; ++y) {
-          std::memcpy(packed.data() + row * static_cast<std::size_t>(y),
-                      picture.data[0] + static_cast<std::size_t>(y) * picture.stride_bytes[0],
-                      std::min<std::size_t>(row, static_cast<std::size_t>(picture.stride_bytes[0])));
+          std::memcpy(
+              packed.data() + row * static_cast<std::size_t>(y),
+              picture.data[0] + static_cast<std::size_t>(y) * picture.stride_bytes[0],
+              std::min<std::size_t>(row, static_cast<std::size_t>(picture.stride_bytes[0])));
         }
       }
       keep_going = on_frame_(picture, packed);

@@ -26,8 +26,8 @@ GstElement* gst_launch(const std::string& description) {
   ensure_gstreamer();
   GError* error = nullptr;
   // FATAL_ERRORS: a missing element is an error, not a silently truncated pipeline.
-  GstElement* pipeline = gst_parse_launch_full(description.c_str(), nullptr,
-                                               GST_PARSE_FLAG_FATAL_ERRORS, &error);
+  GstElement* pipeline =
+      gst_parse_launch_full(description.c_str(), nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &error);
   if (error) {
     std::string message = error->message;
     const bool missing = g_error_matches(error, GST_PARSE_ERROR, GST_PARSE_ERROR_NO_SUCH_ELEMENT);
@@ -74,17 +74,17 @@ void gst_wait_started(GstElement* pipeline, int timeout_ms, std::string_view wha
                                  detail.empty() ? "" : ": ", detail));
   }
   if (result == GST_STATE_CHANGE_ASYNC) {
-    throw MediaError(fmt::format("{}: the GStreamer pipeline did not start within {} ms", what,
-                                 timeout_ms));
+    throw MediaError(
+        fmt::format("{}: the GStreamer pipeline did not start within {} ms", what, timeout_ms));
   }
 }
 
 bool gst_finish(GstElement* pipeline, int timeout_ms) {
   gst_element_send_event(pipeline, gst_event_new_eos());
   GstBus* bus = gst_element_get_bus(pipeline);
-  GstMessage* message = gst_bus_timed_pop_filtered(
-      bus, static_cast<GstClockTime>(timeout_ms) * GST_MSECOND,
-      static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  GstMessage* message =
+      gst_bus_timed_pop_filtered(bus, static_cast<GstClockTime>(timeout_ms) * GST_MSECOND,
+                                 static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   gst_object_unref(bus);
   const bool clean = message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_EOS;
   if (message) gst_message_unref(message);

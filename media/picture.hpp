@@ -8,9 +8,9 @@ namespace hdstream {
 
 enum class PixelLayout : std::uint8_t {
   invalid = 0,
-  yuv422p8 = 1,    // three planes, 8-bit (DNxHD 220)
-  yuv422p10 = 2,   // three planes, 16-bit little-endian words holding 10 bits (v210 decoded)
-  uyvy422 = 3,     // one packed plane, 8-bit
+  yuv422p8 = 1,   // three planes, 8-bit (DNxHD 220)
+  yuv422p10 = 2,  // three planes, 16-bit little-endian words holding 10 bits (v210 decoded)
+  uyvy422 = 3,    // one packed plane, 8-bit
 };
 
 struct Picture {

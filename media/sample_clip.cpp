@@ -59,8 +59,8 @@ void make_sample_clip(const std::filesystem::path& path, const FeedDescriptor& f
   if (!failure.empty()) throw MediaError(failure);
   writer.finish();
   if (static_cast<std::uint64_t>(index) != frames) {
-    throw MediaError(fmt::format("sample clip '{}': the source gave {} of {} frames",
-                                 path.string(), index, frames));
+    throw MediaError(fmt::format("sample clip '{}': the source gave {} of {} frames", path.string(),
+                                 index, frames));
   }
 }
 
@@ -74,9 +74,9 @@ std::filesystem::path cached_sample_clip(const FeedDescriptor& feed) {
     dir = "/tmp/hdstream-media";
   }
   std::filesystem::create_directories(dir);
-  const auto path = dir / fmt::format("bars-{}-{}x{}-{}-{}-{}.mov", to_string(feed.codec),
-                                      feed.width, feed.height, feed.frame_rate_num,
-                                      feed.frame_rate_den, feed.bit_rate_bps);
+  const auto path =
+      dir / fmt::format("bars-{}-{}x{}-{}-{}-{}.mov", to_string(feed.codec), feed.width,
+                        feed.height, feed.frame_rate_num, feed.frame_rate_den, feed.bit_rate_bps);
   if (std::filesystem::exists(path)) return path;
   logger("media")->info("making sample clip {} (once; reused afterwards)", path.string());
   // Write beside, then rename: a half-written clip is never mistaken for a finished one.

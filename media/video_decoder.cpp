@@ -16,10 +16,14 @@ namespace {
 
 PixelLayout layout_of(int format) {
   switch (format) {
-    case AV_PIX_FMT_YUV422P: return PixelLayout::yuv422p8;
-    case AV_PIX_FMT_YUV422P10LE: return PixelLayout::yuv422p10;
-    case AV_PIX_FMT_UYVY422: return PixelLayout::uyvy422;
-    default: return PixelLayout::invalid;
+    case AV_PIX_FMT_YUV422P:
+      return PixelLayout::yuv422p8;
+    case AV_PIX_FMT_YUV422P10LE:
+      return PixelLayout::yuv422p10;
+    case AV_PIX_FMT_UYVY422:
+      return PixelLayout::uyvy422;
+    default:
+      return PixelLayout::invalid;
   }
 }
 
@@ -30,8 +34,8 @@ VideoDecoder::VideoDecoder(const FeedDescriptor& feed, int threads) : feed_(feed
   const AVCodecID id = av_codec_id(feed.codec);
   const AVCodec* codec = id == AV_CODEC_ID_NONE ? nullptr : avcodec_find_decoder(id);
   if (!codec) {
-    throw MediaError(fmt::format("no libavcodec decoder for {} in this FFmpeg build",
-                                 to_string(feed.codec)));
+    throw MediaError(
+        fmt::format("no libavcodec decoder for {} in this FFmpeg build", to_string(feed.codec)));
   }
   context_ = avcodec_alloc_context3(codec);
   frame_ = av_frame_alloc();
@@ -51,7 +55,9 @@ VideoDecoder::VideoDecoder(const FeedDescriptor& feed, int threads) : feed_(feed
   }
 }
 
-VideoDecoder::~VideoDecoder() { release(); }
+VideoDecoder::~VideoDecoder() {
+  release();
+}
 
 void VideoDecoder::release() {
   av_packet_free(&packet_);
@@ -94,15 +100,15 @@ const Picture& VideoDecoder::decode(std::span<const std::byte> bitstream) {
   picture_.plane_count = av_pix_fmt_count_planes(static_cast<AVPixelFormat>(frame_->format));
   for (int p = 0; p < picture_.plane_count; ++p) {
     const bool chroma = p == 1 || p == 2;
-    const int width = chroma ? AV_CEIL_RSHIFT(frame_->width, descriptor->log2_chroma_w)
-                             : frame_->width;
+    const int width =
+        chroma ? AV_CEIL_RSHIFT(frame_->width, descriptor->log2_chroma_w) : frame_->width;
     const int bytes_per_sample = descriptor->comp[0].step;  // 1 (8-bit) or 2 (10-bit), 2 for uyvy
     picture_.data[p] = frame_->data[p];
     picture_.stride_bytes[p] = frame_->linesize[p];
-    picture_.row_bytes[p] = picture_.layout == PixelLayout::uyvy422 ? frame_->width * 2
-                                                                     : width * bytes_per_sample;
-    picture_.rows[p] = chroma ? AV_CEIL_RSHIFT(frame_->height, descriptor->log2_chroma_h)
-                              : frame_->height;
+    picture_.row_bytes[p] =
+        picture_.layout == PixelLayout::uyvy422 ? frame_->width * 2 : width * bytes_per_sample;
+    picture_.rows[p] =
+        chroma ? AV_CEIL_RSHIFT(frame_->height, descriptor->log2_chroma_h) : frame_->height;
   }
   return picture_;
 }

@@ -17,8 +17,8 @@ namespace hdstream {
 VideoEncoder::VideoEncoder(const FeedDescriptor& feed, int threads) : feed_(feed) {
   quiet_libav();
   if (feed.codec != Codec::dnxhd) {
-    throw MediaError(fmt::format("hdstream encodes only DNxHD; {} travels uncompressed",
-                                 to_string(feed.codec)));
+    throw MediaError(
+        fmt::format("hdstream encodes only DNxHD; {} travels uncompressed", to_string(feed.codec)));
   }
   const AVCodec* codec = avcodec_find_encoder(AV_CODEC_ID_DNXHD);
   if (!codec) throw MediaError("this FFmpeg build has no DNxHD encoder (libavcodec 'dnxhd')");
@@ -30,10 +30,10 @@ VideoEncoder::VideoEncoder(const FeedDescriptor& feed, int threads) : feed_(feed
     context_->width = feed.width;
     context_->height = feed.height;
     context_->pix_fmt = AV_PIX_FMT_YUV422P;
-    context_->time_base = AVRational{static_cast<int>(feed.frame_rate_den),
-                                     static_cast<int>(feed.frame_rate_num)};
-    context_->framerate = AVRational{static_cast<int>(feed.frame_rate_num),
-                                     static_cast<int>(feed.frame_rate_den)};
+    context_->time_base =
+        AVRational{static_cast<int>(feed.frame_rate_den), static_cast<int>(feed.frame_rate_num)};
+    context_->framerate =
+        AVRational{static_cast<int>(feed.frame_rate_num), static_cast<int>(feed.frame_rate_den)};
     // libavcodec picks the VC-3 profile from the nominal rate in whole Mbps (220M, not the
     // exact 219.98M payload of 917,504-byte frames at 29.97).
     context_->bit_rate = std::llround(static_cast<double>(feed.bit_rate_bps) / 1e6) * 1'000'000;
@@ -53,7 +53,9 @@ VideoEncoder::VideoEncoder(const FeedDescriptor& feed, int threads) : feed_(feed
   }
 }
 
-VideoEncoder::~VideoEncoder() { release(); }
+VideoEncoder::~VideoEncoder() {
+  release();
+}
 
 void VideoEncoder::release() {
   av_packet_free(&packet_);
@@ -76,7 +78,8 @@ std::span<const std::byte> VideoEncoder::encode(const Picture& picture) {
   av_check(avcodec_send_frame(context_, frame_), "encode");
   av_packet_unref(packet_);
   av_check(avcodec_receive_packet(context_, packet_), "encode");
-  return {reinterpret_cast<const std::byte*>(packet_->data), static_cast<std::size_t>(packet_->size)};
+  return {reinterpret_cast<const std::byte*>(packet_->data),
+          static_cast<std::size_t>(packet_->size)};
 }
 
 }  // namespace hdstream

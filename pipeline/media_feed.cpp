@@ -17,13 +17,18 @@
 
 namespace hdstream {
 namespace {
-std::shared_ptr<spdlog::logger> log() { return logger("media"); }
+std::shared_ptr<spdlog::logger> log() {
+  return logger("media");
+}
 constexpr std::uint64_t kMaxErrorLines = 10;  // per feed: a broken feed must not flood the log
 }  // namespace
 
 MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput& output,
                      StreamCounters& counters)
-    : stream_(stream), hello_(hello), output_(output), counters_(counters),
+    : stream_(stream),
+      hello_(hello),
+      output_(output),
+      counters_(counters),
       queue_(output.queue_frames) {
   counters_.decode_queue_capacity.store(static_cast<std::uint32_t>(queue_.capacity()),
                                         std::memory_order_relaxed);
@@ -31,7 +36,9 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
   worker_ = std::jthread([this] { run(); });
 }
 
-MediaFeed::~MediaFeed() { finish(); }
+MediaFeed::~MediaFeed() {
+  finish();
+}
 
 void MediaFeed::push(FramePtr frame) {
   if (queue_.push_drop_oldest(std::move(frame))) {
@@ -101,7 +108,8 @@ void MediaFeed::run() {
         writer.reset();
       }
     }
-    if (output_.debug_decode_delay.count() > 0) std::this_thread::sleep_for(output_.debug_decode_delay);
+    if (output_.debug_decode_delay.count() > 0)
+      std::this_thread::sleep_for(output_.debug_decode_delay);
     if (!decoder) {
       counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
       continue;

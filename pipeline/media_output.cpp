@@ -11,10 +11,14 @@ namespace hdstream {
 
 std::string to_string(MediaOutput::Kind kind) {
   switch (kind) {
-    case MediaOutput::Kind::null: return "null";
-    case MediaOutput::Kind::display: return "display";
-    case MediaOutput::Kind::file: return "file";
-    case MediaOutput::Kind::none: break;
+    case MediaOutput::Kind::null:
+      return "null";
+    case MediaOutput::Kind::display:
+      return "display";
+    case MediaOutput::Kind::file:
+      return "file";
+    case MediaOutput::Kind::none:
+      break;
   }
   return "none";
 }
@@ -34,20 +38,23 @@ MediaOutput parse_output(const std::string& spec, std::size_t streams, bool full
       throw SpecError("--output file: needs a pattern, e.g. file:rec/feed{stream}.mov");
     }
     if (streams > 1 && output.file_pattern.find("{stream}") == std::string::npos) {
-      throw SpecError(fmt::format("--output '{}': {} streams would share one file; put {{stream}} "
-                                  "in the pattern",
-                                  spec, streams));
+      throw SpecError(
+          fmt::format("--output '{}': {} streams would share one file; put {{stream}} "
+                      "in the pattern",
+                      spec, streams));
     }
-    const auto parent = std::filesystem::path(substitute_stream(output.file_pattern, 0)).parent_path();
+    const auto parent =
+        std::filesystem::path(substitute_stream(output.file_pattern, 0)).parent_path();
     if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-      throw SpecError(fmt::format("--output '{}': directory '{}' does not exist", spec,
-                                  parent.string()));
+      throw SpecError(
+          fmt::format("--output '{}': directory '{}' does not exist", spec, parent.string()));
     }
     const auto extension = std::filesystem::path(output.file_pattern).extension().string();
     if (extension != ".mov" && extension != ".mkv" && extension != ".mxf") {
-      throw SpecError(fmt::format("--output '{}': name the file .mov, .mkv or .mxf (DNxHD: any; "
-                                  "v210/UYVY: .mov or .mkv)",
-                                  spec));
+      throw SpecError(
+          fmt::format("--output '{}': name the file .mov, .mkv or .mxf (DNxHD: any; "
+                      "v210/UYVY: .mov or .mkv)",
+                      spec));
     }
   } else {
     throw SpecError(fmt::format("--output '{}': expected null, display or file:PATTERN", spec));

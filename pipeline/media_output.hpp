@@ -15,10 +15,12 @@ namespace hdstream {
 
 struct MediaOutput {
   enum class Kind : std::uint8_t { none = 0, null = 1, display = 2, file = 3 };
-  Kind kind = Kind::none;      // none: frames are counted and verified, nothing decodes
-  std::string file_pattern;    // for file: "{stream}" becomes the stream number
-  bool fullscreen = false;     // for display: the whole screen (projector)
-  std::size_t queue_frames = 4;  // decode queue per feed; beyond it the oldest frame is dropped
+  Kind kind = Kind::none;    // none: frames are counted and verified, nothing decodes
+  std::string file_pattern;  // for file: "{stream}" becomes the stream number
+  bool fullscreen = false;   // for display: the whole screen (projector)
+  // Decode queue per feed; beyond it the oldest frame is dropped. 8 frames (267 ms at 29.97)
+  // ride out a decoder descheduled on a busy machine; in steady state the queue is empty.
+  std::size_t queue_frames = 8;
   int decoder_threads = 1;
 
   // Test hooks, run on the decode worker: after each decoded picture (a deliberately slow one

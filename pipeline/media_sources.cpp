@@ -134,9 +134,10 @@ std::vector<std::string> per_feed_specs(const std::vector<std::string>& specs, s
     out.push_back(substitute_stream(spec, static_cast<std::uint16_t>(i)));
   }
   if (specs.size() > 1 && specs.size() != streams) {
-    throw SpecError(fmt::format("--source given {} times for {} streams: give it once (use "
-                                "{{stream}} for the feed number) or once per stream",
-                                specs.size(), streams));
+    throw SpecError(
+        fmt::format("--source given {} times for {} streams: give it once (use "
+                    "{{stream}} for the feed number) or once per stream",
+                    specs.size(), streams));
   }
   return out;
 }
@@ -147,9 +148,10 @@ FeedSource make_feed_source(const std::string& spec, std::uint16_t stream,
   if (spec.empty()) throw SpecError(where + ": empty source");
   if (spec == "synthetic" || preset.codec == Codec::synthetic) {
     if (spec != "synthetic") {
-      throw SpecError(fmt::format("{}: the synthetic format takes --source synthetic, not '{}' "
-                                  "(pick a video --format such as dnxhd220)",
-                                  where, spec));
+      throw SpecError(
+          fmt::format("{}: the synthetic format takes --source synthetic, not '{}' "
+                      "(pick a video --format such as dnxhd220)",
+                      where, spec));
     }
     FeedDescriptor feed = preset;
     if (feed.codec != Codec::synthetic) {
@@ -171,9 +173,10 @@ FeedSource make_feed_source(const std::string& spec, std::uint16_t stream,
       auto file = std::make_unique<FileSource>(path, preset, stream);
       const FeedDescriptor feed = file->feed();
       if (feed.codec != preset.codec) {
-        throw SpecError(fmt::format("{}: '{}' holds {} but the format is {}; pick the matching "
-                                    "--format or another file",
-                                    where, path, to_string(feed.codec), to_string(preset.codec)));
+        throw SpecError(
+            fmt::format("{}: '{}' holds {} but the format is {}; pick the matching "
+                        "--format or another file",
+                        where, path, to_string(feed.codec), to_string(preset.codec)));
       }
       return {std::move(file), feed,
               fmt::format("file {} ({} {}x{} {:.2f} fps, sent as is)", path, to_string(feed.codec),

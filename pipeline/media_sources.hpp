@@ -27,8 +27,8 @@ class SpecError : public std::runtime_error {
 
 struct FeedSource {
   std::unique_ptr<FrameSource> source;
-  FeedDescriptor feed;   // what this source really sends (a file's own size and rate)
-  std::string summary;   // one line for the log: "file x.mov (DNxHD pass-through)"
+  FeedDescriptor feed;  // what this source really sends (a file's own size and rate)
+  std::string summary;  // one line for the log: "file x.mov (DNxHD pass-through)"
 };
 
 // Replaces every "{stream}" in `text` with the stream number.

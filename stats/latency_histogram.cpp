@@ -31,9 +31,10 @@ double LatencyHistogram::percentile_ms(double fraction) const {
     seen += buckets_[i].load(std::memory_order_relaxed);
     if (seen >= std::max<std::uint64_t>(rank, 1)) {
       const double start_ns =
-          i < kFineBuckets ? static_cast<double>(i) * kFineStepNs
-                           : static_cast<double>(kFineStepNs * static_cast<std::int64_t>(kFineBuckets)) +
-                                 static_cast<double>(i - kFineBuckets) * kCoarseStepNs;
+          i < kFineBuckets
+              ? static_cast<double>(i) * kFineStepNs
+              : static_cast<double>(kFineStepNs * static_cast<std::int64_t>(kFineBuckets)) +
+                    static_cast<double>(i - kFineBuckets) * kCoarseStepNs;
       const double width_ns = i < kFineBuckets ? kFineStepNs : kCoarseStepNs;
       return (start_ns + width_ns / 2) / 1e6;
     }

@@ -33,12 +33,13 @@ std::vector<std::string> packet_md5s(const std::filesystem::path& file,
 }
 
 // ffprobe's codec name and packet count for a file's first video stream ("" / -1 if unreadable).
-std::pair<std::string, long> probe(const std::filesystem::path& file, const std::filesystem::path& dir) {
+std::pair<std::string, long> probe(const std::filesystem::path& file,
+                                   const std::filesystem::path& dir) {
   const auto out = dir / (file.filename().string() + ".probe");
   const std::string command =
       "ffprobe -v error -count_packets -select_streams v:0 -show_entries "
-      "stream=codec_name,nb_read_packets -of default=nw=1 '" + file.string() + "' > '" +
-      out.string() + "'";
+      "stream=codec_name,nb_read_packets -of default=nw=1 '" +
+      file.string() + "' > '" + out.string() + "'";
   if (std::system(command.c_str()) != 0) return {"", -1};
   std::map<std::string, std::string> fields;
   std::istringstream in(test::read_file(out));
@@ -46,7 +47,8 @@ std::pair<std::string, long> probe(const std::filesystem::path& file, const std:
     auto eq = line.find('=');
     if (eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
   }
-  return {fields["codec_name"], fields.count("nb_read_packets") ? std::stol(fields["nb_read_packets"]) : -1};
+  return {fields["codec_name"],
+          fields.count("nb_read_packets") ? std::stol(fields["nb_read_packets"]) : -1};
 }
 
 std::vector<nlohmann::json> media_lines(const std::string& text, int stream) {
@@ -69,9 +71,9 @@ TEST_F(MediaLoopback, PassThroughClipIsRecordedBitExactFrameForFrame) {
   auto dir = test::scratch_dir("media-exact");
   const auto clip = test::dnxhd_clip(HDSTREAM_MEDIA_CACHE, 30);
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2",
-                      "--output", "file:" + (dir / "feed{stream}.mov").string(), "--duration",
-                      "40s", "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--output",
+                      "file:" + (dir / "feed{stream}.mov").string(), "--duration", "40s", "--stats",
+                      "json", "--stats-file", (dir / "r.jsonl").string()},
                      dir, "recv");
   test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--format",
                       "dnxhd220", "--source", "file:" + clip.string(), "--duration", "3s",
@@ -111,10 +113,10 @@ TEST_F(MediaLoopback, RecordingInterruptedBySigintIsStillPlayable) {
   auto dir = test::scratch_dir("media-sigint");
   const auto clip = test::dnxhd_clip(HDSTREAM_MEDIA_CACHE, 30);
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--output",
-                      "file:" + (dir / "feed{stream}.mkv").string(), "--stats", "json",
-                      "--interval", "100ms"},
-                     dir, "recv");
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--output",
+       "file:" + (dir / "feed{stream}.mkv").string(), "--stats", "json", "--interval", "100ms"},
+      dir, "recv");
   test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--format", "dnxhd220",
                       "--source", "file:" + clip.string()},
                      dir, "send");
@@ -138,10 +140,10 @@ TEST_F(MediaLoopback, RecordingInterruptedBySigintIsStillPlayable) {
 TEST_F(MediaLoopback, LiveVideotestsrcIsEncodedToDnxhdAndEveryFrameDecodes) {
   auto dir = test::scratch_dir("media-encode");
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--output", "null",
-                      "--duration", "40s", "--stats", "json", "--stats-file",
-                      (dir / "r.jsonl").string()},
-                     dir, "recv");
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--output", "null", "--duration", "40s",
+       "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
+      dir, "recv");
   test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--format", "dnxhd220",
                       "--source", "videotestsrc pattern=ball", "--duration", "2s", "--stats",
                       "json", "--stats-file", (dir / "s.jsonl").string()},
@@ -160,14 +162,14 @@ TEST_F(MediaLoopback, LiveVideotestsrcIsEncodedToDnxhdAndEveryFrameDecodes) {
 TEST_F(MediaLoopback, FiveDnxhd220FeedsForTenSecondsDecodeWithZeroDrops) {
   auto dir = test::scratch_dir("media-five");
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "5",
-                      "--output", "null", "--duration", "60s", "--stats", "json",
-                      "--stats-file", (dir / "r.jsonl").string()},
-                     dir, "recv");
-  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "5", "--format",
-                      "dnxhd220", "--duration", "10s", "--stats", "json", "--stats-file",
-                      (dir / "s.jsonl").string()},
-                     dir, "send");
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "5", "--output", "null",
+       "--duration", "60s", "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
+      dir, "recv");
+  test::Process send(
+      {HDSTREAM_BINARY, "send", "--dest", address, "--streams", "5", "--format", "dnxhd220",
+       "--duration", "10s", "--stats", "json", "--stats-file", (dir / "s.jsonl").string()},
+      dir, "send");
   ASSERT_EQ(send.wait(90s), 0) << send.err();
   ASSERT_EQ(recv.wait(90s), 0) << recv.err();
   const std::string received = test::read_file(dir / "r.jsonl");
@@ -191,13 +193,13 @@ TEST_F(MediaLoopback, ASlowDecoderDropsCountedFramesWhileTheNetworkKeepsUp) {
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
   // 100 ms per frame: a decoder at a third of the feed rate.
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--output", "null",
-                      "--debug-decode-delay", "100ms", "--duration", "40s", "--stats", "json",
-                      "--stats-file", (dir / "r.jsonl").string()},
+                      "--debug-decode-delay", "100ms", "--decode-queue", "4", "--duration", "40s",
+                      "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
                      dir, "recv");
-  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--format", "dnxhd220",
-                      "--duration", "4s", "--stats", "json", "--stats-file",
-                      (dir / "s.jsonl").string()},
-                     dir, "send");
+  test::Process send(
+      {HDSTREAM_BINARY, "send", "--dest", address, "--format", "dnxhd220", "--duration", "4s",
+       "--stats", "json", "--stats-file", (dir / "s.jsonl").string()},
+      dir, "send");
   ASSERT_EQ(send.wait(60s), 0) << send.err();  // the network never held the sender back
   EXPECT_EQ(recv.wait(60s), 3) << recv.err();  // ran, but the verdict fails on the drops
   auto sent = test::find_line(test::read_file(dir / "s.jsonl"), "summary");
@@ -246,10 +248,10 @@ TEST(MediaDisplay, DemoShowsWindowsUnderXvfb) {
   }
   auto dir = test::scratch_dir("media-display");
   ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
-  test::Process demo({"/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1920x1080x24", HDSTREAM_BINARY,
-                      "demo", "--streams", "2", "--duration", "3s", "--output", "display",
-                      "--stats", "json"},
-                     dir, "demo");
+  test::Process demo(
+      {"/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1920x1080x24", HDSTREAM_BINARY, "demo",
+       "--streams", "2", "--duration", "3s", "--output", "display", "--stats", "json"},
+      dir, "demo");
   ASSERT_EQ(demo.wait(90s), 0) << demo.err();
   EXPECT_EQ(demo.err().find("decoding continues without"), std::string::npos) << demo.err();
   for (int stream = 0; stream < 2; ++stream) {

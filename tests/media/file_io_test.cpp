@@ -53,7 +53,8 @@ TEST(FileIo, WriterRecordsFramesByteForByteInMovMkvAndMxf) {
     std::vector<std::byte> frame;
     for (int i = 0; i < 3; ++i) {
       copy.read(frame);
-      EXPECT_EQ(payload_checksum(frame), written[static_cast<std::size_t>(i)]) << name << " frame " << i;
+      EXPECT_EQ(payload_checksum(frame), written[static_cast<std::size_t>(i)])
+          << name << " frame " << i;
     }
   }
 }
@@ -69,7 +70,8 @@ TEST(FileIo, UnreadableOrNonVideoFilesAreOneLineErrors) {
   std::ofstream(dir / "text.mov") << "not a movie";
   EXPECT_THROW(FileReader((dir / "text.mov").string(), test::dnxhd220_feed()), MediaError);
   EXPECT_FALSE(FileWriter::check((dir / "x.txt").string(), test::dnxhd220_feed()).empty());
-  EXPECT_FALSE(FileWriter::check((dir / "no/such/dir/x.mov").string(), test::dnxhd220_feed()).empty());
+  EXPECT_FALSE(
+      FileWriter::check((dir / "no/such/dir/x.mov").string(), test::dnxhd220_feed()).empty());
   EXPECT_TRUE(FileWriter::check((dir / "x.mov").string(), test::dnxhd220_feed()).empty());
 }
 

@@ -131,7 +131,7 @@ TEST(MediaFeed, TruncatedAndGarbageFramesAreCountedDecodeErrors) {
 TEST(MediaOutputSpec, BadSpecsAreOneLineErrors) {
   EXPECT_EQ(parse_output("null", 5, false).kind, MediaOutput::Kind::null);
   EXPECT_EQ(parse_output("file:/tmp/f{stream}.mov", 5, false).file_pattern, "/tmp/f{stream}.mov");
-  EXPECT_THROW(parse_output("file:/tmp/f.mov", 5, false), SpecError);          // shared file
+  EXPECT_THROW(parse_output("file:/tmp/f.mov", 5, false), SpecError);  // shared file
   EXPECT_THROW(parse_output("file:/no/such/dir/f{stream}.mov", 1, false), SpecError);
   EXPECT_THROW(parse_output("file:/tmp/f.avi", 1, false), SpecError);
   EXPECT_THROW(parse_output("bogus", 1, false), SpecError);
