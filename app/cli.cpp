@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/units.hpp"
+#include "presets/presets.hpp"
 
 namespace hdstream {
 namespace {
@@ -90,6 +91,25 @@ CLI::Option* add_streams(CLI::App& command, std::size_t& streams) {
       ->capture_default_str();
 }
 
+// Shape only; whether a display or directory exists is checked when the receivers start.
+const CLI::Validator kOutput(
+    [](std::string& text) -> std::string {
+      if (text == "null" || text == "display" || text == "auto") return {};
+      if (text.rfind("file:", 0) == 0 && text.size() > 5) return {};
+      return "expected null, display or file:PATTERN (e.g. file:rec/feed{stream}.mov)";
+    },
+    "OUTPUT");
+
+void add_sources(CLI::App& command, std::vector<std::string>& sources) {
+  command
+      .add_option("--source", sources,
+                  "Feed source: synthetic, file:PATH (sent as is, looped), bars (cached test "
+                  "clip), or a GStreamer description (videotestsrc pattern=ball). Once for all "
+                  "feeds ({stream} = feed number) or once per feed")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 CLI::Option* add_transport(CLI::App& command, std::string& transport) {
   return command.add_option("--transport", transport, "Transport")
       ->check(CLI::IsMember({"tcp"}))
@@ -108,9 +128,10 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
       ->envname("HDSTREAM_DEST");
   command.add_option("--profile", send.profile, "Profile preset (destination, format, feeds, rate)");
   add_streams(command, send.streams);
-  command.add_option("--format", send.format, "Feed format preset")
+  command.add_option("--format", send.format, "Feed format preset (hdstream presets list)")
       ->envname("HDSTREAM_FORMAT")
       ->capture_default_str();
+  add_sources(command, send.sources);
   add_transport(command, text.transport);
   command.add_option("--rate", text.rate, "Bit rate per feed, e.g. 270M, 1.5G")
       ->check(kRate)
@@ -182,17 +203,31 @@ Finisher add_recv(CLI::App& app) {
   command->add_option("--listen", recv->listen, "Listen address: [HOST]:PORT")->required();
   add_streams(*command, recv->streams);
   add_transport(*command, text->second);
-  command->add_option("--output", recv->output, "Where received frames go")
-      ->check(CLI::IsMember({"null"}))
+  command->add_option("--output", recv->output,
+                      "Where received frames go: null (decode, discard), display, or "
+                      "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode)")
+      ->check(kOutput)
       ->capture_default_str();
+  command->add_flag("--fullscreen", recv->fullscreen, "With --output display: whole screen");
+  command->add_option("--decode-queue", recv->decode_queue_frames,
+                      "Frames waiting for each decoder before the oldest is dropped")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  auto decode_delay = std::make_shared<std::string>("0");
+  command->add_option("--debug-decode-delay", *decode_delay)
+      ->check(kDuration)
+      ->group("");  // test hook: a deliberately slow decoder
   command->add_option("--duration", text->first, "Stop after this long; 0 waits until every stream has ended")
       ->check(kDuration)
       ->capture_default_str();
   add_common(*command, recv->common, *common);
-  return [command, recv, text, common]() -> Command {
+  return [command, recv, text, common, decode_delay]() -> Command {
     finish_common(*command, recv->common, *common);
     recv->duration = parse_duration(text->first);
     recv->transport = *transport_from_string(text->second);
+    if (recv->output == "auto") throw CLI::ValidationError("--output", "auto is for demo only");
+    recv->debug_decode_delay =
+        std::chrono::duration_cast<std::chrono::microseconds>(parse_duration(*decode_delay));
     return *recv;
   };
 }
@@ -207,6 +242,13 @@ Finisher add_demo(CLI::App& app) {
   command->add_option("--duration", text->second, "How long to run; 0 runs until interrupted")
       ->check(kDuration)
       ->capture_default_str();
+  command->add_option("--format", demo->format, "Feed format preset")->capture_default_str();
+  add_sources(*command, demo->sources);
+  command->add_option("--output", demo->output,
+                      "auto (display if there is one, else null), null, display or file:PATTERN")
+      ->check(kOutput)
+      ->capture_default_str();
+  command->add_flag("--fullscreen", demo->fullscreen, "With a display: whole screen");
   add_common(*command, demo->common, *common);
   return [command, demo, text, common]() -> Command {
     finish_common(*command, demo->common, *common);

@@ -12,6 +12,8 @@
 #include "app/senders.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "media/gst_display.hpp"
+#include "pipeline/media_sources.hpp"
 
 namespace hdstream {
 
@@ -27,12 +29,24 @@ int run_demo(const DemoOptions& options) {
   auto part_done = [&] {
     if (--parts_running == 0) runtime.shutdown();
   };
+  // Moving pictures when there is a screen; otherwise decode and discard (still proves the
+  // decoders keep up). Synthetic feeds are not video: nothing to decode.
+  std::string output_spec = options.output;
+  if (output_spec == "auto") output_spec = display_problem(false).empty() ? "display" : "null";
+  MediaOutput media;
+  try {
+    media = parse_output(output_spec, options.streams, options.fullscreen);
+  } catch (const SpecError& error) {
+    throw UsageError(error.what());
+  }
   std::unique_ptr<ReceiverGroup> receivers;
-  receivers = std::make_unique<ReceiverGroup>(runtime, received, TransportKind::tcp,
-                                              Endpoint{"127.0.0.1", 0}, [&] {
-                                                receivers->stop();
-                                                part_done();
-                                              });
+  receivers = std::make_unique<ReceiverGroup>(
+      runtime, received, TransportKind::tcp, Endpoint{"127.0.0.1", 0},
+      [&] {
+        receivers->stop();
+        part_done();
+      },
+      std::move(media));
   receivers->start();
 
   SendPlan plan;
@@ -40,13 +54,15 @@ int run_demo(const DemoOptions& options) {
   plan.options.streams = options.streams;
   plan.options.rate_bps = options.rate_bps;
   plan.options.duration = options.duration;
+  plan.options.format = options.format;
+  plan.options.sources = options.sources;
   plan.destination = resolve_destination(store, plan.options.dest);
   plan.format = resolve_format(store, plan.options.format);
   plan.endpoints.assign(options.streams, receivers->local_endpoint());
   SenderGroup senders(runtime, sent, plan, part_done);
   // On Ctrl-C the feeds stop at their next frame and send END; the receivers then finish.
-  logger("hdstream")->info("demo: {} feeds of {} over loopback tcp for {} (Ctrl-C ends it)",
-                           options.streams, format_rate(static_cast<double>(options.rate_bps)),
+  logger("hdstream")->info("demo: {} {} feeds over loopback tcp into --output {} for {} (Ctrl-C ends it)",
+                           options.streams, options.format, output_spec,
                            options.duration.count() ? format_duration(options.duration)
                                                     : std::string("ever"));
   runtime.start_stats(options.common.interval, [&] {
@@ -59,9 +75,12 @@ int run_demo(const DemoOptions& options) {
   run_with_frontends(runtime, options.common, {{&sent, endpoint}, {&received, endpoint}},
                      want_gui(options.common, /*default_on=*/true),
                      fmt::format("hdstream demo \u00b7 {} feeds", options.streams));
+  receivers->finish_media();
 
   const Summary send_summary = summarize(sent.sample());
-  const Summary recv_summary = summarize(received.sample());
+  const Snapshot last_received = received.sample();
+  const Summary recv_summary = summarize(last_received);
+  output.report().media(last_received);
   output.report().summary(send_summary);
   output.report().summary(recv_summary);
   Summary both = recv_summary;

@@ -35,6 +35,8 @@ struct SendOptions {
   std::string profile;  // a profile preset naming destination, format, streams, rate
   std::size_t streams = 1;
   std::string format = "synthetic";
+  // Per feed: empty -> the format's default; one -> all feeds ({stream} substituted); N -> each.
+  std::vector<std::string> sources;
   TransportKind transport = TransportKind::tcp;
   std::uint64_t rate_bps = 270'000'000;
   std::chrono::nanoseconds duration = 0s;  // 0: until interrupted
@@ -57,7 +59,10 @@ struct RecvOptions {
   std::string listen;
   std::size_t streams = 1;
   TransportKind transport = TransportKind::tcp;
-  std::string output = "null";
+  std::string output = "null";  // null | display | file:PATTERN
+  bool fullscreen = false;
+  std::size_t decode_queue_frames = 8;
+  std::chrono::microseconds debug_decode_delay{0};  // test hook: a deliberately slow decoder
   std::chrono::nanoseconds duration = 0s;  // 0: until every stream has ended, or interrupted
 };
 
@@ -89,6 +94,10 @@ struct DemoOptions {
   std::size_t streams = 5;
   std::uint64_t rate_bps = 270'000'000;
   std::chrono::nanoseconds duration = 20s;
+  std::string format = "dnxhd220";
+  std::vector<std::string> sources;
+  std::string output = "auto";  // auto: display when there is one, else null
+  bool fullscreen = false;
 };
 
 }  // namespace hdstream

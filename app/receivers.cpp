@@ -3,8 +3,9 @@
 namespace hdstream {
 
 ReceiverGroup::ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind,
-                             Endpoint listen, std::function<void()> on_all_ended)
-    : feeds_(stats, std::move(on_all_ended)) {
+                             Endpoint listen, std::function<void()> on_all_ended,
+                             MediaOutput output)
+    : feeds_(stats, std::move(on_all_ended), std::move(output)) {
   ReceiverOptions options;
   options.listen = std::move(listen);
   options.streams = stats.size();

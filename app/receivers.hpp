@@ -14,13 +14,16 @@ namespace hdstream {
 
 class ReceiverGroup {
  public:
+  // `output` decodes video feeds and sends them to a sink (pipeline/media_output.hpp).
   ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind, Endpoint listen,
-                std::function<void()> on_all_ended);
+                std::function<void()> on_all_ended, MediaOutput output = {});
 
   // Binds and listens; throws std::system_error naming the address.
   void start() { transport_->start(); }
   Endpoint local_endpoint() const { return transport_->local_endpoint(); }
   void stop() { transport_->stop(); }
+  // After stop() and the runtime has run out: decoders drain, files are finalized.
+  void finish_media() { feeds_.finish_media(); }
 
  private:
   FeedReceivers feeds_;

@@ -5,6 +5,7 @@
 #include "app/receivers.hpp"
 #include "app/runtime.hpp"
 #include "common/log.hpp"
+#include "pipeline/media_sources.hpp"
 #include "transport/endpoint.hpp"
 
 namespace hdstream {
@@ -23,7 +24,16 @@ int run_recv(const RecvOptions& options) {
     receivers->stop();
     runtime.shutdown();
   };
-  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish);
+  MediaOutput media;
+  try {
+    media = parse_output(options.output, options.streams, options.fullscreen);
+  } catch (const SpecError& error) {
+    throw UsageError(error.what());
+  }
+  media.queue_frames = options.decode_queue_frames;
+  media.debug_decode_delay = options.debug_decode_delay;
+  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
+                                              std::move(media));
   receivers->start();
   runtime.on_interrupt(finish);
 
@@ -32,8 +42,11 @@ int run_recv(const RecvOptions& options) {
   run_with_frontends(runtime, options.common, {{&stats, receivers->local_endpoint().to_string()}},
                      want_gui(options.common, /*default_on=*/false),
                      fmt::format("hdstream recv on {}", receivers->local_endpoint().to_string()));
+  receivers->finish_media();  // decoders drain and files get their index before the summary
 
-  const Summary summary = summarize(stats.sample());
+  const Snapshot last = stats.sample();
+  output.report().media(last);
+  const Summary summary = summarize(last);
   output.report().summary(summary);
   return exit_code_for(summary, runtime.interrupted(), /*runtime_failure=*/false);
 }

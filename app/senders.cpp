@@ -6,6 +6,7 @@
 
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "pipeline/media_sources.hpp"
 #include "pipeline/synthetic.hpp"
 #include "protocol/packetizer.hpp"
 
@@ -15,22 +16,46 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
                          std::function<void()> on_all_done)
     : runtime_(runtime), stats_(stats), on_all_done_(std::move(on_all_done)) {
   const SendOptions& options = plan.options;
-  FeedDescriptor feed = plan.format.feed;
-  feed.bit_rate_bps = options.rate_bps;
-  const std::size_t frame_bytes = options.unpaced ? options.frame_bytes : frame_bytes_for(feed);
-  if (frame_bytes > kMaxFrameBytes) {
-    throw UsageError(fmt::format("--rate: {} at {:.2f} fps makes {} byte frames; the limit is {}",
-                                 format_rate(static_cast<double>(feed.bit_rate_bps)),
-                                 feed.frames_per_second(), frame_bytes, kMaxFrameBytes));
-  }
-  if (options.chunk_bytes < min_chunk_bytes(frame_bytes)) {
-    throw UsageError(fmt::format("--chunk-size: frames of {} bytes need chunks of at least {}",
-                                 frame_bytes, min_chunk_bytes(frame_bytes)));
-  }
   const double seconds = std::chrono::duration<double>(options.duration).count();
 
+  std::vector<std::string> specs;
+  try {
+    specs = per_feed_specs(options.sources, options.streams, plan.format.default_source);
+  } catch (const SpecError& error) {
+    throw UsageError(error.what());
+  }
   for (std::size_t i = 0; i < options.streams; ++i) {
     const auto stream_id = static_cast<std::uint16_t>(i);
+    FeedSource made;
+    if (options.unpaced) {
+      // Memory-to-memory (bench): synthetic frames of a fixed size, as fast as they go.
+      made.feed = plan.format.feed;
+      made.source = std::make_unique<SyntheticSource>(stream_id, options.frame_bytes);
+      made.summary = fmt::format("unpaced synthetic frames of {} bytes", options.frame_bytes);
+    } else {
+      try {
+        made = make_feed_source(specs[i], stream_id, plan.format.feed, options.rate_bps);
+      } catch (const SpecError& error) {
+        throw UsageError(error.what());
+      }
+    }
+    const FeedDescriptor feed = made.feed;
+    // Synthetic frames have the size the rate asks for; media frames have their own (DNxHD 220
+    // is ~0.9 MB, v210 1080 is 5.5 MB): the limits apply to the largest plausible frame.
+    const std::size_t frame_bytes = options.unpaced ? options.frame_bytes
+                                    : feed.codec == Codec::synthetic ? frame_bytes_for(feed)
+                                                                     : 2 * frame_bytes_for(feed);
+    if (frame_bytes > kMaxFrameBytes) {
+      throw UsageError(fmt::format("--rate: {} at {:.2f} fps makes {} byte frames; the limit is {}",
+                                   format_rate(static_cast<double>(feed.bit_rate_bps)),
+                                   feed.frames_per_second(), frame_bytes, kMaxFrameBytes));
+    }
+    if (options.chunk_bytes < min_chunk_bytes(frame_bytes)) {
+      throw UsageError(fmt::format("--chunk-size: frames of {} bytes need chunks of at least {}",
+                                   frame_bytes, min_chunk_bytes(frame_bytes)));
+    }
+    logger("hdstream")->info("stream {}: {}", i, made.summary);
+
     SenderOptions transport_options;
     transport_options.destination = plan.endpoints.at(i);
     transport_options.stream_id = stream_id;
@@ -43,7 +68,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     transport_options.tuning.congestion_control = options.congestion_control;
     transport_options.tuning.notsent_lowat_bytes = 4 * options.chunk_bytes;
     transport_options.tuning.max_pacing_rate_bps =
-        static_cast<std::uint64_t>(options.pacing_factor * static_cast<double>(options.rate_bps));
+        static_cast<std::uint64_t>(options.pacing_factor * static_cast<double>(feed.bit_rate_bps));
     transport_options.expected_rtt = options.expected_rtt;
     transport_options.hello.latency_budget_ms = static_cast<std::uint32_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(options.latency).count());
@@ -58,7 +83,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     entry.strand = asio::make_strand(runtime_.io());
     entry.transport = make_sender(options.transport, entry.strand, std::move(transport_options),
                                   stats_.stream(i));
-    entry.source = std::make_unique<SyntheticSource>(stream_id, frame_bytes);
+    entry.source = std::move(made.source);
     entry.plan.feed = feed;
     entry.plan.frames = static_cast<std::uint64_t>(std::llround(seconds * feed.frames_per_second()));
     if (options.unpaced) {
@@ -73,6 +98,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
 void SenderGroup::start() {
   running_ = feeds_.size();
   for (auto& feed : feeds_) {
+    feed.source->start();
     asio::co_spawn(
         feed.strand,
         run_feed_sender(*feed.transport, *feed.source, feed.plan,

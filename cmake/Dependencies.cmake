@@ -9,3 +9,7 @@ find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
+# Media: GStreamer for capture sources and the display sink, libav* for encode, decode and
+# muxing. Only media/ links these.
+pkg_check_modules(MEDIA REQUIRED IMPORTED_TARGET
+  gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 libavcodec libavformat libavutil x11)

@@ -1,18 +1,40 @@
 #include "pipeline/feed_receiver.hpp"
 
 #include "common/log.hpp"
+#include "media/formats.hpp"
 #include "pipeline/synthetic.hpp"
 
 namespace hdstream {
 
-FeedReceivers::FeedReceivers(StatsRegistry& stats, std::function<void()> on_all_ended)
-    : stats_(stats), on_all_ended_(std::move(on_all_ended)), feeds_(stats.size()) {}
+FeedReceivers::FeedReceivers(StatsRegistry& stats, std::function<void()> on_all_ended,
+                             MediaOutput output)
+    : stats_(stats),
+      on_all_ended_(std::move(on_all_ended)),
+      output_(std::move(output)),
+      feeds_(stats.size()) {}
+
+FeedReceivers::~FeedReceivers() { finish_media(); }
+
+void FeedReceivers::finish_media() {
+  for (auto& feed : feeds_) {
+    if (feed.media) feed.media->finish();
+  }
+}
 
 void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
   Feed& feed = feeds_[stream];
   feed.codec = hello.feed.codec;
   feed.jitter = JitterEstimator{};  // a new session has a new transit-time baseline
   feed.has_latency = false;
+  if (output_.kind == MediaOutput::Kind::none) return;
+  if (!is_video(hello.feed.codec)) {
+    logger("feed")->warn("stream {}: {} frames are not video; --output {} ignored for it", stream,
+                         to_string(hello.feed.codec), to_string(output_.kind));
+    return;
+  }
+  // A new session on the same stream finishes the previous one's file first.
+  if (feed.media) feed.media->finish();
+  feed.media = std::make_unique<MediaFeed>(stream, hello, output_, stats_.stream(stream));
 }
 
 void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
@@ -33,10 +55,12 @@ void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
   feed.has_latency = true;
   counters.latency_ms.store(feed.latency_ms, std::memory_order_relaxed);
   counters.add_frame(frame->data.size(), frame->arrival_ns);
+  if (feed.media) feed.media->push(std::move(frame));
 }
 
 void FeedReceivers::session_ended(std::uint16_t stream, bool /*clean*/) {
   Feed& feed = feeds_[stream];
+  if (feed.media) feed.media->close();  // the worker drains what is queued, then finalizes
   if (feed.ended) return;
   feed.ended = true;
   if (ended_.fetch_add(1) + 1 == feeds_.size() && on_all_ended_) on_all_ended_();

@@ -6,8 +6,12 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <vector>
+
+#include "pipeline/media_feed.hpp"
+#include "pipeline/media_output.hpp"
 
 #include "stats/jitter.hpp"
 #include "stats/registry.hpp"
@@ -18,7 +22,14 @@ namespace hdstream {
 class FeedReceivers : public FrameConsumer {
  public:
   // `on_all_ended` runs once every stream has had a session that ended.
-  FeedReceivers(StatsRegistry& stats, std::function<void()> on_all_ended);
+  // `output` (default: none) decodes video feeds on a worker per feed and sends them to a sink.
+  FeedReceivers(StatsRegistry& stats, std::function<void()> on_all_ended,
+                MediaOutput output = {});
+  ~FeedReceivers() override;
+
+  // Waits for every decode worker to drain its queue and finalize its sink (files become
+  // playable). Call after the transport has stopped, before the final stats sample.
+  void finish_media();
 
   void session_started(std::uint16_t stream, const Hello& hello) override;
   void frame_received(std::uint16_t stream, FramePtr frame) override;
@@ -31,10 +42,12 @@ class FeedReceivers : public FrameConsumer {
     double latency_ms = 0;
     bool has_latency = false;
     bool ended = false;
+    std::unique_ptr<MediaFeed> media;  // video feeds with an --output
   };
 
   StatsRegistry& stats_;
   std::function<void()> on_all_ended_;
+  MediaOutput output_;
   std::vector<Feed> feeds_;  // one per stream; each touched only by that stream's session
   std::atomic<std::size_t> ended_{0};
 };

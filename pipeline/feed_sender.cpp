@@ -58,6 +58,12 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
     if (stop.stop_requested()) break;
 
     FramePtr frame = source.next_frame(plan.first_seq + produced);
+    if (!frame) {
+      if (source.ended()) break;
+      // A live source with nothing ready this period: the frame is missing, as on a wire.
+      counters.drops.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
     frame->ready_ns = wall_clock_ns();
     const auto result = transport.submit(std::move(frame));
     if (result == SubmitResult::dropped) {

@@ -147,6 +147,8 @@ FormatPreset format_from(const PresetEntry& entry) {
     f.feed.frame_rate_den = den;
   }
   f.feed.bit_rate_bps = r.rate("rate").value_or(270'000'000);
+  f.default_source = r.text("source").value_or(
+      f.feed.codec == Codec::synthetic ? "synthetic" : "videotestsrc pattern=smpte");
   return f;
 }
 

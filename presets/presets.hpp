@@ -42,7 +42,8 @@ struct DestinationPreset {
 struct FormatPreset {
   std::string name;
   std::string description;
-  FeedDescriptor feed;  // bit_rate_bps is the nominal rate; --rate overrides it
+  FeedDescriptor feed;  // bit_rate_bps is the nominal rate; --rate overrides it for synthetic
+  std::string default_source;  // --source when none is given (pipeline/media_sources.hpp)
 };
 
 struct ProfilePreset {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "stats/latency_histogram.hpp"
+
 namespace hdstream {
 
 enum class StreamState : std::uint8_t {
@@ -48,6 +50,15 @@ struct StreamCounters {
     std::atomic<double> latency_ms{0};
     std::atomic<std::uint64_t> reports{0};
   } far_end;
+
+  // Receiver-side media figures (set once a decoder runs for this stream).
+  std::atomic<bool> media{false};                       // a decoder is attached
+  std::atomic<std::uint64_t> frames_decoded{0};
+  std::atomic<std::uint64_t> decode_errors{0};          // frames the decoder rejected
+  std::atomic<std::uint64_t> dropped_before_decode{0};  // decode queue full (also in drops)
+  std::atomic<std::uint32_t> decode_queue_depth{0};     // frames waiting for the decoder now
+  std::atomic<std::uint32_t> decode_queue_capacity{0};
+  LatencyHistogram decode_latency;                      // sender frame ready -> decoded
 
   void add_frame(std::uint64_t frame_bytes, std::int64_t now_ns) {
     bytes.fetch_add(frame_bytes, std::memory_order_relaxed);

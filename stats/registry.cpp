@@ -76,6 +76,16 @@ Snapshot StatsRegistry::read() const {
       s.far_end.reports = far.reports.load(std::memory_order_relaxed);
       s.far_end.age_ms = static_cast<double>(now_ns - received_ns) / 1e6;
     }
+    s.media = c.media.load(std::memory_order_relaxed);
+    if (s.media) {
+      s.frames_decoded = c.frames_decoded.load(std::memory_order_relaxed);
+      s.decode_errors = c.decode_errors.load(std::memory_order_relaxed);
+      s.dropped_before_decode = c.dropped_before_decode.load(std::memory_order_relaxed);
+      s.decode_queue_depth = c.decode_queue_depth.load(std::memory_order_relaxed);
+      s.decode_queue_capacity = c.decode_queue_capacity.load(std::memory_order_relaxed);
+      s.latency_ms_p50 = c.decode_latency.percentile_ms(0.50);
+      s.latency_ms_p99 = c.decode_latency.percentile_ms(0.99);
+    }
     snapshot.streams.push_back(std::move(s));
   }
   return snapshot;

@@ -34,6 +34,7 @@ Summary summarize(const Snapshot& last, double min_rate_fraction) {
     summary.frames += s.frames;
     summary.drops += s.drops;
     summary.checksum_errors += s.checksum_errors;
+    summary.decode_errors += s.decode_errors;
     if (duration_s > 0) summary.mbps += static_cast<double>(s.bytes) * 8 / duration_s / 1e6;
     planned_mbps += static_cast<double>(s.planned_bps) / 1e6;
     if (s.state == StreamState::waiting) {
@@ -45,6 +46,9 @@ Summary summarize(const Snapshot& last, double min_rate_fraction) {
   if (summary.drops > 0) summary.reasons.push_back(fmt::format("{} frames dropped", summary.drops));
   if (summary.checksum_errors > 0) {
     summary.reasons.push_back(fmt::format("{} checksum errors", summary.checksum_errors));
+  }
+  if (summary.decode_errors > 0) {
+    summary.reasons.push_back(fmt::format("{} frames failed to decode", summary.decode_errors));
   }
   if (planned_mbps > 0 && summary.mbps < min_rate_fraction * planned_mbps) {
     summary.reasons.push_back(fmt::format("aggregate {:.1f} Mbps is below {:.0f}% of the planned {:.1f} Mbps",
@@ -121,11 +125,26 @@ nlohmann::ordered_json summary_json(const Summary& summary) {
   };
 }
 
+nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot& s) {
+  return {
+      {"type", "media"},
+      {"t", round3(snapshot.t)},
+      {"stream", s.stream},
+      {"frames_decoded", s.frames_decoded},
+      {"decode_errors", s.decode_errors},
+      {"queue_depth", s.decode_queue_depth},
+      {"dropped_before_decode", s.dropped_before_decode},
+      {"latency_ms_p50", round3(s.latency_ms_p50)},
+      {"latency_ms_p99", round3(s.latency_ms_p99)},
+  };
+}
+
 void StatsReport::interval(const Snapshot& snapshot) {
   if (format_ == StatsFormat::json) {
     for (const auto& s : snapshot.streams) {
       out_ << interval_json(snapshot, s).dump() << '\n';
       if (s.far_end.valid) out_ << far_end_json(snapshot, s).dump() << '\n';
+      if (s.media) out_ << media_json(snapshot, s).dump() << '\n';
     }
     out_ << aggregate_json(snapshot).dump() << std::endl;
     return;
@@ -144,10 +163,34 @@ void StatsReport::interval(const Snapshot& snapshot) {
                  snapshot.t, s.far_end.frames, s.far_end.drops, s.far_end.checksum_errors,
                  s.far_end.jitter_ms, s.far_end.fps, s.far_end.latency_ms);
     }
+    if (s.media) {
+      fmt::print(out_,
+                 "{:7.1f}s {} #{:<2} media    decoded {:>7}  errors {:>3}  queue {}/{}  "
+                 "dropped before decode {:>4}  latency p50 {:.2f} ms  p99 {:.2f} ms\n",
+                 snapshot.t, to_string(snapshot.role), s.stream, s.frames_decoded,
+                 s.decode_errors, s.decode_queue_depth, s.decode_queue_capacity,
+                 s.dropped_before_decode, s.latency_ms_p50, s.latency_ms_p99);
+    }
   }
   fmt::print(out_, "{:7.1f}s {} all {:>2} streams     {:8.1f} Mbps  drops {}\n", snapshot.t,
              to_string(snapshot.role), snapshot.streams.size(), snapshot.aggregate_mbps(),
              snapshot.aggregate_drops());
+  out_.flush();
+}
+
+void StatsReport::media(const Snapshot& snapshot) {
+  for (const auto& s : snapshot.streams) {
+    if (!s.media) continue;
+    if (format_ == StatsFormat::json) {
+      out_ << media_json(snapshot, s).dump() << '\n';
+    } else {
+      fmt::print(out_,
+                 "final   {} #{:<2} media    decoded {:>7}  errors {:>3}  dropped before decode "
+                 "{:>4}  latency p50 {:.2f} ms  p99 {:.2f} ms\n",
+                 to_string(snapshot.role), s.stream, s.frames_decoded, s.decode_errors,
+                 s.dropped_before_decode, s.latency_ms_p50, s.latency_ms_p99);
+    }
+  }
   out_.flush();
 }
 

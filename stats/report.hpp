@@ -25,6 +25,9 @@ nlohmann::ordered_json aggregate_json(const Snapshot& snapshot);
 // A separate line type, so the "interval" schema stays exactly as documented.
 nlohmann::ordered_json far_end_json(const Snapshot& snapshot, const StreamSnapshot& stream);
 nlohmann::ordered_json summary_json(const Summary& summary);
+// Receiver media figures of one stream: a line type of its own, so the interval line's schema
+// stays exactly as documented. Written after the interval lines for streams with a decoder.
+nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot& stream);
 
 class StatsReport {
  public:
@@ -33,6 +36,9 @@ class StatsReport {
   // One line per stream and an aggregate line; flushed so a tail -f sees it at once.
   void interval(const Snapshot& snapshot);
   void summary(const Summary& summary);
+  // Final media figures (JSON "media" lines / text media lines) after the decoders drained,
+  // written just before the summary so the last media line holds the run's totals.
+  void media(const Snapshot& snapshot);
 
  private:
   StatsFormat format_;

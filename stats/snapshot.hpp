@@ -45,6 +45,16 @@ struct StreamSnapshot {
   double latency_ms = 0;               // receiver: smoothed arrival - sender timestamp
   std::uint32_t latency_budget_ms = 0;  // receiver: hold budget (0: none, in-order transport)
   FarEndSnapshot far_end;              // sender: what the receiver reports
+
+  // Receiver-side media figures; meaningful when `media` is true.
+  bool media = false;
+  std::uint64_t frames_decoded = 0;
+  std::uint64_t decode_errors = 0;
+  std::uint64_t dropped_before_decode = 0;
+  std::uint32_t decode_queue_depth = 0;
+  std::uint32_t decode_queue_capacity = 0;
+  double latency_ms_p50 = 0;  // sender frame ready -> decoded, over the whole run
+  double latency_ms_p99 = 0;
 };
 
 struct Snapshot {
@@ -66,6 +76,7 @@ struct Summary {
   double mbps = 0;
   std::uint64_t drops = 0;
   std::uint64_t checksum_errors = 0;
+  std::uint64_t decode_errors = 0;  // not in the JSON summary line (schema is fixed); fails the verdict
   bool pass = false;
   std::vector<std::string> reasons;  // why it failed, one line each (empty on pass)
 };

@@ -1,0 +1,21 @@
+// Private to media/: feed codecs as libav identifiers.
+//   AVCodecID id = av_codec_id(Codec::dnxhd);
+#pragma once
+
+#include <optional>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+}
+
+#include "protocol/handshake.hpp"
+
+namespace hdstream {
+
+AVCodecID av_codec_id(Codec codec);
+// The pixel format libavcodec's rawvideo decoder needs for raw codecs (AV_PIX_FMT_NONE otherwise).
+AVPixelFormat av_raw_pixel_format(Codec codec);
+// The feed codec a demuxed stream carries, if hdstream can send it as is.
+std::optional<Codec> codec_from_av(AVCodecID id, int pixel_format);
+
+}  // namespace hdstream

@@ -1,0 +1,119 @@
+#include "media/file_reader.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+extern "C" {
+#include <libavformat/avformat.h>
+}
+
+#include "media/av_formats.hpp"
+#include "media/media_error.hpp"
+
+namespace hdstream {
+namespace {
+
+// Elementary-stream demuxers report a made-up 25 fps; the preset knows better.
+bool has_no_timing(const AVFormatContext* format) {
+  const std::string name = format->iformat->name;
+  return name == "dnxhd" || name == "rawvideo" || name == "v210" || name == "v210x";
+}
+
+}  // namespace
+
+FileReader::FileReader(std::string path, const FeedDescriptor& fallback) : path_(std::move(path)) {
+  quiet_libav();
+  packet_ = av_packet_alloc();
+  try {
+    open();
+    const AVStream* stream = format_->streams[stream_index_];
+    const AVCodecParameters* par = stream->codecpar;
+    const auto codec = codec_from_av(par->codec_id, par->format);
+    if (!codec) {
+      throw MediaError(fmt::format(
+          "'{}' holds {} video; hdstream sends DNxHD, v210 or UYVY files as they are (convert "
+          "with scripts/make-media-samples.sh or ffmpeg)",
+          path_, avcodec_get_name(par->codec_id)));
+    }
+    feed_.codec = *codec;
+    feed_.width = static_cast<std::uint16_t>(par->width);
+    feed_.height = static_cast<std::uint16_t>(par->height);
+    AVRational rate =
+        stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;
+    if (has_no_timing(format_) || rate.num <= 0 || rate.den <= 0) {
+      rate = AVRational{static_cast<int>(fallback.frame_rate_num),
+                        static_cast<int>(fallback.frame_rate_den)};
+    }
+    feed_.frame_rate_num = static_cast<std::uint32_t>(rate.num);
+    feed_.frame_rate_den = static_cast<std::uint32_t>(rate.den);
+
+    // Measure the rate from the frames themselves (container bit rates are often absent).
+    std::vector<std::byte> scratch;
+    std::uint64_t bytes = 0, frames = 0;
+    while (frames < 30 && read_packet(scratch)) {
+      bytes += scratch.size();
+      ++frames;
+    }
+    if (frames == 0) throw MediaError(fmt::format("'{}' holds no video frames", path_));
+    feed_.bit_rate_bps = static_cast<std::uint64_t>(std::llround(
+        static_cast<double>(bytes) * 8 / static_cast<double>(frames) * feed_.frames_per_second()));
+    rewind();
+  } catch (...) {
+    close();
+    av_packet_free(&packet_);
+    throw;
+  }
+}
+
+FileReader::~FileReader() {
+  close();
+  av_packet_free(&packet_);
+}
+
+void FileReader::open() {
+  const int opened = avformat_open_input(&format_, path_.c_str(), nullptr, nullptr);
+  if (opened < 0) {
+    format_ = nullptr;
+    throw MediaError(fmt::format("cannot read '{}': {}", path_, av_error_text(opened)));
+  }
+  av_check(avformat_find_stream_info(format_, nullptr), fmt::format("cannot probe '{}'", path_));
+  stream_index_ = av_find_best_stream(format_, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+  if (stream_index_ < 0) throw MediaError(fmt::format("'{}' has no video stream", path_));
+}
+
+void FileReader::close() {
+  avformat_close_input(&format_);
+}
+
+bool FileReader::read_packet(std::vector<std::byte>& out) {
+  for (;;) {
+    av_packet_unref(packet_);
+    const int result = av_read_frame(format_, packet_);
+    if (result == AVERROR_EOF) return false;
+    av_check(result, fmt::format("cannot read '{}'", path_));
+    if (packet_->stream_index != stream_index_) continue;
+    out.resize(static_cast<std::size_t>(packet_->size));
+    std::memcpy(out.data(), packet_->data, out.size());
+    return true;
+  }
+}
+
+void FileReader::rewind() {
+  // Seeking is cheap where the container has an index; raw streams may refuse, so reopen.
+  if (av_seek_frame(format_, stream_index_, 0, AVSEEK_FLAG_BACKWARD) < 0 &&
+      av_seek_frame(format_, -1, 0, AVSEEK_FLAG_BYTE) < 0) {
+    close();
+    open();
+  }
+}
+
+void FileReader::read(std::vector<std::byte>& out) {
+  if (read_packet(out)) return;
+  rewind();
+  ++loops_;
+  if (!read_packet(out)) throw MediaError(fmt::format("'{}' holds no video frames", path_));
+}
+
+}  // namespace hdstream

@@ -1,0 +1,52 @@
+// Reads the video frames of a clip (MOV, MXF, MKV, raw .dnxhd) with libavformat, as they are
+// stored: no decode, no re-encode. Loops back to the start at the end.
+//   FileReader reader("media-samples/smpte-dnxhd36.mov", preset.feed);
+//   std::vector<std::byte> bytes;  reader.read(bytes);   // next frame, looping
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/handshake.hpp"
+
+struct AVFormatContext;
+struct AVPacket;
+
+namespace hdstream {
+
+class FileReader {
+ public:
+  // Opens and probes `path`. `fallback` supplies the frame rate for raw elementary streams,
+  // which carry none. Throws MediaError when the file cannot be read or holds no video hdstream
+  // can send as is (DNxHD, v210, UYVY).
+  FileReader(std::string path, const FeedDescriptor& fallback);
+  ~FileReader();
+  FileReader(const FileReader&) = delete;
+  FileReader& operator=(const FileReader&) = delete;
+
+  // The clip's codec, size and frame rate; bit_rate_bps measured from its first frames.
+  const FeedDescriptor& feed() const { return feed_; }
+  const std::string& path() const { return path_; }
+
+  // The next frame's bytes into `out`. At the end of the clip it starts over (counted in
+  // loops()). Throws MediaError if the file cannot be read (or holds no frame at all).
+  void read(std::vector<std::byte>& out);
+  std::uint64_t loops() const { return loops_; }
+
+ private:
+  void open();
+  void close();
+  bool read_packet(std::vector<std::byte>& out);
+  void rewind();
+
+  std::string path_;
+  FeedDescriptor feed_;
+  AVFormatContext* format_ = nullptr;
+  AVPacket* packet_ = nullptr;
+  int stream_index_ = -1;
+  std::uint64_t loops_ = 0;
+};
+
+}  // namespace hdstream

@@ -1,0 +1,120 @@
+#include "media/file_writer.hpp"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+extern "C" {
+#include <libavformat/avformat.h>
+}
+
+#include "common/log.hpp"
+#include "media/av_formats.hpp"
+#include "media/media_error.hpp"
+
+namespace hdstream {
+namespace {
+
+const AVOutputFormat* container_for(const std::string& path) {
+  return av_guess_format(nullptr, path.c_str(), nullptr);
+}
+
+}  // namespace
+
+std::string FileWriter::check(const std::string& path, const FeedDescriptor& feed) {
+  const AVOutputFormat* container = container_for(path);
+  if (!container) {
+    return fmt::format("'{}': no container for that extension (use .mov, .mkv or .mxf)", path);
+  }
+  const AVCodecID id = av_codec_id(feed.codec);
+  if (id == AV_CODEC_ID_NONE) return fmt::format("{} feeds are not video", to_string(feed.codec));
+  // libavformat's own codec lists are incomplete (matroska answers "no" for DNxHD, yet writes
+  // it through its VFW mapping): the header write is the real check, and fails with one line.
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+    return fmt::format("'{}': directory '{}' does not exist", path, parent.string());
+  }
+  return {};
+}
+
+FileWriter::FileWriter(std::string path, const FeedDescriptor& feed) : path_(std::move(path)) {
+  quiet_libav();
+  if (auto problem = check(path_, feed); !problem.empty()) throw MediaError(problem);
+  try {
+    av_check(avformat_alloc_output_context2(&format_, nullptr, nullptr, path_.c_str()),
+             fmt::format("create '{}'", path_));
+    packet_ = av_packet_alloc();
+    AVStream* stream = avformat_new_stream(format_, nullptr);
+    if (!packet_ || !stream) throw MediaError("out of memory creating a file writer");
+    stream->time_base =
+        AVRational{static_cast<int>(feed.frame_rate_den), static_cast<int>(feed.frame_rate_num)};
+    stream->avg_frame_rate =
+        AVRational{static_cast<int>(feed.frame_rate_num), static_cast<int>(feed.frame_rate_den)};
+    stream->r_frame_rate = stream->avg_frame_rate;
+    AVCodecParameters* par = stream->codecpar;
+    par->codec_type = AVMEDIA_TYPE_VIDEO;
+    par->codec_id = av_codec_id(feed.codec);
+    par->width = feed.width;
+    par->height = feed.height;
+    par->bit_rate = static_cast<std::int64_t>(feed.bit_rate_bps);
+    par->field_order = AV_FIELD_PROGRESSIVE;
+    par->sample_aspect_ratio = AVRational{1, 1};
+    par->format = feed.codec == Codec::uyvy   ? AV_PIX_FMT_UYVY422
+                  : feed.codec == Codec::v210 ? AV_PIX_FMT_YUV422P10LE
+                                              : AV_PIX_FMT_YUV422P;
+    if (feed.codec == Codec::uyvy) par->codec_tag = MKTAG('2', 'v', 'u', 'y');
+    if (std::string(format_->oformat->name) == "matroska" && feed.codec == Codec::uyvy) {
+      par->codec_tag = MKTAG('U', 'Y', 'V', 'Y');
+    }
+    av_check(avio_open(&format_->pb, path_.c_str(), AVIO_FLAG_WRITE),
+             fmt::format("cannot write '{}'", path_));
+    av_check(avformat_write_header(format_, nullptr), fmt::format("start '{}'", path_));
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+FileWriter::~FileWriter() {
+  try {
+    finish();
+  } catch (const MediaError& error) {
+    logger("media")->error("{}", error.what());
+  }
+  release();
+}
+
+void FileWriter::release() {
+  if (format_ && format_->pb) avio_closep(&format_->pb);
+  avformat_free_context(format_);
+  format_ = nullptr;
+  av_packet_free(&packet_);
+}
+
+void FileWriter::write(std::span<const std::byte> frame, std::int64_t frame_index) {
+  if (finished_) return;
+  av_packet_unref(packet_);
+  // The packet borrows the frame's bytes (not reference counted): the muxer copies or writes
+  // them before returning.
+  packet_->data = const_cast<std::uint8_t*>(reinterpret_cast<const std::uint8_t*>(frame.data()));
+  packet_->size = static_cast<int>(frame.size());
+  packet_->stream_index = 0;
+  packet_->pts = packet_->dts = frame_index;
+  packet_->duration = 1;
+  packet_->flags = AV_PKT_FLAG_KEY;  // every format here is intra-only
+  av_packet_rescale_ts(
+      packet_,
+      AVRational{format_->streams[0]->avg_frame_rate.den, format_->streams[0]->avg_frame_rate.num},
+      format_->streams[0]->time_base);
+  av_check(av_write_frame(format_, packet_), fmt::format("write '{}'", path_));
+  ++frames_written_;
+}
+
+void FileWriter::finish() {
+  if (finished_ || !format_) return;
+  finished_ = true;
+  av_check(av_write_trailer(format_), fmt::format("finish '{}'", path_));
+  avio_closep(&format_->pb);
+}
+
+}  // namespace hdstream

@@ -1,0 +1,57 @@
+#include "media/formats.hpp"
+
+#include <fmt/format.h>
+
+#include "media/av_formats.hpp"
+
+namespace hdstream {
+
+bool is_compressed(Codec codec) {
+  return codec == Codec::dnxhd;
+}
+bool is_video(Codec codec) {
+  return codec == Codec::dnxhd || codec == Codec::v210 || codec == Codec::uyvy;
+}
+
+std::string raw_caps_for(const FeedDescriptor& feed) {
+  const char* format = feed.codec == Codec::v210   ? "v210"
+                       : feed.codec == Codec::uyvy ? "UYVY"
+                                                   : "Y42B";
+  return fmt::format(
+      "video/x-raw,format={},width={},height={},framerate={}/{},"
+      "interlace-mode=progressive,pixel-aspect-ratio=1/1",
+      format, feed.width, feed.height, feed.frame_rate_num, feed.frame_rate_den);
+}
+
+std::size_t raw_frame_bytes(const FeedDescriptor& feed) {
+  const std::size_t width = feed.width, height = feed.height;
+  if (feed.codec == Codec::v210) return (width + 47) / 48 * 128 * height;
+  if (feed.codec == Codec::uyvy) return width * 2 * height;
+  return 0;
+}
+
+AVCodecID av_codec_id(Codec codec) {
+  switch (codec) {
+    case Codec::dnxhd:
+      return AV_CODEC_ID_DNXHD;
+    case Codec::v210:
+      return AV_CODEC_ID_V210;
+    case Codec::uyvy:
+      return AV_CODEC_ID_RAWVIDEO;
+    default:
+      return AV_CODEC_ID_NONE;
+  }
+}
+
+AVPixelFormat av_raw_pixel_format(Codec codec) {
+  return codec == Codec::uyvy ? AV_PIX_FMT_UYVY422 : AV_PIX_FMT_NONE;
+}
+
+std::optional<Codec> codec_from_av(AVCodecID id, int pixel_format) {
+  if (id == AV_CODEC_ID_DNXHD) return Codec::dnxhd;
+  if (id == AV_CODEC_ID_V210) return Codec::v210;
+  if (id == AV_CODEC_ID_RAWVIDEO && pixel_format == AV_PIX_FMT_UYVY422) return Codec::uyvy;
+  return std::nullopt;
+}
+
+}  // namespace hdstream

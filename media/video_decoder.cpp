@@ -1,0 +1,116 @@
+#include "media/video_decoder.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
+#include "media/av_formats.hpp"
+#include "media/media_error.hpp"
+
+namespace hdstream {
+namespace {
+
+PixelLayout layout_of(int format) {
+  switch (format) {
+    case AV_PIX_FMT_YUV422P:
+      return PixelLayout::yuv422p8;
+    case AV_PIX_FMT_YUV422P10LE:
+      return PixelLayout::yuv422p10;
+    case AV_PIX_FMT_UYVY422:
+      return PixelLayout::uyvy422;
+    default:
+      return PixelLayout::invalid;
+  }
+}
+
+}  // namespace
+
+VideoDecoder::VideoDecoder(const FeedDescriptor& feed, int threads) : feed_(feed) {
+  quiet_libav();
+  const AVCodecID id = av_codec_id(feed.codec);
+  const AVCodec* codec = id == AV_CODEC_ID_NONE ? nullptr : avcodec_find_decoder(id);
+  if (!codec) {
+    throw MediaError(
+        fmt::format("no libavcodec decoder for {} in this FFmpeg build", to_string(feed.codec)));
+  }
+  context_ = avcodec_alloc_context3(codec);
+  frame_ = av_frame_alloc();
+  packet_ = av_packet_alloc();
+  if (!context_ || !frame_ || !packet_) throw MediaError("out of memory creating a decoder");
+  context_->width = feed.width;
+  context_->height = feed.height;
+  context_->thread_count = threads;
+  const AVPixelFormat raw = av_raw_pixel_format(feed.codec);
+  if (raw != AV_PIX_FMT_NONE) context_->pix_fmt = raw;
+  try {
+    av_check(avcodec_open2(context_, codec, nullptr),
+             fmt::format("open the {} decoder", to_string(feed.codec)));
+  } catch (...) {
+    release();  // the destructor does not run for a constructor that throws
+    throw;
+  }
+}
+
+VideoDecoder::~VideoDecoder() {
+  release();
+}
+
+void VideoDecoder::release() {
+  av_packet_free(&packet_);
+  av_frame_free(&frame_);
+  avcodec_free_context(&context_);
+}
+
+const Picture& VideoDecoder::decode(std::span<const std::byte> bitstream) {
+  padded_.resize(bitstream.size() + AV_INPUT_BUFFER_PADDING_SIZE);
+  std::memcpy(padded_.data(), bitstream.data(), bitstream.size());
+  std::memset(padded_.data() + bitstream.size(), 0, AV_INPUT_BUFFER_PADDING_SIZE);
+  av_packet_unref(packet_);
+  packet_->data = reinterpret_cast<std::uint8_t*>(padded_.data());
+  packet_->size = static_cast<int>(bitstream.size());
+
+  av_frame_unref(frame_);
+  const int sent = avcodec_send_packet(context_, packet_);
+  if (sent < 0) {
+    // A frame that failed inside the decoder can leave one queued; drain it so the next
+    // frame starts clean.
+    avcodec_flush_buffers(context_);
+    av_check(sent, "decode");
+  }
+  const int received = avcodec_receive_frame(context_, frame_);
+  if (received == AVERROR(EAGAIN)) throw MediaError("decode: the frame produced no picture");
+  av_check(received, "decode");
+  if (frame_->width != feed_.width || frame_->height != feed_.height ||
+      layout_of(frame_->format) == PixelLayout::invalid) {
+    const char* name = av_get_pix_fmt_name(static_cast<AVPixelFormat>(frame_->format));
+    throw MediaError(fmt::format("decode: picture is {}x{} {}, the feed announced {}x{}",
+                                 frame_->width, frame_->height, name ? name : "?", feed_.width,
+                                 feed_.height));
+  }
+
+  picture_ = Picture{};
+  picture_.width = frame_->width;
+  picture_.height = frame_->height;
+  picture_.layout = layout_of(frame_->format);
+  const auto* descriptor = av_pix_fmt_desc_get(static_cast<AVPixelFormat>(frame_->format));
+  picture_.plane_count = av_pix_fmt_count_planes(static_cast<AVPixelFormat>(frame_->format));
+  for (int p = 0; p < picture_.plane_count; ++p) {
+    const bool chroma = p == 1 || p == 2;
+    const int width =
+        chroma ? AV_CEIL_RSHIFT(frame_->width, descriptor->log2_chroma_w) : frame_->width;
+    const int bytes_per_sample = descriptor->comp[0].step;  // 1 (8-bit) or 2 (10-bit), 2 for uyvy
+    picture_.data[p] = frame_->data[p];
+    picture_.stride_bytes[p] = frame_->linesize[p];
+    picture_.row_bytes[p] =
+        picture_.layout == PixelLayout::uyvy422 ? frame_->width * 2 : width * bytes_per_sample;
+    picture_.rows[p] =
+        chroma ? AV_CEIL_RSHIFT(frame_->height, descriptor->log2_chroma_h) : frame_->height;
+  }
+  return picture_;
+}
+
+}  // namespace hdstream

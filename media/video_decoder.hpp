@@ -1,0 +1,45 @@
+// One libavcodec decoder for one feed (DNxHD, v210 or UYVY), chosen from the HELLO descriptor.
+//   VideoDecoder decoder(hello.feed);                       // throws MediaError
+//   const Picture& picture = decoder.decode(frame->data);   // throws MediaError on bad data
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "media/picture.hpp"
+#include "protocol/handshake.hpp"
+
+struct AVCodecContext;
+struct AVFrame;
+struct AVPacket;
+
+namespace hdstream {
+
+class VideoDecoder {
+ public:
+  // threads: libavcodec slice/frame threads for this decoder (1 suits one decoder per feed).
+  explicit VideoDecoder(const FeedDescriptor& feed, int threads = 1);
+  ~VideoDecoder();
+  VideoDecoder(const VideoDecoder&) = delete;
+  VideoDecoder& operator=(const VideoDecoder&) = delete;
+
+  // Decodes one whole frame. The picture stays valid until the next call. A frame that does not
+  // decode, or decodes to another size or pixel format than the feed announced, throws
+  // MediaError; the decoder stays usable for the next frame.
+  const Picture& decode(std::span<const std::byte> bitstream);
+
+  const FeedDescriptor& feed() const { return feed_; }
+
+ private:
+  void release();
+
+  FeedDescriptor feed_;
+  AVCodecContext* context_ = nullptr;
+  AVFrame* frame_ = nullptr;
+  AVPacket* packet_ = nullptr;
+  std::vector<std::byte> padded_;  // libavcodec may read a little past the end of a packet
+  Picture picture_;
+};
+
+}  // namespace hdstream

@@ -1,0 +1,153 @@
+#include "pipeline/media_feed.hpp"
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "media/file_writer.hpp"
+#include "media/gst_display.hpp"
+#include "media/media_error.hpp"
+#include "media/video_decoder.hpp"
+#include "pipeline/media_sources.hpp"
+
+namespace hdstream {
+namespace {
+std::shared_ptr<spdlog::logger> log() {
+  return logger("media");
+}
+constexpr std::uint64_t kMaxErrorLines = 10;  // per feed: a broken feed must not flood the log
+}  // namespace
+
+MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput& output,
+                     StreamCounters& counters)
+    : stream_(stream),
+      hello_(hello),
+      output_(output),
+      counters_(counters),
+      queue_(output.queue_frames) {
+  counters_.decode_queue_capacity.store(static_cast<std::uint32_t>(queue_.capacity()),
+                                        std::memory_order_relaxed);
+  counters_.media.store(true, std::memory_order_relaxed);
+  worker_ = std::jthread([this] { run(); });
+}
+
+MediaFeed::~MediaFeed() {
+  finish();
+}
+
+void MediaFeed::push(FramePtr frame) {
+  if (queue_.push_drop_oldest(std::move(frame))) {
+    counters_.dropped_before_decode.fetch_add(1, std::memory_order_relaxed);
+    counters_.drops.fetch_add(1, std::memory_order_relaxed);
+  }
+  counters_.decode_queue_depth.store(static_cast<std::uint32_t>(queue_.depth()),
+                                     std::memory_order_relaxed);
+}
+
+void MediaFeed::finish() {
+  queue_.close();
+  if (worker_.joinable()) worker_.join();
+}
+
+void MediaFeed::run() {
+  const FeedDescriptor& feed = hello_.feed;
+  // Everything that can fail to open fails here, on the worker, and is logged: the network
+  // side keeps receiving (and counting) whatever happens to the sink.
+  std::optional<VideoDecoder> decoder;
+  std::optional<FileWriter> writer;
+  std::unique_ptr<GstDisplay> display;
+  // Opening a window takes up to a second or two (sink probing, X connection): it opens
+  // beside the worker, which meanwhile decodes without showing, instead of dropping.
+  std::future<std::unique_ptr<GstDisplay>> opening;
+  try {
+    decoder.emplace(feed, output_.decoder_threads);
+  } catch (const MediaError& error) {
+    log()->error("stream {}: {}; its frames count as decode errors", stream_, error.what());
+  }
+  try {
+    if (output_.kind == MediaOutput::Kind::file) {
+      writer.emplace(substitute_stream(output_.file_pattern, stream_), feed);
+      log()->info("stream {}: recording to {}", stream_, writer->path());
+    } else if (output_.kind == MediaOutput::Kind::display) {
+      opening = std::async(std::launch::async, [this, feed] {
+        return std::make_unique<GstDisplay>(feed, fmt::format("hdstream feed {}", stream_),
+                                            output_.fullscreen);
+      });
+    }
+  } catch (const MediaError& error) {
+    log()->error("stream {}: --output {}: {}; decoding continues without it", stream_,
+                 to_string(output_.kind), error.what());
+  }
+
+  auto attach_display = [&](bool wait) {
+    if (!opening.valid()) return;
+    if (!wait && opening.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    try {
+      display = opening.get();
+    } catch (const MediaError& error) {
+      log()->error("stream {}: --output display: {}; decoding continues without it", stream_,
+                   error.what());
+    }
+  };
+
+  std::uint64_t errors_logged = 0;
+  while (FramePtr frame = queue_.pop_wait()) {
+    attach_display(false);
+    counters_.decode_queue_depth.store(static_cast<std::uint32_t>(queue_.depth()),
+                                       std::memory_order_relaxed);
+    if (writer) {
+      try {
+        writer->write(frame->data, static_cast<std::int64_t>(frame->seq - hello_.first_frame_seq));
+      } catch (const MediaError& error) {
+        log()->error("stream {}: {}; recording stops", stream_, error.what());
+        writer.reset();
+      }
+    }
+    if (output_.debug_decode_delay.count() > 0)
+      std::this_thread::sleep_for(output_.debug_decode_delay);
+    if (!decoder) {
+      counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    const Picture* picture = nullptr;
+    try {
+      picture = &decoder->decode(frame->data);
+    } catch (const MediaError& error) {
+      counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
+      if (errors_logged++ < kMaxErrorLines) {
+        log()->warn("stream {}: frame {} ({} bytes): {}", stream_, frame->seq, frame->data.size(),
+                    error.what());
+      }
+      continue;
+    }
+    counters_.frames_decoded.fetch_add(1, std::memory_order_relaxed);
+    counters_.decode_latency.add_ns(wall_clock_ns() - frame->ready_ns);
+    if (output_.on_picture) output_.on_picture(*frame, *picture);
+    if (display) {
+      try {
+        display->show(*picture);
+      } catch (const MediaError& error) {
+        log()->error("stream {}: {}; decoding continues without a display", stream_, error.what());
+        display.reset();
+      }
+    }
+  }
+  counters_.decode_queue_depth.store(0, std::memory_order_relaxed);
+  attach_display(true);  // so that a window still opening is closed, not leaked
+  if (writer) {
+    try {
+      writer->finish();
+      log()->info("stream {}: {} frames recorded in {}", stream_, writer->frames_written(),
+                  writer->path());
+    } catch (const MediaError& error) {
+      log()->error("stream {}: {}", stream_, error.what());
+    }
+  }
+}
+
+}  // namespace hdstream
