@@ -13,6 +13,26 @@ namespace hdstream {
 enum class Role : std::uint8_t { send = 1, recv = 2 };
 std::string_view to_string(Role role);
 
+struct SubconnectionSnapshot {
+  std::uint8_t index = 0;
+  StreamState state = StreamState::invalid;
+  std::uint64_t bytes = 0;
+  double mbps = 0;  // over the last interval
+  double rtt_ms = 0;
+  std::uint64_t retransmits = 0;
+  std::uint64_t reconnects = 0;
+};
+
+struct LinkSnapshot {
+  bool present = false;
+  std::uint64_t resent_chunks = 0;
+  std::uint64_t duplicate_chunks = 0;
+  std::uint64_t lost_packets = 0;
+  std::uint64_t dropped_packets = 0;
+  std::uint64_t belated_packets = 0;
+  double buffer_ms = 0;
+};
+
 struct StreamSnapshot {
   std::uint16_t stream = 0;
   std::string transport;
@@ -28,6 +48,8 @@ struct StreamSnapshot {
   double rtt_ms = 0;
   std::int64_t first_frame_ns = 0;
   std::int64_t last_frame_ns = 0;
+  std::vector<SubconnectionSnapshot> subconnections;  // mtcp only
+  LinkSnapshot link;                                  // transport-specific extras
 };
 
 struct Snapshot {
