@@ -68,7 +68,7 @@ CLI::Option* add_streams(CLI::App& command, std::size_t& streams) {
 
 CLI::Option* add_transport(CLI::App& command, std::string& transport) {
   return command.add_option("--transport", transport, "Transport")
-      ->check(CLI::IsMember({"tcp"}))
+      ->check(CLI::IsMember({"tcp", "mtcp", "srt"}))
       ->capture_default_str();
 }
 
@@ -134,6 +134,15 @@ Command parse_command_line(int argc, const char* const* argv) {
   send_cmd->add_option("--connect-timeout", send_patience, "Keep retrying a refused connection this long")
       ->check(kDuration)
       ->capture_default_str();
+  send_cmd->add_option("--conns", send.connections, "mtcp: TCP sub-connections per feed (default 4)")
+      ->check(CLI::Range(1, 16));
+  send_cmd->add_option("--key-file", send.key_file, "srt: file holding the passphrase (10..79 characters)");
+  send_cmd->add_option("--key-length", send.key_length_bytes, "srt: AES key length in bytes")
+      ->check(CLI::IsMember({16, 24, 32}))
+      ->capture_default_str();
+  send_cmd->add_option("--mux", send.mux, "srt: wire framing; ts = MPEG-TS for ffmpeg/GStreamer")
+      ->check(CLI::IsMember({"none", "ts"}))
+      ->capture_default_str();
   add_common(*send_cmd, send.common, send_text);
 
   RecvOptions recv;
@@ -149,6 +158,14 @@ Command parse_command_line(int argc, const char* const* argv) {
   recv_cmd->add_option("--duration", recv_duration,
                        "Stop after this long; 0 waits until every stream has ended")
       ->check(kDuration)
+      ->capture_default_str();
+  std::string recv_latency = "120ms";
+  recv_cmd->add_option("--key-file", recv.key_file, "srt: file holding the passphrase");
+  recv_cmd->add_option("--latency", recv_latency, "srt: receive latency")
+      ->check(kDuration)
+      ->capture_default_str();
+  recv_cmd->add_option("--mux", recv.mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer")
+      ->check(CLI::IsMember({"none", "ts"}))
       ->capture_default_str();
   add_common(*recv_cmd, recv.common, recv_text);
 
@@ -172,6 +189,13 @@ Command parse_command_line(int argc, const char* const* argv) {
       send.duration = parse_duration(send_duration);
       send.expected_rtt = parse_duration(send_rtt);
       send.latency = parse_duration(send_latency);
+      send.latency_given = send_cmd->get_option("--latency")->count() > 0;
+      if (send.connections > 0 && send.transport != TransportKind::mtcp) {
+        throw CLI::ValidationError("--conns", "only applies to --transport mtcp");
+      }
+      if (send.mux == "ts" && send.transport != TransportKind::srt) {
+        throw CLI::ValidationError("--mux", "ts needs --transport srt");
+      }
       send.connect_patience = parse_duration(send_patience);
       const auto chunk = parse_bytes(send_chunk);
       if (chunk < 1024 || chunk > (4u << 20)) {
@@ -184,6 +208,10 @@ Command parse_command_line(int argc, const char* const* argv) {
       finish_common(recv.common, recv_text);
       recv.transport = *transport_from_string(recv_transport);
       recv.duration = parse_duration(recv_duration);
+      recv.latency = parse_duration(recv_latency);
+      if (recv.mux == "ts" && recv.transport != TransportKind::srt) {
+        throw CLI::ValidationError("--mux", "ts needs --transport srt");
+      }
       return recv;
     }
     finish_common(demo.common, demo_text);

@@ -34,6 +34,11 @@ struct SendOptions {
   std::uint32_t chunk_bytes = 64 * 1024;
   double pacing_factor = 0;  // SO_MAX_PACING_RATE = factor x rate; 0 leaves pacing to the cc
   std::chrono::nanoseconds connect_patience = 10s;
+  std::size_t connections = 0;          // mtcp sub-connections (--conns); 0: the default, 4
+  bool latency_given = false;           // --latency set explicitly (srt otherwise: max(120ms, 4 x RTT))
+  std::string key_file;                 // srt passphrase file (--key-file)
+  int key_length_bytes = 16;            // srt AES key length (--key-length)
+  std::string mux = "none";             // "ts": MPEG-TS over srt (--mux)
 };
 
 struct RecvOptions {
@@ -43,6 +48,9 @@ struct RecvOptions {
   TransportKind transport = TransportKind::tcp;
   std::string output = "null";
   std::chrono::nanoseconds duration = 0s;  // 0: until every stream has ended, or interrupted
+  std::string key_file;                    // srt passphrase file (--key-file)
+  std::chrono::nanoseconds latency = 120ms;  // srt receive latency (--latency)
+  std::string mux = "none";                // "ts": MPEG-TS over srt (--mux)
 };
 
 struct DemoOptions {

@@ -15,7 +15,7 @@ namespace hdstream {
 class ReceiverGroup {
  public:
   ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind, Endpoint listen,
-                std::function<void()> on_all_ended);
+                std::function<void()> on_all_ended, SrtSettings srt = {});
 
   // Binds and listens; throws std::system_error naming the address.
   void start() { transport_->start(); }

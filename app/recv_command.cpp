@@ -3,6 +3,7 @@
 #include "app/commands.hpp"
 #include "app/receivers.hpp"
 #include "app/runtime.hpp"
+#include "app/srt_settings.hpp"
 #include "common/log.hpp"
 #include "transport/endpoint.hpp"
 
@@ -22,7 +23,9 @@ int run_recv(const RecvOptions& options) {
     receivers->stop();
     runtime.shutdown();
   };
-  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish);
+  const SrtSettings srt = options.transport == TransportKind::srt ? srt_settings(options) : SrtSettings{};
+  receivers =
+      std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish, srt);
   receivers->start();
   runtime.on_interrupt(finish);
 
