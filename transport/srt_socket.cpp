@@ -46,7 +46,16 @@ void srt_log_handler(void*, int level, const char*, int, const char*, const char
   if (auto at = text.find("rsp(REJECT): "); at != std::string_view::npos) {
     auto reason = text.substr(at + 13);
     while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.remove_suffix(1);
-    log()->warn("refused an SRT caller: {}", reason);
+    // "1010 - Incorrect passphrase": the reason first, libsrt's code after it.
+    std::string_view code;
+    if (auto dash = reason.find(" - "); dash != std::string_view::npos) {
+      code = reason.substr(0, dash);
+      reason = reason.substr(dash + 3);
+    }
+    log()->warn("refused an SRT caller: {} (libsrt reject code {}){}", reason, code,
+                reason.find("passphrase") != std::string_view::npos
+                    ? "; check --key-file on both ends"
+                    : "");
     return;
   }
   if (level <= LOG_ERR) {
