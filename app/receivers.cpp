@@ -1,16 +1,22 @@
 #include "app/receivers.hpp"
 
+#include "mux/ts_srt_receiver.hpp"
+
 namespace hdstream {
 
 ReceiverGroup::ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind,
                              Endpoint listen, std::function<void()> on_all_ended,
-                             SrtSettings srt)
+                             SrtSettings srt, Mux mux)
     : feeds_(stats, std::move(on_all_ended)) {
   ReceiverOptions options;
   options.listen = std::move(listen);
   options.streams = stats.size();
   options.srt = std::move(srt);
-  transport_ = make_receiver(kind, runtime.io(), std::move(options), stats, feeds_);
+  if (mux == Mux::ts) {
+    transport_ = std::make_shared<TsSrtReceiver>(std::move(options), stats, feeds_);
+  } else {
+    transport_ = make_receiver(kind, runtime.io(), std::move(options), stats, feeds_);
+  }
 }
 
 }  // namespace hdstream

@@ -15,7 +15,8 @@ namespace hdstream {
 class ReceiverGroup {
  public:
   ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind, Endpoint listen,
-                std::function<void()> on_all_ended, SrtSettings srt = {});
+                std::function<void()> on_all_ended, SrtSettings srt = {},
+                Mux mux = Mux::none);
 
   // Binds and listens; throws std::system_error naming the address.
   void start() { transport_->start(); }

@@ -25,7 +25,8 @@ int run_recv(const RecvOptions& options) {
   };
   const SrtSettings srt = options.transport == TransportKind::srt ? srt_settings(options) : SrtSettings{};
   receivers =
-      std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish, srt);
+      std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish, srt,
+                                      options.mux == "ts" ? Mux::ts : Mux::none);
   receivers->start();
   runtime.on_interrupt(finish);
 

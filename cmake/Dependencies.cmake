@@ -10,3 +10,5 @@ find_package(nlohmann_json 3.11 REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 # libsrt: the GnuTLS build (libsrt-gnutls-dev), the one Debian's GStreamer and FFmpeg load.
 pkg_check_modules(SRT REQUIRED IMPORTED_TARGET srt)
+# libav (FFmpeg) for MPEG-TS demux/decode in mux/.
+pkg_check_modules(LIBAV REQUIRED IMPORTED_TARGET libavformat libavcodec libavutil)
