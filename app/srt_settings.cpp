@@ -23,8 +23,9 @@ std::string read_passphrase(const std::string& path) {
     passphrase.pop_back();
   }
   if (passphrase.size() < 10 || passphrase.size() > 79) {
-    throw UsageError(fmt::format("--key-file: the passphrase in '{}' has {} characters; SRT needs 10 to 79",
-                                 path, passphrase.size()));
+    throw UsageError(
+        fmt::format("--key-file: the passphrase in '{}' has {} characters; SRT needs 10 to 79",
+                    path, passphrase.size()));
   }
   return passphrase;
 }
@@ -35,9 +36,10 @@ SrtSettings srt_settings(const SendOptions& options) {
   SrtSettings settings;
   settings.passphrase = read_passphrase(options.key_file);
   settings.key_length_bytes = static_cast<std::uint8_t>(options.key_length_bytes);
-  settings.latency = options.latency_given ? options.latency
-                                           : std::max<std::chrono::nanoseconds>(
-                                                 std::chrono::milliseconds(120), 4 * options.expected_rtt);
+  settings.latency = options.latency_given
+                         ? options.latency
+                         : std::max<std::chrono::nanoseconds>(std::chrono::milliseconds(120),
+                                                              4 * options.expected_rtt);
   return settings;
 }
 

@@ -15,7 +15,9 @@ extern "C" {
 namespace hdstream {
 namespace {
 
-std::shared_ptr<spdlog::logger> log() { return logger("ts"); }
+std::shared_ptr<spdlog::logger> log() {
+  return logger("ts");
+}
 
 // libavformat pulls TS bytes through this: one SRT message (7 x 188 bytes) at a time.
 struct SrtReadContext {
@@ -39,14 +41,16 @@ int read_packet(void* opaque, std::uint8_t* buffer, int capacity) {
     context.size = received;
     context.bytes += received;
   }
-  const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(capacity),
-                                              context.size - context.offset);
+  const std::size_t n =
+      std::min<std::size_t>(static_cast<std::size_t>(capacity), context.size - context.offset);
   std::memcpy(buffer, context.message.data() + context.offset, n);
   context.offset += n;
   return static_cast<int>(n);
 }
 
-int interrupted(void* opaque) { return static_cast<const std::atomic<bool>*>(opaque)->load() ? 1 : 0; }
+int interrupted(void* opaque) {
+  return static_cast<const std::atomic<bool>*>(opaque)->load() ? 1 : 0;
+}
 
 struct FormatDeleter {
   void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
@@ -104,7 +108,9 @@ Endpoint TsSrtReceiver::local_endpoint() const {
                   base_port_};
 }
 
-void TsSrtReceiver::stop() { stopped_ = true; }
+void TsSrtReceiver::stop() {
+  stopped_ = true;
+}
 
 void TsSrtReceiver::serve(std::uint16_t stream, SrtSocket listener) {
   while (!stopped_) {
@@ -126,8 +132,8 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
 
   constexpr int kIoBufferBytes = 64 * 1024;
   auto* io_buffer = static_cast<std::uint8_t*>(av_malloc(kIoBufferBytes));
-  std::unique_ptr<AVIOContext, IoDeleter> io(
-      avio_alloc_context(io_buffer, kIoBufferBytes, 0, &read_context, read_packet, nullptr, nullptr));
+  std::unique_ptr<AVIOContext, IoDeleter> io(avio_alloc_context(
+      io_buffer, kIoBufferBytes, 0, &read_context, read_packet, nullptr, nullptr));
   AVFormatContext* raw_format = avformat_alloc_context();
   raw_format->pb = io.get();
   raw_format->flags |= AVFMT_FLAG_CUSTOM_IO;
@@ -152,7 +158,8 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   std::unique_ptr<AVCodecContext, CodecDeleter> decoder(avcodec_alloc_context3(codec));
   avcodec_parameters_to_context(decoder.get(), av_stream->codecpar);
   if (int rc = avcodec_open2(decoder.get(), codec, nullptr); rc < 0) {
-    log()->warn("stream {}: cannot open the {} decoder: {}", stream, codec->name, av_error_text(rc));
+    log()->warn("stream {}: cannot open the {} decoder: {}", stream, codec->name,
+                av_error_text(rc));
     return;
   }
   const AVRational rate = av_guess_frame_rate(format.get(), av_stream, nullptr);
@@ -185,7 +192,8 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
       first_pts = pts;
       first_arrival_ns = now;
     }
-    FramePtr frame = pool_.acquire(static_cast<std::size_t>(std::max<std::int64_t>(packet_bytes, 0)));
+    FramePtr frame =
+        pool_.acquire(static_cast<std::size_t>(std::max<std::int64_t>(packet_bytes, 0)));
     frame->stream_id = stream;
     frame->seq = seq++;
     // The media clock stands in for the sender's: RFC 3550 jitter against the stream's PTS.

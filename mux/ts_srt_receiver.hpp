@@ -3,7 +3,8 @@
 // socket, libavcodec decodes the video, and each decoded picture is one frame for the pipeline
 // (bytes = its compressed size; jitter from arrival against the stream's own PTS clock).
 //   hdstream recv --listen :9000 --transport srt --mux ts   # then, e.g.:
-//   ffmpeg -re -f lavfi -i testsrc2=size=1280x720:rate=30 -c:v mpeg2video -f mpegts 'srt://127.0.0.1:9000?mode=caller'
+//   ffmpeg -re -f lavfi -i testsrc2=size=1280x720:rate=30 -c:v mpeg2video -f mpegts
+//   'srt://127.0.0.1:9000?mode=caller'
 #pragma once
 
 #include <atomic>

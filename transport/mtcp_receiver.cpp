@@ -15,7 +15,9 @@
 
 namespace hdstream {
 namespace {
-std::shared_ptr<spdlog::logger> log() { return logger("mtcp"); }
+std::shared_ptr<spdlog::logger> log() {
+  return logger("mtcp");
+}
 
 // How long a feed whose sub-connections are all down waits for the sender to re-establish one.
 constexpr auto kRejoinPatience = std::chrono::seconds(10);
@@ -39,12 +41,12 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
   std::uint8_t connections() const { return hello_.connections; }
 
   void start() {
-    log()->info("stream {}: feed accepted over {} sub-connections ({} {}x{} @ {:.2f} fps, {}, "
-                "latency budget {} ms)",
-                stream_, hello_.connections, to_string(hello_.feed.codec), hello_.feed.width,
-                hello_.feed.height, hello_.feed.frames_per_second(),
-                format_rate(static_cast<double>(hello_.feed.bit_rate_bps)),
-                hello_.latency_budget_ms);
+    log()->info(
+        "stream {}: feed accepted over {} sub-connections ({} {}x{} @ {:.2f} fps, {}, "
+        "latency budget {} ms)",
+        stream_, hello_.connections, to_string(hello_.feed.codec), hello_.feed.width,
+        hello_.feed.height, hello_.feed.frames_per_second(),
+        format_rate(static_cast<double>(hello_.feed.bit_rate_bps)), hello_.latency_budget_ms);
     counters_.planned_bps.store(hello_.feed.bit_rate_bps, std::memory_order_relaxed);
     counters_.state.store(StreamState::running, std::memory_order_relaxed);
     counters_.link.present.store(true, std::memory_order_relaxed);
@@ -53,8 +55,8 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
     }
     down_since_ = std::chrono::steady_clock::now();
     owner_->consumer_.session_started(stream_, hello_);
-    asio::co_spawn(strand_, [self = shared_from_this()] { return self->ticker(); },
-                   asio::detached);
+    asio::co_spawn(
+        strand_, [self = shared_from_this()] { return self->ticker(); }, asio::detached);
   }
 
   void attach(std::uint8_t index, std::shared_ptr<tcp::socket> socket, std::string peer) {
@@ -83,11 +85,12 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
       log()->info("stream {} sub-connection {}: re-established from {}", stream_, index,
                   member.peer);
     }
-    asio::co_spawn(strand_,
-                   [self = shared_from_this(), index, generation = member.generation] {
-                     return self->read_loop(index, generation);
-                   },
-                   asio::detached);
+    asio::co_spawn(
+        strand_,
+        [self = shared_from_this(), index, generation = member.generation] {
+          return self->read_loop(index, generation);
+        },
+        asio::detached);
   }
 
   void close() {
@@ -110,9 +113,9 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
     ReassemblerConfig config;
     config.first_seq = hello.first_frame_seq;
     config.latency_budget_ns = std::int64_t{hello.latency_budget_ms} * 1'000'000;
-    config.max_frames_in_flight = std::max(
-        options.max_frames_in_flight,
-        mtcp_window_frames(hello.latency_budget_ms, hello.feed.frames_per_second()));
+    config.max_frames_in_flight =
+        std::max(options.max_frames_in_flight,
+                 mtcp_window_frames(hello.latency_budget_ms, hello.feed.frames_per_second()));
     return config;
   }
 
@@ -149,9 +152,8 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
     auto read = co_await read_header(*socket);
     if (ended_ || member.generation != generation) co_return;
     if (read.error) {
-      const std::string why = read.detail != HeaderError::none
-                                  ? std::string(to_string(read.detail))
-                                  : read.error.message();
+      const std::string why = read.detail != HeaderError::none ? std::string(to_string(read.detail))
+                                                               : read.error.message();
       member_lost(index, generation, why);
       co_return;
     }
@@ -160,8 +162,8 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
       auto slot = reassembler_.begin_chunk(header, wall_clock_ns());
       error_code ec;
       if (slot.result == ChunkResult::accepted) {
-        co_await asio::async_read(*socket, asio::buffer(slot.destination.data(), slot.destination.size()),
-                                  nothrow(ec));
+        co_await asio::async_read(
+            *socket, asio::buffer(slot.destination.data(), slot.destination.size()), nothrow(ec));
         // A payload cut short never arrives: free its place for the copy re-sent elsewhere.
         if (ec) {
           reassembler_.abort_chunk(header);
@@ -217,14 +219,14 @@ void MultiTcpReceiver::Group::send_ack(std::uint8_t index) {
   member.ack_in_flight = true;
   encode_ack(stream_, Ack{reassembler_.next_seq(), member.chunks_received, index}, member.ack);
   asio::async_write(*member.socket, asio::buffer(member.ack),
-                    asio::bind_executor(strand_, [self = shared_from_this(), index,
-                                                  generation = member.generation](
-                                                     boost::system::error_code ec, std::size_t) {
-                      Member& m = self->members_[index];
-                      if (m.generation != generation) return;
-                      m.ack_in_flight = false;
-                      if (!ec && m.ack_wanted && !self->ended_) self->send_ack(index);
-                    }));
+                    asio::bind_executor(
+                        strand_, [self = shared_from_this(), index, generation = member.generation](
+                                     boost::system::error_code ec, std::size_t) {
+                          Member& m = self->members_[index];
+                          if (m.generation != generation) return;
+                          m.ack_in_flight = false;
+                          if (!ec && m.ack_wanted && !self->ended_) self->send_ack(index);
+                        }));
 }
 
 void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t generation,
@@ -235,9 +237,10 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
   boost::system::error_code ignored;
   member.socket->close(ignored);
   counters_.subconnections[index].state.store(StreamState::waiting, std::memory_order_relaxed);
-  log()->warn("stream {} sub-connection {} from {} lost: {}; waiting for the sender to "
-              "re-establish it",
-              stream_, index, member.peer, why);
+  log()->warn(
+      "stream {} sub-connection {} from {} lost: {}; waiting for the sender to "
+      "re-establish it",
+      stream_, index, member.peer, why);
   if (std::none_of(members_.begin(), members_.end(), [](const Member& m) { return m.up; })) {
     down_since_ = std::chrono::steady_clock::now();
   }
@@ -245,7 +248,8 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
 
 void MultiTcpReceiver::Group::deliver(std::int64_t now_ns) {
   FrameConsumer& consumer = owner_->consumer_;
-  while (FramePtr frame = reassembler_.pop(now_ns)) consumer.frame_received(stream_, std::move(frame));
+  while (FramePtr frame = reassembler_.pop(now_ns))
+    consumer.frame_received(stream_, std::move(frame));
   const auto& now = reassembler_.counters();
   counters_.drops.fetch_add(now.frames_dropped - published_.frames_dropped,
                             std::memory_order_relaxed);
@@ -258,8 +262,7 @@ void MultiTcpReceiver::Group::deliver(std::int64_t now_ns) {
   }
   if (now.frames_dropped > published_.frames_dropped) {
     log()->warn("stream {}: {} frame(s) given up (missing beyond the {} ms latency budget)",
-                stream_, now.frames_dropped - published_.frames_dropped,
-                hello_.latency_budget_ms);
+                stream_, now.frames_dropped - published_.frames_dropped, hello_.latency_budget_ms);
   }
   published_ = now;
 }
@@ -337,7 +340,8 @@ MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions op
       acceptor_(context),
       pool_(8 * options_.streams + 8),
       groups_(options_.streams) {
-  for (std::size_t i = 0; i < options_.streams; ++i) strands_.push_back(asio::make_strand(context_));
+  for (std::size_t i = 0; i < options_.streams; ++i)
+    strands_.push_back(asio::make_strand(context_));
 }
 
 MultiTcpReceiver::~MultiTcpReceiver() = default;
@@ -346,8 +350,9 @@ void MultiTcpReceiver::start() {
   open_listener(acceptor_, options_.listen);
   log()->info("listening on {} for {} mtcp stream(s)", local_endpoint().to_string(),
               options_.streams);
-  asio::co_spawn(acceptor_.get_executor(),
-                 [self = shared_from_this()] { return self->accept_loop(); }, asio::detached);
+  asio::co_spawn(
+      acceptor_.get_executor(), [self = shared_from_this()] { return self->accept_loop(); },
+      asio::detached);
 }
 
 Endpoint MultiTcpReceiver::local_endpoint() const {
@@ -371,19 +376,20 @@ awaitable<void> MultiTcpReceiver::accept_loop() {
       std::erase_if(admitting_, [](const auto& weak) { return weak.expired(); });
       admitting_.push_back(socket);
     }
-    asio::co_spawn(socket->get_executor(),
-                   [self = shared_from_this(), socket] { return self->admit(socket); },
-                   asio::detached);
+    asio::co_spawn(
+        socket->get_executor(), [self = shared_from_this(), socket] { return self->admit(socket); },
+        asio::detached);
   }
 }
 
 awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
   const std::string peer = peer_name(*socket);
-  auto intake = co_await read_hello(*socket, options_.handshake_timeout, peer,
-                                    TransportKind::mtcp, "mtcp");
+  auto intake =
+      co_await read_hello(*socket, options_.handshake_timeout, peer, TransportKind::mtcp, "mtcp");
   const std::uint16_t stream = intake.stream_id;
   if (!intake.hello) {
-    if (intake.reply) co_await send_hello_ack(*socket, stream, intake.status, intake.reason, peer, "mtcp");
+    if (intake.reply)
+      co_await send_hello_ack(*socket, stream, intake.status, intake.reason, peer, "mtcp");
     co_return;
   }
   const Hello& hello = *intake.hello;

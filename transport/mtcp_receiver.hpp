@@ -41,7 +41,7 @@ class MultiTcpReceiver : public ReceiverTransport,
   // One strand per stream: every sub-connection of a feed runs on it, so they share one
   // reassembler without locks and the consumer sees one caller per stream.
   std::vector<asio::strand<asio::io_context::executor_type>> strands_;
-  std::mutex mutex_;  // guards the members below
+  std::mutex mutex_;                            // guards the members below
   std::vector<std::shared_ptr<Group>> groups_;  // per stream; null when free
   std::vector<std::weak_ptr<tcp::socket>> admitting_;
   bool stopped_ = false;

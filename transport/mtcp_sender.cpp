@@ -15,7 +15,9 @@
 
 namespace hdstream {
 namespace {
-std::shared_ptr<spdlog::logger> log() { return logger("mtcp"); }
+std::shared_ptr<spdlog::logger> log() {
+  return logger("mtcp");
+}
 
 // Grows a ring buffer when full: rare (the first burst after a break), never per chunk.
 template <typename T>
@@ -74,8 +76,7 @@ MultiTcpSender::MultiTcpSender(asio::any_io_executor executor, SenderOptions opt
 MultiTcpSender::~MultiTcpSender() = default;
 
 std::string MultiTcpSender::label(const Subconnection& sub) const {
-  return fmt::format("stream {} sub-connection {}/{}", options_.stream_id, sub.index,
-                     subs_.size());
+  return fmt::format("stream {} sub-connection {}/{}", options_.stream_id, sub.index, subs_.size());
 }
 
 std::vector<std::byte> MultiTcpSender::hello_for(const Subconnection& sub) const {
@@ -86,8 +87,8 @@ std::vector<std::byte> MultiTcpSender::hello_for(const Subconnection& sub) const
 }
 
 void MultiTcpSender::fail(std::string_view why) {
-  if (!broken_ && !stopped_) log()->error("stream {} to {}: {}", options_.stream_id,
-                                          options_.destination.to_string(), why);
+  if (!broken_ && !stopped_)
+    log()->error("stream {} to {}: {}", options_.stream_id, options_.destination.to_string(), why);
   broken_ = true;
   counters_.state.store(StreamState::failed, std::memory_order_relaxed);
   for (auto& sub : subs_) {
@@ -115,8 +116,8 @@ awaitable<bool> MultiTcpSender::establish(Subconnection& sub, bool first) {
   }
   tune_sender_socket(*sub.socket, options_, "mtcp", name);
   const auto hello = hello_for(sub);
-  auto outcome = co_await client_handshake(*sub.socket, hello, options_.handshake_timeout,
-                                           shared_from_this());
+  auto outcome =
+      co_await client_handshake(*sub.socket, hello, options_.handshake_timeout, shared_from_this());
   if (!outcome.accepted) {
     if (first || outcome.error.starts_with("receiver refused")) fail(outcome.error);
     co_return false;
@@ -137,10 +138,12 @@ void MultiTcpSender::start_io(Subconnection& sub) {
   auto self = shared_from_this();
   const auto generation = sub.generation;
   Subconnection* raw = &sub;
-  asio::co_spawn(executor_, [self, raw, generation] { return self->write_loop(*raw, generation); },
-                 asio::detached);
-  asio::co_spawn(executor_, [self, raw, generation] { return self->read_loop(*raw, generation); },
-                 asio::detached);
+  asio::co_spawn(
+      executor_, [self, raw, generation] { return self->write_loop(*raw, generation); },
+      asio::detached);
+  asio::co_spawn(
+      executor_, [self, raw, generation] { return self->read_loop(*raw, generation); },
+      asio::detached);
   schedule();
 }
 
@@ -160,7 +163,8 @@ awaitable<bool> MultiTcpSender::open() {
               subs_.size(), options_.destination.to_string(), session_id_);
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
   auto self = shared_from_this();
-  asio::co_spawn(executor_, [self] { return self->sample_tcp_info(); }, asio::detached);
+  asio::co_spawn(
+      executor_, [self] { return self->sample_tcp_info(); }, asio::detached);
   co_return true;
 }
 
@@ -286,9 +290,9 @@ awaitable<void> MultiTcpSender::read_loop(Subconnection& sub, std::uint64_t gene
 void MultiTcpSender::on_ack(Subconnection& sub, const Ack& ack) {
   if (ack.chunks_received < sub.acked_chunks ||
       ack.chunks_received - sub.acked_chunks > sub.written) {
-    const std::string why = fmt::format(
-        "ACK for {} chunks, but {} were acknowledged and {} more written", ack.chunks_received,
-        sub.acked_chunks, sub.written);
+    const std::string why =
+        fmt::format("ACK for {} chunks, but {} were acknowledged and {} more written",
+                    ack.chunks_received, sub.acked_chunks, sub.written);
     broken(sub, sub.generation, why);
     return;
   }
@@ -344,7 +348,8 @@ void MultiTcpSender::broken(Subconnection& sub, std::uint64_t generation, const 
   if (!sub.reconnecting && !ended_) {
     auto self = shared_from_this();
     Subconnection* raw = &sub;
-    asio::co_spawn(executor_, [self, raw] { return self->reconnect(*raw); }, asio::detached);
+    asio::co_spawn(
+        executor_, [self, raw] { return self->reconnect(*raw); }, asio::detached);
   }
   schedule();
 }

@@ -1,7 +1,8 @@
 // One feed striped over K TCP sub-connections (mtcp): each chunk goes to the sub-connection
 // with the most room; the receiver acknowledges what arrived on each, so a sub-connection that
 // breaks has its unacknowledged chunks re-sent on the others while it is re-established.
-//   auto sender = std::make_shared<MultiTcpSender>(strand, options, counters);  // K = hello.connections
+//   auto sender = std::make_shared<MultiTcpSender>(strand, options, counters);  // K =
+//   hello.connections
 #pragma once
 
 #include <array>
@@ -57,8 +58,8 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
     // await their ACK, the rest wait to be written.
     boost::circular_buffer<ChunkRef> assigned;
     std::size_t written = 0;
-    std::uint64_t queued_bytes = 0;  // bytes of the unwritten ones
-    std::uint64_t acked_chunks = 0;  // the receiver's count for this connection
+    std::uint64_t queued_bytes = 0;      // bytes of the unwritten ones
+    std::uint64_t acked_chunks = 0;      // the receiver's count for this connection
     std::uint64_t retransmits_base = 0;  // TCP retransmits of earlier generations
     std::uint64_t retransmits_now = 0;
     AsyncEvent wake;

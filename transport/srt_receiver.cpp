@@ -9,11 +9,16 @@
 
 namespace hdstream {
 namespace {
-std::shared_ptr<spdlog::logger> log() { return logger("srt"); }
+std::shared_ptr<spdlog::logger> log() {
+  return logger("srt");
+}
 }  // namespace
 
 SrtReceiver::SrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameConsumer& consumer)
-    : options_(std::move(options)), stats_(stats), consumer_(consumer), pool_(4 * options_.streams + 8) {}
+    : options_(std::move(options)),
+      stats_(stats),
+      consumer_(consumer),
+      pool_(4 * options_.streams + 8) {}
 
 SrtReceiver::~SrtReceiver() {
   stopped_ = true;
@@ -56,7 +61,9 @@ Endpoint SrtReceiver::local_endpoint() const {
                   base_port_};
 }
 
-void SrtReceiver::stop() { stopped_ = true; }
+void SrtReceiver::stop() {
+  stopped_ = true;
+}
 
 void SrtReceiver::serve(std::size_t stream, SrtSocket listener) {
   const auto id = static_cast<std::uint16_t>(stream);
@@ -123,8 +130,8 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   auto ack = encode_hello_ack(stream, HelloAck{AckStatus::accepted, {}});
   if (socket.send(ack) != SrtIo::ok) return false;
 
-  log()->info("stream {}: feed from {} accepted over SRT ({} {}x{} @ {:.2f} fps, {})", stream,
-              peer, to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
+  log()->info("stream {}: feed from {} accepted over SRT ({} {}x{} @ {:.2f} fps, {})", stream, peer,
+              to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
               hello->feed.frames_per_second(),
               format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
   counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
@@ -139,9 +146,11 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   ReassemblerCounters published;
   auto deliver = [&] {
     const std::int64_t now = wall_clock_ns();
-    while (FramePtr frame = reassembler.pop(now)) consumer_.frame_received(stream, std::move(frame));
+    while (FramePtr frame = reassembler.pop(now))
+      consumer_.frame_received(stream, std::move(frame));
     const auto& c = reassembler.counters();
-    counters.drops.fetch_add(c.frames_dropped - published.frames_dropped, std::memory_order_relaxed);
+    counters.drops.fetch_add(c.frames_dropped - published.frames_dropped,
+                             std::memory_order_relaxed);
     counters.checksum_errors.fetch_add(c.checksum_errors - published.checksum_errors,
                                        std::memory_order_relaxed);
     if (c.frames_dropped > published.frames_dropped) {
@@ -166,8 +175,8 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     }
     MessageHeader header;
     const auto bytes = std::span<const std::byte>(message).first(received);
-    if (const HeaderError error = decode_header(bytes, header); error != HeaderError::none ||
-        header.payload_bytes != received - kHeaderBytes) {
+    if (const HeaderError error = decode_header(bytes, header);
+        error != HeaderError::none || header.payload_bytes != received - kHeaderBytes) {
       // One bad datagram does not desynchronise a message transport: count it, carry on.
       counters.checksum_errors.fetch_add(1, std::memory_order_relaxed);
       continue;

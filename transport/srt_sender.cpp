@@ -9,7 +9,9 @@
 
 namespace hdstream {
 namespace {
-std::shared_ptr<spdlog::logger> log() { return logger("srt"); }
+std::shared_ptr<spdlog::logger> log() {
+  return logger("srt");
+}
 }  // namespace
 
 SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings,
@@ -82,9 +84,12 @@ awaitable<bool> SrtSender::open() {
 bool SrtSender::send_message(std::span<const std::byte> message) {
   while (!stopped_) {
     switch (socket_.send(message)) {
-      case SrtIo::ok: return true;
-      case SrtIo::timeout: continue;  // the send buffer is full: look at stopped_ and retry
-      case SrtIo::closed: return false;
+      case SrtIo::ok:
+        return true;
+      case SrtIo::timeout:
+        continue;  // the send buffer is full: look at stopped_ and retry
+      case SrtIo::closed:
+        return false;
     }
   }
   return false;
@@ -102,9 +107,10 @@ bool SrtSender::connect_and_handshake() {
       break;
     } catch (const SrtError& error) {
       if (error.wrong_passphrase()) {
-        log()->error("stream {}: {} refused the connection: wrong passphrase (check --key-file "
-                     "on both ends)",
-                     options_.stream_id, remote_.to_string());
+        log()->error(
+            "stream {}: {} refused the connection: wrong passphrase (check --key-file "
+            "on both ends)",
+            options_.stream_id, remote_.to_string());
         return false;
       }
       if (stopped_ || std::chrono::steady_clock::now() + backoff > deadline) {
@@ -180,8 +186,8 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
   if (!send_message(end)) return false;
   // Live mode has no linger: closing now could discard packets still in the send buffer. The
   // receiver closes once it has END, which ends this read.
-  const auto deadline = std::chrono::steady_clock::now() + options_.handshake_timeout +
-                        options_.srt.latency;
+  const auto deadline =
+      std::chrono::steady_clock::now() + options_.handshake_timeout + options_.srt.latency;
   std::array<std::byte, kSrtMaxPayloadBytes> scratch;
   while (!stopped_ && std::chrono::steady_clock::now() < deadline) {
     std::size_t received = 0;
@@ -204,8 +210,8 @@ void SrtSender::run() {
     report(closed_, close_ok_, false);
     return;
   }
-  log()->info("stream {}: SRT live to {}, latency {}, {}", options_.stream_id,
-              remote_.to_string(), format_duration(options_.srt.latency),
+  log()->info("stream {}: SRT live to {}, latency {}, {}", options_.stream_id, remote_.to_string(),
+              format_duration(options_.srt.latency),
               options_.srt.passphrase.empty()
                   ? std::string("unencrypted")
                   : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
@@ -235,8 +241,9 @@ void SrtSender::run() {
     }
     if (!send_frame(*frame)) {
       ok = false;
-      if (!stopped_) log()->error("stream {}: SRT connection to {} lost", options_.stream_id,
-                                  remote_.to_string());
+      if (!stopped_)
+        log()->error("stream {}: SRT connection to {} lost", options_.stream_id,
+                     remote_.to_string());
       break;
     }
     counters_.add_frame(frame->data.size(), wall_clock_ns());

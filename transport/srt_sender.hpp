@@ -22,8 +22,7 @@ namespace hdstream {
 inline constexpr std::uint32_t kSrtChunkBytes = kSrtMaxPayloadBytes - kHeaderBytes;
 
 // The SRT settings every sender and receiver derives from the feed and the options.
-SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings,
-                 std::chrono::nanoseconds rtt);
+SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings, std::chrono::nanoseconds rtt);
 
 // Samples libsrt's stats into the common counters (sender or receiver view).
 void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& counters);

@@ -1,7 +1,7 @@
 #include "transport/srt_socket.hpp"
 
-#include <srt/srt.h>
 #include <srt/logging_api.h>
+#include <srt/srt.h>
 
 #include <netdb.h>
 #include <sys/syslog.h>
@@ -20,7 +20,9 @@
 namespace hdstream {
 namespace {
 
-std::shared_ptr<spdlog::logger> log() { return logger("srt"); }
+std::shared_ptr<spdlog::logger> log() {
+  return logger("srt");
+}
 
 constexpr int kIoTimeoutMs = 100;
 constexpr int kConnectTimeoutMs = 1000;
@@ -45,7 +47,8 @@ void srt_log_handler(void*, int level, const char*, int, const char*, const char
   const std::string_view text(message);
   if (auto at = text.find("rsp(REJECT): "); at != std::string_view::npos) {
     auto reason = text.substr(at + 13);
-    while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.remove_suffix(1);
+    while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' '))
+      reason.remove_suffix(1);
     // "1010 - Incorrect passphrase": the reason first, libsrt's code after it.
     std::string_view code;
     if (auto dash = reason.find(" - "); dash != std::string_view::npos) {
@@ -89,7 +92,8 @@ int configured(const SrtPlan& plan) {
     set<int>(socket, SRTO_TRANSTYPE, SRTT_LIVE, "SRTO_TRANSTYPE");
     set<int>(socket, SRTO_PAYLOADSIZE, plan.payload_bytes, "SRTO_PAYLOADSIZE");
     set<int>(socket, SRTO_LATENCY,
-             static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(plan.latency).count()),
+             static_cast<int>(
+                 std::chrono::duration_cast<std::chrono::milliseconds>(plan.latency).count()),
              "SRTO_LATENCY");
     set<int>(socket, SRTO_SNDTIMEO, kIoTimeoutMs, "SRTO_SNDTIMEO");
     set<int>(socket, SRTO_RCVTIMEO, kIoTimeoutMs, "SRTO_RCVTIMEO");
@@ -125,7 +129,9 @@ int configured(const SrtPlan& plan) {
 
 }  // namespace
 
-bool SrtError::wrong_passphrase() const { return reject_reason_ == SRT_REJ_BADSECRET; }
+bool SrtError::wrong_passphrase() const {
+  return reject_reason_ == SRT_REJ_BADSECRET;
+}
 
 SrtBufferSizes plan_srt_buffers(const SrtPlan& plan) {
   const double seconds = std::chrono::duration<double>(plan.rtt + plan.latency).count();
@@ -152,7 +158,9 @@ void ensure_srt_started() {
   });
 }
 
-SrtSocket SrtSocket::caller(const SrtPlan& plan) { return SrtSocket(configured(plan)); }
+SrtSocket SrtSocket::caller(const SrtPlan& plan) {
+  return SrtSocket(configured(plan));
+}
 
 SrtSocket SrtSocket::listener(const SrtPlan& plan, const Endpoint& local) {
   SrtSocket socket(configured(plan));
@@ -189,8 +197,8 @@ std::optional<SrtSocket> SrtSocket::accept(std::chrono::milliseconds timeout) {
   srt_epoll_add_usock(epoll, socket_, &events);
   SRTSOCKET ready[1];
   int ready_count = 1;
-  const int waited = srt_epoll_wait(epoll, ready, &ready_count, nullptr, nullptr,
-                                    timeout.count(), nullptr, nullptr, nullptr, nullptr);
+  const int waited = srt_epoll_wait(epoll, ready, &ready_count, nullptr, nullptr, timeout.count(),
+                                    nullptr, nullptr, nullptr, nullptr);
   srt_epoll_release(epoll);
   if (waited <= 0) return std::nullopt;
   sockaddr_storage peer{};
@@ -240,7 +248,8 @@ SrtStats SrtSocket::stats() {
 std::uint16_t SrtSocket::local_port() const {
   sockaddr_storage address{};
   int length = sizeof address;
-  if (srt_getsockname(socket_, reinterpret_cast<sockaddr*>(&address), &length) == SRT_ERROR) return 0;
+  if (srt_getsockname(socket_, reinterpret_cast<sockaddr*>(&address), &length) == SRT_ERROR)
+    return 0;
   if (address.ss_family == AF_INET6) {
     return ntohs(reinterpret_cast<const sockaddr_in6*>(&address)->sin6_port);
   }

@@ -33,12 +33,12 @@ class SrtError : public std::runtime_error {
 
 // Live-mode parameters of one feed's socket.
 struct SrtPlan {
-  std::uint64_t rate_bps = 0;                   // feed rate: INPUTBW, MAXBW, buffer sizing
+  std::uint64_t rate_bps = 0;  // feed rate: INPUTBW, MAXBW, buffer sizing
   std::chrono::nanoseconds latency = std::chrono::milliseconds(120);
   std::chrono::nanoseconds rtt = std::chrono::milliseconds(1);
-  std::string passphrase;                       // empty: no encryption
+  std::string passphrase;  // empty: no encryption
   std::uint8_t key_length_bytes = 16;
-  int payload_bytes = 1456;                     // SRTO_PAYLOADSIZE: one message per packet
+  int payload_bytes = 1456;  // SRTO_PAYLOADSIZE: one message per packet
 };
 inline constexpr int kSrtMaxPayloadBytes = 1456;  // SRT_LIVE_MAX_PLSIZE
 inline constexpr int kSrtTsPayloadBytes = 1316;   // 7 x 188: what MPEG-TS tools expect
@@ -56,13 +56,13 @@ enum class SrtIo : std::uint8_t { ok = 1, timeout, closed };
 
 struct SrtStats {
   double rtt_ms = 0;
-  std::uint64_t sent_retransmits = 0;     // packets we re-sent
-  std::uint64_t received_retransmits = 0; // re-sent packets we received
-  std::uint64_t send_lost = 0;            // reported lost by the peer
-  std::uint64_t receive_lost = 0;         // detected lost here
-  std::uint64_t send_dropped = 0;         // too late to send
-  std::uint64_t receive_dropped = 0;      // too late to play
-  std::uint64_t belated = 0;              // arrived after their play time
+  std::uint64_t sent_retransmits = 0;      // packets we re-sent
+  std::uint64_t received_retransmits = 0;  // re-sent packets we received
+  std::uint64_t send_lost = 0;             // reported lost by the peer
+  std::uint64_t receive_lost = 0;          // detected lost here
+  std::uint64_t send_dropped = 0;          // too late to send
+  std::uint64_t receive_dropped = 0;       // too late to play
+  std::uint64_t belated = 0;               // arrived after their play time
   double send_buffer_ms = 0;
   double receive_buffer_ms = 0;
 };

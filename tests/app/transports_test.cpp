@@ -55,12 +55,16 @@ void expect_clean_run(const std::string& transport, const Run& run) {
 Run run_feeds(const std::string& name, std::vector<std::string> transport_args) {
   auto dir = test::scratch_dir(name);
   const std::string address = "127.0.0.1:" + std::to_string(free_port_range(5));
-  std::vector<std::string> recv_args{HDSTREAM_BINARY, "recv", "--listen", address, "--streams",
-                                     "5", "--duration", "60s", "--stats", "json",
-                                     "--stats-file", (dir / "r.jsonl").string()};
-  std::vector<std::string> send_args{HDSTREAM_BINARY, "send", "--dest", address, "--streams", "5",
-                                     "--rate", "270M", "--duration", "10s", "--stats", "json",
-                                     "--stats-file", (dir / "s.jsonl").string()};
+  std::vector<std::string> recv_args{
+      HDSTREAM_BINARY, "recv", "--listen", address, "--streams",    "5",
+      "--duration",    "60s",  "--stats",  "json",  "--stats-file", (dir / "r.jsonl").string()};
+  std::vector<std::string> send_args{HDSTREAM_BINARY, "send",
+                                     "--dest",        address,
+                                     "--streams",     "5",
+                                     "--rate",        "270M",
+                                     "--duration",    "10s",
+                                     "--stats",       "json",
+                                     "--stats-file",  (dir / "s.jsonl").string()};
   for (const auto& arg : transport_args) {
     if (arg != "--conns" && arg != "4") recv_args.push_back(arg);
     send_args.push_back(arg);
@@ -94,9 +98,12 @@ TEST(Transports, SrtWrongPassphraseIsRefusedWithAClearLineOnBothEnds) {
                      dir, "send");
   EXPECT_EQ(send.wait(30s), 1) << send.err();
   EXPECT_NE(send.err().find("wrong passphrase"), std::string::npos) << send.err();
-  ASSERT_TRUE(test::eventually([&] {
-    return recv.err().find("refused an SRT caller: Incorrect passphrase") != std::string::npos;
-  }, 5s)) << recv.err();
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        return recv.err().find("refused an SRT caller: Incorrect passphrase") != std::string::npos;
+      },
+      5s))
+      << recv.err();
   recv.signal(SIGINT);
   EXPECT_EQ(recv.wait(10s), 130) << recv.err();
 }
@@ -104,16 +111,17 @@ TEST(Transports, SrtWrongPassphraseIsRefusedWithAClearLineOnBothEnds) {
 TEST(Transports, SrtFeedsStopInBoundedTimeOnInterrupt) {
   auto dir = test::scratch_dir("srt-stop");
   const std::string address = "127.0.0.1:" + std::to_string(free_port_range(2));
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2",
-                      "--transport", "srt", "--stats", "json", "--interval", "100ms"},
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--transport",
+                      "srt", "--stats", "json", "--interval", "100ms"},
                      dir, "recv");
-  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2",
-                      "--transport", "srt", "--rate", "50M", "--stats", "json"},
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--transport",
+                      "srt", "--rate", "50M", "--stats", "json"},
                      dir, "send");
   ASSERT_TRUE(test::eventually([&] {
     auto aggregate = test::find_line(recv.out(), "aggregate");
     return aggregate && (*aggregate)["mbps"].get<double>() > 10.0;
-  })) << recv.err() << send.err();
+  })) << recv.err()
+      << send.err();
   const auto start = std::chrono::steady_clock::now();
   send.signal(SIGINT);
   recv.signal(SIGINT);

@@ -13,10 +13,10 @@ using namespace std::chrono_literals;
 TEST(TsInterop, RecvIngestsFfmpegMpegTsOverSrt) {
   auto dir = test::scratch_dir("ts-ingest");
   const std::string port = std::to_string(test::free_port());
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + port, "--transport",
-                      "srt", "--mux", "ts", "--duration", "60s", "--stats", "json",
-                      "--stats-file", (dir / "r.jsonl").string()},
-                     dir, "recv");
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + port, "--transport", "srt", "--mux",
+       "ts", "--duration", "60s", "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
+      dir, "recv");
   ASSERT_TRUE(test::eventually([&] { return recv.err().find("listening") != std::string::npos; }));
   test::Process ffmpeg({"/usr/bin/ffmpeg", "-nostdin", "-loglevel", "error", "-re", "-f", "lavfi",
                         "-i", "testsrc2=size=1280x720:rate=30", "-t", "4", "-c:v", "mpeg2video",

@@ -9,8 +9,8 @@ namespace hdstream {
 namespace {
 
 TEST(Ack, RoundTripsThroughTheWire) {
-  const Ack ack{.next_frame_seq = 0x1122334455667788ULL, .chunks_received = 123456789,
-                .subconnection = 3};
+  const Ack ack{
+      .next_frame_seq = 0x1122334455667788ULL, .chunks_received = 123456789, .subconnection = 3};
   std::array<std::byte, kAckMessageBytes> message;
   encode_ack(9, ack, message);
   MessageHeader header;

@@ -67,8 +67,8 @@ class MtcpTransportTest : public ::testing::Test {
   // Opens a feed and sends `frames` frames, one every `period` (0: as fast as the window
   // allows); `between(seq)` runs after each submit (fault injection). Closes with END.
   std::future<SendResult> send_feed(std::shared_ptr<MultiTcpSender> sender,
-                                    asio::any_io_executor strand, std::uint16_t stream,
-                                    int frames, std::chrono::milliseconds period,
+                                    asio::any_io_executor strand, std::uint16_t stream, int frames,
+                                    std::chrono::milliseconds period,
                                     std::function<void(int)> between = {}) {
     auto promise = std::make_shared<std::promise<SendResult>>();
     auto future = promise->get_future();
@@ -109,7 +109,8 @@ class MtcpTransportTest : public ::testing::Test {
   }
 
   void expect_complete(std::uint16_t stream, const SendResult& result) {
-    ASSERT_TRUE(collector_.wait_until([stream](test::Collector& c) { return c.ended_.count(stream) > 0; }));
+    ASSERT_TRUE(
+        collector_.wait_until([stream](test::Collector& c) { return c.ended_.count(stream) > 0; }));
     std::lock_guard lock(collector_.mutex_);
     const auto& received = collector_.checksums_[stream];
     ASSERT_EQ(received.size(), result.checksums.size());
