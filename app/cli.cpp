@@ -112,7 +112,7 @@ void add_sources(CLI::App& command, std::vector<std::string>& sources) {
 
 CLI::Option* add_transport(CLI::App& command, std::string& transport) {
   return command.add_option("--transport", transport, "Transport")
-      ->check(CLI::IsMember({"tcp"}))
+      ->check(CLI::IsMember({"tcp", "mtcp", "srt"}))
       ->envname("HDSTREAM_TRANSPORT")
       ->capture_default_str();
 }
@@ -160,7 +160,15 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
   command.add_option("--connect-timeout", text.patience, "Keep retrying a refused connection this long")
       ->check(kDuration)
       ->capture_default_str();
-  command.add_option("--report", text.report, "Write a link report (Markdown) to this path");
+  command.add_option("--report", text.report,
+                     "Write a link report: Markdown with a PNG plot beside it, or one .html file");
+  command.add_option("--conns", send.connections, "mtcp: TCP sub-connections per feed (default 4)")
+      ->check(CLI::Range(1, 16));
+  command.add_option("--key-file", send.key_file,
+                     "srt: file holding the passphrase (10..79 characters)");
+  command.add_option("--key-length", send.key_length_bytes, "srt: AES key length in bytes")
+      ->check(CLI::IsMember({16, 24, 32}))
+      ->capture_default_str();
 }
 
 void finish_send_options(SendOptions& send, const SendText& text) {
@@ -176,6 +184,10 @@ void finish_send_options(SendOptions& send, const SendText& text) {
   }
   send.chunk_bytes = static_cast<std::uint32_t>(chunk);
   if (!text.report.empty()) send.report = text.report;
+  send.latency_given = send.common.explicit_options.count("latency") > 0;
+  if (send.connections > 0 && send.transport != TransportKind::mtcp) {
+    throw CLI::ValidationError("--conns", "only applies to --transport mtcp");
+  }
 }
 
 Finisher add_send(CLI::App& app) {
@@ -220,11 +232,23 @@ Finisher add_recv(CLI::App& app) {
   command->add_option("--duration", text->first, "Stop after this long; 0 waits until every stream has ended")
       ->check(kDuration)
       ->capture_default_str();
+  auto latency = std::make_shared<std::string>("120ms");
+  command->add_option("--key-file", recv->key_file, "srt: file holding the passphrase");
+  command->add_option("--latency", *latency, "srt: receive latency")
+      ->check(kDuration)
+      ->capture_default_str();
+  command->add_option("--mux", recv->mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer")
+      ->check(CLI::IsMember({"none", "ts"}))
+      ->capture_default_str();
   add_common(*command, recv->common, *common);
-  return [command, recv, text, common, decode_delay]() -> Command {
+  return [command, recv, text, common, decode_delay, latency]() -> Command {
     finish_common(*command, recv->common, *common);
     recv->duration = parse_duration(text->first);
     recv->transport = *transport_from_string(text->second);
+    recv->latency = parse_duration(*latency);
+    if (recv->mux == "ts" && recv->transport != TransportKind::srt) {
+      throw CLI::ValidationError("--mux", "ts needs --transport srt");
+    }
     if (recv->output == "auto") throw CLI::ValidationError("--output", "auto is for demo only");
     recv->debug_decode_delay =
         std::chrono::duration_cast<std::chrono::microseconds>(parse_duration(*decode_delay));

@@ -52,6 +52,10 @@ struct SendOptions {
   // Memory-to-memory (bench): frames of frame_bytes as fast as the transport takes them.
   bool unpaced = false;
   std::size_t frame_bytes = 0;
+  std::size_t connections = 0;          // mtcp sub-connections (--conns); 0: the default, 4
+  bool latency_given = false;           // --latency set explicitly (srt otherwise: max(120ms, 4 x RTT))
+  std::string key_file;                 // srt passphrase file (--key-file)
+  int key_length_bytes = 16;            // srt AES key length (--key-length)
 };
 
 struct RecvOptions {
@@ -64,6 +68,9 @@ struct RecvOptions {
   std::size_t decode_queue_frames = 8;
   std::chrono::microseconds debug_decode_delay{0};  // test hook: a deliberately slow decoder
   std::chrono::nanoseconds duration = 0s;  // 0: until every stream has ended, or interrupted
+  std::string key_file;                    // srt passphrase file (--key-file)
+  std::chrono::nanoseconds latency = 120ms;  // srt receive latency (--latency)
+  std::string mux = "none";                // "ts": MPEG-TS over srt (--mux)
 };
 
 // `hdstream bench`: the sending side with --dest, the receiving side with --listen.

@@ -1,15 +1,22 @@
 #include "app/receivers.hpp"
 
+#include "mux/ts_srt_receiver.hpp"
+
 namespace hdstream {
 
 ReceiverGroup::ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind,
                              Endpoint listen, std::function<void()> on_all_ended,
-                             MediaOutput output)
+                             MediaOutput output, SrtSettings srt, Mux mux)
     : feeds_(stats, std::move(on_all_ended), std::move(output)) {
   ReceiverOptions options;
   options.listen = std::move(listen);
   options.streams = stats.size();
-  transport_ = make_receiver(kind, runtime.io(), std::move(options), stats, feeds_);
+  options.srt = std::move(srt);
+  if (mux == Mux::ts) {
+    transport_ = std::make_shared<TsSrtReceiver>(std::move(options), stats, feeds_);
+  } else {
+    transport_ = make_receiver(kind, runtime.io(), std::move(options), stats, feeds_);
+  }
 }
 
 }  // namespace hdstream

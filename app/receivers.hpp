@@ -16,7 +16,8 @@ class ReceiverGroup {
  public:
   // `output` decodes video feeds and sends them to a sink (pipeline/media_output.hpp).
   ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind, Endpoint listen,
-                std::function<void()> on_all_ended, MediaOutput output = {});
+                std::function<void()> on_all_ended, MediaOutput output = {},
+                SrtSettings srt = {}, Mux mux = Mux::none);
 
   // Binds and listens; throws std::system_error naming the address.
   void start() { transport_->start(); }

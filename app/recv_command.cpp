@@ -4,6 +4,7 @@
 #include "app/frontends.hpp"
 #include "app/receivers.hpp"
 #include "app/runtime.hpp"
+#include "app/srt_settings.hpp"
 #include "common/log.hpp"
 #include "pipeline/media_sources.hpp"
 #include "transport/endpoint.hpp"
@@ -32,8 +33,11 @@ int run_recv(const RecvOptions& options) {
   }
   media.queue_frames = options.decode_queue_frames;
   media.debug_decode_delay = options.debug_decode_delay;
+  const SrtSettings srt =
+      options.transport == TransportKind::srt ? srt_settings(options) : SrtSettings{};
   receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
-                                              std::move(media));
+                                              std::move(media), srt,
+                                              options.mux == "ts" ? Mux::ts : Mux::none);
   receivers->start();
   runtime.on_interrupt(finish);
 

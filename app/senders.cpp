@@ -8,7 +8,9 @@
 #include "common/units.hpp"
 #include "pipeline/media_sources.hpp"
 #include "pipeline/synthetic.hpp"
+#include "app/srt_settings.hpp"
 #include "protocol/packetizer.hpp"
+#include "transport/srt_sender.hpp"
 
 namespace hdstream {
 
@@ -16,6 +18,13 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
                          std::function<void()> on_all_done)
     : runtime_(runtime), stats_(stats), on_all_done_(std::move(on_all_done)) {
   const SendOptions& options = plan.options;
+  const bool srt = options.transport == TransportKind::srt;
+  // SRT carries one chunk per packet: its chunk size is fixed by the packet size.
+  const std::uint32_t chunk_bytes = srt ? kSrtChunkBytes : options.chunk_bytes;
+  const SrtSettings srt_options = srt ? srt_settings(options) : SrtSettings{};
+  const std::size_t connections = options.transport == TransportKind::mtcp
+                                      ? (options.connections > 0 ? options.connections : 4)
+                                      : 1;
   const double seconds = std::chrono::duration<double>(options.duration).count();
 
   std::vector<std::string> specs;
@@ -50,7 +59,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
                                    format_rate(static_cast<double>(feed.bit_rate_bps)),
                                    feed.frames_per_second(), frame_bytes, kMaxFrameBytes));
     }
-    if (options.chunk_bytes < min_chunk_bytes(frame_bytes)) {
+    if (chunk_bytes < min_chunk_bytes(frame_bytes)) {
       throw UsageError(fmt::format("--chunk-size: frames of {} bytes need chunks of at least {}",
                                    frame_bytes, min_chunk_bytes(frame_bytes)));
     }
@@ -62,7 +71,9 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     transport_options.hello.feed = feed;
     transport_options.hello.transport = options.transport;
     if (options.probe) transport_options.hello.flags |= kHelloProbe;
-    transport_options.hello.chunk_bytes = options.chunk_bytes;
+    transport_options.hello.chunk_bytes = chunk_bytes;
+    transport_options.hello.connections = static_cast<std::uint8_t>(connections);
+    transport_options.srt = srt_options;
     transport_options.hello.expected_rtt_us = static_cast<std::uint32_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(options.expected_rtt).count());
     transport_options.tuning.congestion_control = options.congestion_control;
@@ -70,11 +81,12 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     transport_options.tuning.max_pacing_rate_bps =
         static_cast<std::uint64_t>(options.pacing_factor * static_cast<double>(feed.bit_rate_bps));
     transport_options.expected_rtt = options.expected_rtt;
+    const auto latency = srt ? srt_options.latency : options.latency;
     transport_options.hello.latency_budget_ms = static_cast<std::uint32_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(options.latency).count());
+        std::chrono::duration_cast<std::chrono::milliseconds>(latency).count());
     // A live feed queues at most the latency budget's worth of frames (at least two).
     const double budget_frames =
-        std::chrono::duration<double>(options.latency).count() * feed.frames_per_second();
+        std::chrono::duration<double>(latency).count() * feed.frames_per_second();
     transport_options.max_queued_frames =
         std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(budget_frames)));
     transport_options.connect_patience = options.connect_patience;

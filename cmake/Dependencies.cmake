@@ -13,3 +13,7 @@ pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
 # muxing. Only media/ links these.
 pkg_check_modules(MEDIA REQUIRED IMPORTED_TARGET
   gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 libavcodec libavformat libavutil x11)
+# libsrt: the GnuTLS build (libsrt-gnutls-dev), the one Debian's GStreamer and FFmpeg load.
+pkg_check_modules(SRT REQUIRED IMPORTED_TARGET srt)
+# libav (FFmpeg) alone, for MPEG-TS demux/decode in mux/.
+pkg_check_modules(LIBAV REQUIRED IMPORTED_TARGET libavformat libavcodec libavutil)

@@ -24,7 +24,9 @@ constexpr std::array<std::pair<TransportKind, std::string_view>, 3> kTransportNa
     {TransportKind::srt, "srt"},
 }};
 
-constexpr std::size_t kHelloBodyBytes = 1 + 1 + 2 + 2 + 4 + 4 + 8 + 1 + 1 + 2 + 4 + 4 + 4 + 8;
+constexpr std::size_t kHelloBaseBytes = 1 + 1 + 2 + 2 + 4 + 4 + 8 + 1 + 1 + 2 + 4 + 4 + 4 + 8;
+constexpr std::size_t kHelloExtension1Bytes = 1 + 1 + 8;  // subconnection, reserved, session id
+constexpr std::size_t kHelloBodyBytes = kHelloBaseBytes + kHelloExtension1Bytes;
 
 std::vector<std::byte> with_header(MessageType type, std::uint16_t stream_id,
                                    std::vector<std::byte> body_space, std::size_t body_bytes) {
@@ -97,13 +99,16 @@ std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello)
   w.put<std::uint32_t>(hello.latency_budget_ms);
   w.put<std::uint32_t>(hello.expected_rtt_us);
   w.put<std::uint64_t>(hello.first_frame_seq);
+  w.put<std::uint8_t>(hello.subconnection);
+  w.put<std::uint8_t>(0);  // reserved
+  w.put<std::uint64_t>(hello.session_id);
   return with_header(MessageType::hello, stream_id, std::move(out), w.size());
 }
 
 std::optional<Hello> decode_hello(std::span<const std::byte> body) {
   ByteReader r(body);
   Hello hello;
-  std::uint8_t codec = 0, transport = 0;
+  std::uint8_t codec = 0, transport = 0, reserved8 = 0;
   std::uint16_t reserved16 = 0;
   bool ok = r.get(codec) && r.get(hello.flags) && r.get(hello.feed.width) &&
             r.get(hello.feed.height) && r.get(hello.feed.frame_rate_num) &&
@@ -112,6 +117,10 @@ std::optional<Hello> decode_hello(std::span<const std::byte> body) {
             r.get(hello.chunk_bytes) && r.get(hello.latency_budget_ms) &&
             r.get(hello.expected_rtt_us) && r.get(hello.first_frame_seq);
   if (!ok) return std::nullopt;
+  if (r.remaining() > 0) {  // extension 1: all of it or nothing
+    ok = r.get(hello.subconnection) && r.get(reserved8) && r.get(hello.session_id);
+    if (!ok) return std::nullopt;
+  }
   hello.feed.codec = static_cast<Codec>(codec);
   hello.transport = static_cast<TransportKind>(transport);
   return hello;
@@ -130,6 +139,12 @@ std::string validate_hello(const Hello& hello) {
                        hello.feed.frame_rate_den);
   }
   if (hello.connections == 0) return "zero connections";
+  if (hello.connections > kMaxSubconnections) {
+    return fmt::format("{} connections (at most {})", hello.connections, kMaxSubconnections);
+  }
+  if (hello.subconnection >= hello.connections) {
+    return fmt::format("sub-connection {} of {}", hello.subconnection, hello.connections);
+  }
   if (hello.chunk_bytes == 0 || hello.chunk_bytes > kMaxChunkBytes) {
     return fmt::format("chunk size {} out of range (1..{})", hello.chunk_bytes, kMaxChunkBytes);
   }

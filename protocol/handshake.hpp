@@ -57,9 +57,15 @@ struct Hello {
   std::uint32_t latency_budget_ms = 0;  // how long the receiver may hold a frame
   std::uint32_t expected_rtt_us = 0;    // sender's planned RTT, for buffer checks
   std::uint64_t first_frame_seq = 0;    // sequence number of the first frame of this session
+  // Extension 1 (mtcp; a 46-byte HELLO from an older sender means 0 and 0): which of the
+  // `connections` sub-connections this is, and a random id shared by the sub-connections of one
+  // sender session, so a receiver tells a reconnecting sub-connection from a new session.
+  std::uint8_t subconnection = 0;
+  std::uint64_t session_id = 0;
 
   bool operator==(const Hello&) const = default;
 };
+inline constexpr std::uint8_t kMaxSubconnections = 16;
 
 enum class AckStatus : std::uint8_t {
   invalid = 0,
@@ -113,7 +119,9 @@ std::vector<std::byte> encode_end(std::uint16_t stream_id, const End& end);
 std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& feedback);
 
 // Each decoder takes the body (after the header). Longer bodies from newer minor revisions are
-// accepted and the extra bytes ignored; shorter or inconsistent bodies yield nullopt.
+// accepted and the extra bytes ignored; shorter or inconsistent bodies yield nullopt. A HELLO is
+// either the 46-byte base body or at least 56 bytes (base + extension 1); anything in between
+// is a truncated extension and yields nullopt.
 std::optional<Hello> decode_hello(std::span<const std::byte> body);
 std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body);
 std::optional<End> decode_end(std::span<const std::byte> body);

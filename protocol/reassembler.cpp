@@ -135,6 +135,13 @@ ChunkResult Reassembler::commit_chunk(const MessageHeader& h, std::int64_t now_n
   return ChunkResult::accepted;
 }
 
+void Reassembler::abort_chunk(const MessageHeader& h) {
+  auto it = pending_.find(h.frame_seq);
+  if (it == pending_.end() || h.chunk_index >= it->second.chunks.size()) return;
+  ChunkState& state = it->second.chunks[h.chunk_index];
+  if (state == ChunkState::receiving) state = ChunkState::missing;
+}
+
 ChunkResult Reassembler::push(const MessageHeader& h, std::span<const std::byte> payload,
                               std::int64_t now_ns) {
   if (payload.size() != h.payload_bytes) {

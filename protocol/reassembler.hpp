@@ -68,6 +68,10 @@ class Reassembler {
   // Verifies the payload now in the slot's destination and records the chunk.
   ChunkResult commit_chunk(const MessageHeader& header, std::int64_t now_ns);
 
+  // The payload of a begun chunk will never arrive (its connection broke mid-chunk): the chunk
+  // is missing again, so a copy re-sent on another connection is accepted, not a duplicate.
+  void abort_chunk(const MessageHeader& header);
+
   // begin_chunk + copy + commit_chunk, for transports that already hold the payload.
   ChunkResult push(const MessageHeader& header, std::span<const std::byte> payload,
                    std::int64_t now_ns);

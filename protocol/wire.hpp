@@ -27,7 +27,9 @@ enum class MessageType : std::uint8_t {
   hello_ack = 3,  // receiver -> sender: accepted or refused, with a reason
   end = 4,        // sender -> receiver: feed finished, with the count of frames sent
   feedback = 5,   // receiver -> sender: far-end health (reserved in v1)
+  ack = 6,        // receiver -> sender (mtcp): what arrived, per sub-connection (protocol/ack.hpp)
 };
+inline constexpr std::uint8_t kLastMessageType = static_cast<std::uint8_t>(MessageType::ack);
 
 struct MessageHeader {
   MessageType type = MessageType::invalid;

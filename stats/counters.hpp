@@ -3,6 +3,7 @@
 //   counters.bytes.fetch_add(n, std::memory_order_relaxed);
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <string_view>
@@ -20,6 +21,28 @@ enum class StreamState : std::uint8_t {
 };
 
 std::string_view to_string(StreamState state);
+
+// One TCP sub-connection of an mtcp feed. Slots whose state is `invalid` are unused.
+struct SubconnectionCounters {
+  std::atomic<std::uint64_t> bytes{0};        // payload bytes written (send) / read (recv)
+  std::atomic<double> rtt_ms{0};              // TCP_INFO smoothed RTT
+  std::atomic<std::uint64_t> retransmits{0};  // TCP_INFO total_retrans, over every reconnection
+  std::atomic<std::uint64_t> reconnects{0};   // times re-established after breaking
+  std::atomic<StreamState> state{StreamState::invalid};
+};
+inline constexpr std::size_t kMaxSubconnectionCounters = 16;
+
+// Transport-specific figures beyond the interval schema (logged, printed in text mode, and in
+// JSON as separate `link` / `subconn` lines).
+struct LinkCounters {
+  std::atomic<std::uint64_t> resent_chunks{0};     // mtcp: re-sent after a sub-connection broke
+  std::atomic<std::uint64_t> duplicate_chunks{0};  // mtcp: arrived twice (harmless)
+  std::atomic<std::uint64_t> lost_packets{0};      // srt: detected lost (then retransmitted)
+  std::atomic<std::uint64_t> dropped_packets{0};   // srt: too late, dropped (frames then drop)
+  std::atomic<std::uint64_t> belated_packets{0};   // srt: arrived after their play time
+  std::atomic<double> buffer_ms{0};                // srt: receive (or send) buffer, ms
+  std::atomic<bool> present{false};                // a transport filled these in
+};
 
 struct StreamCounters {
   std::atomic<std::uint64_t> bytes{0};            // payload bytes of frames sent / received
@@ -59,6 +82,8 @@ struct StreamCounters {
   std::atomic<std::uint32_t> decode_queue_depth{0};     // frames waiting for the decoder now
   std::atomic<std::uint32_t> decode_queue_capacity{0};
   LatencyHistogram decode_latency;                      // sender frame ready -> decoded
+  std::array<SubconnectionCounters, kMaxSubconnectionCounters> subconnections;
+  LinkCounters link;
 
   void add_frame(std::uint64_t frame_bytes, std::int64_t now_ns) {
     bytes.fetch_add(frame_bytes, std::memory_order_relaxed);

@@ -35,7 +35,8 @@ StatsRegistry::StatsRegistry(Role role, std::size_t streams, std::string transpo
       streams_(streams),
       start_(std::chrono::steady_clock::now()),
       previous_time_(start_),
-      previous_bytes_(streams, 0) {}
+      previous_bytes_(streams, 0),
+      previous_subconnection_bytes_(streams) {}
 
 Snapshot StatsRegistry::read() const {
   const auto now = std::chrono::steady_clock::now();
@@ -86,6 +87,27 @@ Snapshot StatsRegistry::read() const {
       s.latency_ms_p50 = c.decode_latency.percentile_ms(0.50);
       s.latency_ms_p99 = c.decode_latency.percentile_ms(0.99);
     }
+    for (std::size_t k = 0; k < c.subconnections.size(); ++k) {
+      const SubconnectionCounters& sc = c.subconnections[k];
+      const StreamState state = sc.state.load(std::memory_order_relaxed);
+      if (state == StreamState::invalid) continue;
+      SubconnectionSnapshot sub;
+      sub.index = static_cast<std::uint8_t>(k);
+      sub.state = state;
+      sub.bytes = sc.bytes.load(std::memory_order_relaxed);
+      sub.rtt_ms = sc.rtt_ms.load(std::memory_order_relaxed);
+      sub.retransmits = sc.retransmits.load(std::memory_order_relaxed);
+      sub.reconnects = sc.reconnects.load(std::memory_order_relaxed);
+      s.subconnections.push_back(sub);
+    }
+    const LinkCounters& link = c.link;
+    s.link.present = link.present.load(std::memory_order_relaxed);
+    s.link.resent_chunks = link.resent_chunks.load(std::memory_order_relaxed);
+    s.link.duplicate_chunks = link.duplicate_chunks.load(std::memory_order_relaxed);
+    s.link.lost_packets = link.lost_packets.load(std::memory_order_relaxed);
+    s.link.dropped_packets = link.dropped_packets.load(std::memory_order_relaxed);
+    s.link.belated_packets = link.belated_packets.load(std::memory_order_relaxed);
+    s.link.buffer_ms = link.buffer_ms.load(std::memory_order_relaxed);
     snapshot.streams.push_back(std::move(s));
   }
   return snapshot;
@@ -103,6 +125,12 @@ Snapshot StatsRegistry::sample() {
                  ? static_cast<double>(s.bytes - previous_bytes_[i]) * 8 / interval_s / 1e6
                  : 0.0;
     previous_bytes_[i] = s.bytes;
+    for (auto& sub : s.subconnections) {
+      auto& previous = previous_subconnection_bytes_[i][sub.index];
+      sub.mbps = interval_s > 0 ? static_cast<double>(sub.bytes - previous) * 8 / interval_s / 1e6
+                                : 0.0;
+      previous = sub.bytes;
+    }
   }
   previous_time_ = now;
   return snapshot;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <array>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -35,6 +36,7 @@ class StatsRegistry {
   std::mutex sample_mutex_;
   std::chrono::steady_clock::time_point previous_time_;
   std::vector<std::uint64_t> previous_bytes_;
+  std::vector<std::array<std::uint64_t, kMaxSubconnectionCounters>> previous_subconnection_bytes_;
 };
 
 }  // namespace hdstream

@@ -27,6 +27,26 @@ struct FarEndSnapshot {
   std::uint64_t reports = 0;
 };
 
+struct SubconnectionSnapshot {
+  std::uint8_t index = 0;
+  StreamState state = StreamState::invalid;
+  std::uint64_t bytes = 0;
+  double mbps = 0;  // over the last interval
+  double rtt_ms = 0;
+  std::uint64_t retransmits = 0;
+  std::uint64_t reconnects = 0;
+};
+
+struct LinkSnapshot {
+  bool present = false;
+  std::uint64_t resent_chunks = 0;
+  std::uint64_t duplicate_chunks = 0;
+  std::uint64_t lost_packets = 0;
+  std::uint64_t dropped_packets = 0;
+  std::uint64_t belated_packets = 0;
+  double buffer_ms = 0;
+};
+
 struct StreamSnapshot {
   std::uint16_t stream = 0;
   std::string transport;
@@ -55,6 +75,8 @@ struct StreamSnapshot {
   std::uint32_t decode_queue_capacity = 0;
   double latency_ms_p50 = 0;  // sender frame ready -> decoded, over the whole run
   double latency_ms_p99 = 0;
+  std::vector<SubconnectionSnapshot> subconnections;  // mtcp only
+  LinkSnapshot link;                                  // transport-specific extras
 };
 
 struct Snapshot {

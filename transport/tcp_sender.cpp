@@ -7,6 +7,7 @@
 #include "common/units.hpp"
 #include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
+#include "transport/tcp_connect.hpp"
 
 namespace hdstream {
 namespace {
@@ -36,114 +37,25 @@ void TcpSender::fail(std::string_view why) {
   room_.notify();
 }
 
-awaitable<bool> TcpSender::connect_with_retry() {
-  tcp::resolver resolver(executor_);
-  const auto deadline = std::chrono::steady_clock::now() + options_.connect_patience;
-  auto backoff = std::chrono::milliseconds(20);
-  asio::steady_timer timer(executor_);
-  std::string last_error;
-  while (!stopped_) {
-    error_code resolve_ec, connect_ec;
-    auto results = co_await resolver.async_resolve(
-        options_.destination.host, std::to_string(options_.destination.port), nothrow(resolve_ec));
-    if (resolve_ec) {
-      log()->error("stream {}: cannot resolve '{}': {}", options_.stream_id,
-                   options_.destination.host, resolve_ec.message());
-      co_return false;
-    }
-    co_await asio::async_connect(socket_, results, nothrow(connect_ec));
-    if (!connect_ec) co_return true;
-    last_error = connect_ec.message();
-    if (std::chrono::steady_clock::now() + backoff > deadline) break;
-    log()->debug("stream {}: connect to {} failed ({}), retrying in {} ms", options_.stream_id,
-                 options_.destination.to_string(), last_error, backoff.count());
-    timer.expires_after(backoff);
-    co_await timer.async_wait(nothrow(connect_ec));
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
-  }
-  if (!stopped_) {
-    log()->error("stream {}: cannot connect to {}: {} (gave up after {})", options_.stream_id,
-                 options_.destination.to_string(), last_error,
-                 format_duration(options_.connect_patience));
-  }
-  co_return false;
-}
-
-void TcpSender::tune_socket() {
-  const int fd = socket_.native_handle();
-  socket_.set_option(tcp::no_delay(true));
-  for (const auto& refusal : apply_sender_tuning(fd, options_.tuning)) {
-    log()->warn("stream {}: {}", options_.stream_id, refusal);
-  }
-  const auto limits = read_kernel_limits(BufferDirection::send);
-  const auto plan = plan_buffer(options_.hello.feed.bit_rate_bps, options_.expected_rtt, limits);
-  const std::uint64_t effective = apply_buffer(fd, BufferDirection::send, plan);
-  if (plan.set_bytes && effective < plan.need_bytes) {
-    log()->warn(
-        "stream {}: send buffer capped at {} bytes; {} x {} needs {}. Fix: {}",
-        options_.stream_id, effective, format_rate(static_cast<double>(options_.hello.feed.bit_rate_bps)),
-        format_duration(options_.expected_rtt), plan.need_bytes,
-        sysctl_fix(BufferDirection::send, plan.need_bytes, limits));
-  }
-  log()->debug("stream {}: cc {}, send buffer {}", options_.stream_id,
-               current_congestion_control(fd),
-               plan.autotune ? "autotuned" : std::to_string(effective) + " bytes");
-}
+std::string TcpSender::label() const { return fmt::format("stream {}", options_.stream_id); }
 
 awaitable<bool> TcpSender::handshake() {
-  // A silent receiver must not hold the feed forever: the watchdog closes the socket.
-  asio::steady_timer watchdog(executor_, options_.handshake_timeout);
-  auto timed_out = std::make_shared<bool>(false);
-  watchdog.async_wait([self = shared_from_this(), timed_out](boost::system::error_code ec) {
-    if (!ec) {
-      *timed_out = true;
-      boost::system::error_code ignored;
-      self->socket_.close(ignored);
-    }
-  });
   auto hello = encode_hello(options_.stream_id, options_.hello);
-  error_code write_ec;
-  co_await asio::async_write(socket_, asio::buffer(hello), nothrow(write_ec));
-  HeaderRead reply;
-  std::vector<std::byte> body;
-  BodyRead body_read;
-  if (!write_ec) reply = co_await read_header(socket_);
-  if (!write_ec && !reply.error) body_read = co_await read_control_body(socket_, reply.header, body);
-  watchdog.cancel();
-
-  if (*timed_out) {
-    fail(fmt::format("no handshake reply within {}", format_duration(options_.handshake_timeout)));
-    co_return false;
-  }
-  if (write_ec || reply.error || body_read.error) {
-    auto ec = write_ec ? write_ec : reply.error ? reply.error : body_read.error;
-    fail(reply.detail != HeaderError::none
-             ? fmt::format("bad handshake reply: {}", to_string(reply.detail))
-             : fmt::format("handshake failed: {}", ec.message()));
-    co_return false;
-  }
-  auto ack = reply.header.type == MessageType::hello_ack && body_read.checksum_ok
-                 ? decode_hello_ack(body)
-                 : std::nullopt;
-  if (!ack) {
-    fail("malformed handshake reply");
-    co_return false;
-  }
-  if (ack->status != AckStatus::accepted) {
-    fail(fmt::format("receiver refused the feed: {}{}{}", to_string(ack->status),
-                     ack->reason.empty() ? "" : ": ", ack->reason));
-    co_return false;
-  }
-  co_return true;
+  auto outcome =
+      co_await client_handshake(socket_, hello, options_.handshake_timeout, shared_from_this());
+  if (!outcome.accepted) fail(outcome.error);
+  co_return outcome.accepted;
 }
 
 awaitable<bool> TcpSender::open() {
   counters_.planned_bps.store(options_.hello.feed.bit_rate_bps, std::memory_order_relaxed);
-  if (!co_await connect_with_retry()) {
+  const std::string name = label();
+  if (!co_await connect_with_retry(socket_, options_.destination, options_.connect_patience,
+                                   stopped_, "tcp", name)) {
     counters_.state.store(StreamState::failed, std::memory_order_relaxed);
     co_return false;
   }
-  tune_socket();
+  tune_sender_socket(socket_, options_, "tcp", name);
   if (!co_await handshake()) co_return false;
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
   auto self = shared_from_this();

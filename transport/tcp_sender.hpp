@@ -23,9 +23,8 @@ class TcpSender : public SenderTransport, public std::enable_shared_from_this<Tc
   void stop() override;
 
  private:
-  awaitable<bool> connect_with_retry();
+  std::string label() const;
   awaitable<bool> handshake();
-  void tune_socket();
   awaitable<void> write_loop();
   awaitable<void> read_loop();
   awaitable<void> sample_tcp_info();

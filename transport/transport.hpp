@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "common/asio.hpp"
 #include "protocol/frame.hpp"
@@ -25,6 +26,17 @@ enum class SubmitResult : std::uint8_t {
   closed,   // the session is over (broken, stopped or closing): stop producing frames
 };
 
+// How a feed is framed on the wire: hdstream chunks (verified, any transport) or MPEG-TS
+// (srt only: for ffmpeg, GStreamer, srt-live-transmit; see mux/).
+enum class Mux : std::uint8_t { none = 0, ts = 1 };
+
+// SRT settings (ignored by tcp and mtcp).
+struct SrtSettings {
+  std::string passphrase;                  // empty: unencrypted; else 10..79 characters
+  std::uint8_t key_length_bytes = 16;      // AES-128/192/256: 16, 24 or 32
+  std::chrono::nanoseconds latency = 120ms;  // SRTO_LATENCY
+};
+
 struct SenderOptions {
   Endpoint destination;
   std::uint16_t stream_id = 0;
@@ -34,6 +46,7 @@ struct SenderOptions {
   std::chrono::nanoseconds connect_patience = 10s;   // keep retrying a refused connect this long
   std::chrono::nanoseconds handshake_timeout = 5s;
   std::size_t max_queued_frames = 2;                 // beyond this a live feed drops frames
+  SrtSettings srt{};
 };
 
 // One feed's sending side. Every member except stop() runs on the executor the transport was
@@ -77,6 +90,7 @@ struct ReceiverOptions {
   std::size_t streams = 1;  // serves stream ids 0 .. streams-1
   std::chrono::nanoseconds handshake_timeout = 5s;
   std::size_t max_frames_in_flight = 8;
+  SrtSettings srt{};  // srt: one UDP port per stream, listen.port + stream id
 };
 
 class ReceiverTransport {

@@ -45,7 +45,43 @@ TEST(Handshake, TruncatedHelloIsRejectedAtEveryLength) {
   const auto message = encode_hello(0, sample_hello());
   MessageHeader header;
   auto body = body_of(message, header);
-  for (std::size_t n = 0; n < body.size(); ++n) EXPECT_FALSE(decode_hello(body.first(n))) << n;
+  // 46 bytes is the base body of a sender without extension 1: accepted (see below).
+  for (std::size_t n = 0; n < body.size(); ++n) {
+    if (n != 46) {
+      EXPECT_FALSE(decode_hello(body.first(n))) << n;
+    }
+  }
+}
+
+TEST(Handshake, BaseHelloWithoutTheExtensionStillDecodes) {
+  Hello hello = sample_hello();
+  hello.subconnection = 2;
+  hello.connections = 4;
+  hello.session_id = 0x0123456789abcdefULL;
+  const auto message = encode_hello(0, hello);
+  MessageHeader header;
+  auto body = body_of(message, header);
+  ASSERT_EQ(body.size(), 56u);
+  auto full = decode_hello(body);
+  ASSERT_TRUE(full);
+  EXPECT_EQ(*full, hello);
+  auto base = decode_hello(body.first(46));
+  ASSERT_TRUE(base);
+  EXPECT_EQ(base->subconnection, 0);
+  EXPECT_EQ(base->session_id, 0u);
+  EXPECT_EQ(base->connections, 4);
+}
+
+TEST(Handshake, SubconnectionOutsideTheConnectionCountIsRefused) {
+  Hello hello = sample_hello();
+  hello.transport = TransportKind::mtcp;
+  hello.connections = 4;
+  hello.subconnection = 4;
+  EXPECT_NE(validate_hello(hello).find("sub-connection 4 of 4"), std::string::npos);
+  hello.subconnection = 3;
+  EXPECT_EQ(validate_hello(hello), "");
+  hello.connections = kMaxSubconnections + 1;
+  EXPECT_NE(validate_hello(hello).find("at most"), std::string::npos);
 }
 
 TEST(Handshake, LongerHelloFromANewerRevisionIsAccepted) {

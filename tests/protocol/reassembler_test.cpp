@@ -234,6 +234,22 @@ TEST_F(ReassemblerTest, TwoPhaseIntakeKeepsTheBufferAliveWhenTheFrameIsGivenUp) 
   EXPECT_EQ(r.counters().frames_dropped, 1u);
 }
 
+TEST_F(ReassemblerTest, AnAbortedChunkCanBeResentOnAnotherConnection) {
+  Reassembler r(1, {.latency_budget_ns = 1'000'000}, pool_);
+  auto chunks = frame_chunks(0);
+  // Connection A begins chunk 2, then breaks before its payload arrives.
+  ASSERT_EQ(r.begin_chunk(chunks[2].header, 0).result, ChunkResult::accepted);
+  EXPECT_EQ(push(r, chunks[2]), ChunkResult::duplicate);  // still being received on A
+  r.abort_chunk(chunks[2].header);
+  // The sender re-sends it (and the rest) on connection B.
+  for (const auto& chunk : chunks) push(r, chunk);
+  EXPECT_EQ(drain(r), std::vector<std::uint64_t>{0});
+  EXPECT_EQ(r.counters().frames_dropped, 0u);
+  r.abort_chunk(chunks[2].header);  // after delivery: harmless
+  r.abort_chunk(frame_chunks(7)[0].header);  // never seen: harmless
+  EXPECT_EQ(r.counters().frames_completed, 1u);
+}
+
 TEST_F(ReassemblerTest, RandomHeadersNeverCrashOrOverrun) {
   Reassembler r(1, {.max_frames_in_flight = 4}, pool_);
   std::mt19937_64 random(3);

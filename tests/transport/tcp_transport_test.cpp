@@ -11,43 +11,12 @@
 #include "protocol/handshake.hpp"
 #include "transport/tcp_receiver.hpp"
 #include "transport/tcp_sender.hpp"
+#include "tests/transport/collector.hpp"
 
 namespace hdstream {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Records what the receiver delivers; tests wait on it with a deadline.
-class Collector : public FrameConsumer {
- public:
-  void session_started(std::uint16_t stream, const Hello&) override {
-    std::lock_guard lock(mutex_);
-    ++sessions_[stream];
-    changed_.notify_all();
-  }
-  void frame_received(std::uint16_t stream, FramePtr frame) override {
-    std::lock_guard lock(mutex_);
-    checksums_[stream].push_back({frame->seq, payload_checksum(frame->data)});
-    changed_.notify_all();
-  }
-  void session_ended(std::uint16_t stream, bool clean) override {
-    std::lock_guard lock(mutex_);
-    ended_[stream] = clean;
-    changed_.notify_all();
-  }
-
-  template <typename Predicate>
-  bool wait_until(Predicate done, std::chrono::milliseconds timeout = 10s) {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, timeout, [&] { return done(*this); });
-  }
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::map<std::uint16_t, int> sessions_;
-  std::map<std::uint16_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> checksums_;
-  std::map<std::uint16_t, bool> ended_;
-};
 
 class TcpTransportTest : public ::testing::Test {
  protected:
@@ -133,7 +102,7 @@ class TcpTransportTest : public ::testing::Test {
   asio::executor_work_guard<asio::io_context::executor_type> work_{io_.get_executor()};
   std::vector<std::jthread> threads_;
   std::unique_ptr<StatsRegistry> stats_;
-  Collector collector_;
+  test::Collector collector_;
   std::shared_ptr<TcpReceiver> receiver_;
   FramePool pool_;
 };
@@ -147,7 +116,7 @@ TEST_F(TcpTransportTest, ConcurrentFeedsArriveWholeAndInOrder) {
     SendResult result = feeds[s].get();
     ASSERT_TRUE(result.opened);
     EXPECT_TRUE(result.closed);
-    ASSERT_TRUE(collector_.wait_until([s](Collector& c) { return c.ended_.count(s) > 0; }));
+    ASSERT_TRUE(collector_.wait_until([s](test::Collector& c) { return c.ended_.count(s) > 0; }));
     std::lock_guard lock(collector_.mutex_);
     const auto& received = collector_.checksums_[s];
     ASSERT_EQ(received.size(), 40u);
@@ -175,7 +144,7 @@ TEST_F(TcpTransportTest, StreamOutsideTheServedRangeIsRefusedWithoutDisturbingOt
   EXPECT_FALSE(stranger.get().opened);
   EXPECT_EQ(sent.stream(7).state.load(), StreamState::failed);
   EXPECT_TRUE(good.get().closed);
-  ASSERT_TRUE(collector_.wait_until([](Collector& c) { return c.ended_.count(1) > 0; }));
+  ASSERT_TRUE(collector_.wait_until([](test::Collector& c) { return c.ended_.count(1) > 0; }));
   std::lock_guard lock(collector_.mutex_);
   EXPECT_EQ(collector_.checksums_[1].size(), 20u);
   EXPECT_EQ(collector_.sessions_.count(7), 0u);

@@ -1,0 +1,134 @@
+// mtcp and srt end to end: hdstream recv and hdstream send as separate processes on loopback,
+// 5 x 270 Mbps for 10 s, every chunk and frame verified; SRT passphrase refusal; bounded stop.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+
+#include "tests/support/process.hpp"
+#include "tests/support/stats_lines.hpp"
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Run {
+  std::string sent;
+  std::string received;
+};
+
+// A UDP/TCP base port with `count` ports above it free a moment ago (SRT uses base + stream).
+int free_port_range(int count) {
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    const int base = test::free_port();
+    if (base + count < 65000) return base;
+  }
+  return 40000;
+}
+
+void expect_clean_run(const std::string& transport, const Run& run) {
+  auto sent = test::find_line(run.sent, "summary");
+  auto received = test::find_line(run.received, "summary");
+  ASSERT_TRUE(sent && received) << run.sent << run.received;
+  // round(10 s x 29.97 fps) = 300 frames per feed.
+  EXPECT_EQ((*sent)["frames"], 1500);
+  EXPECT_EQ((*sent)["drops"], 0);
+  EXPECT_EQ((*received)["frames"], 1500);
+  EXPECT_EQ((*received)["bytes"], (*sent)["bytes"]);
+  EXPECT_EQ((*received)["drops"], 0);
+  EXPECT_EQ((*received)["checksum_errors"], 0);
+  EXPECT_EQ((*received)["verdict"], "pass");
+  EXPECT_NEAR((*received)["mbps"].get<double>(), 1350.0, 0.02 * 1350.0);
+  int interval_lines = 0;
+  for (const auto& line : test::json_lines(run.received)) {
+    if (line["type"] != "interval") continue;
+    ++interval_lines;
+    EXPECT_EQ(line["transport"], transport);
+    EXPECT_GE(line["rtt_ms"].get<double>(), 0.0);
+    EXPECT_LT(line["rtt_ms"].get<double>(), 1000.0);
+    EXPECT_GE(line["retransmits"].get<std::int64_t>(), 0);
+  }
+  EXPECT_GE(interval_lines, 5 * 9);
+}
+
+Run run_feeds(const std::string& name, std::vector<std::string> transport_args) {
+  auto dir = test::scratch_dir(name);
+  const std::string address = "127.0.0.1:" + std::to_string(free_port_range(5));
+  std::vector<std::string> recv_args{
+      HDSTREAM_BINARY, "recv", "--listen", address, "--streams",    "5",
+      "--duration",    "60s",  "--stats",  "json",  "--stats-file", (dir / "r.jsonl").string()};
+  std::vector<std::string> send_args{HDSTREAM_BINARY, "send",
+                                     "--dest",        address,
+                                     "--streams",     "5",
+                                     "--rate",        "270M",
+                                     "--duration",    "10s",
+                                     "--stats",       "json",
+                                     "--stats-file",  (dir / "s.jsonl").string()};
+  for (const auto& arg : transport_args) {
+    if (arg != "--conns" && arg != "4") recv_args.push_back(arg);
+    send_args.push_back(arg);
+  }
+  test::Process recv(recv_args, dir, "recv");
+  test::Process send(send_args, dir, "send");
+  EXPECT_EQ(send.wait(60s), 0) << send.err();
+  EXPECT_EQ(recv.wait(60s), 0) << recv.err();
+  return Run{test::read_file(dir / "s.jsonl"), test::read_file(dir / "r.jsonl")};
+}
+
+TEST(Transports, MtcpFiveFeedsOverFourConnectionsEachArriveComplete) {
+  expect_clean_run("mtcp", run_feeds("mtcp", {"--transport", "mtcp", "--conns", "4"}));
+}
+
+TEST(Transports, SrtFiveFeedsAt270MbpsArriveComplete) {
+  expect_clean_run("srt", run_feeds("srt", {"--transport", "srt"}));
+}
+
+TEST(Transports, SrtWrongPassphraseIsRefusedWithAClearLineOnBothEnds) {
+  auto dir = test::scratch_dir("srt-key");
+  std::ofstream(dir / "right.key") << "correct horse battery staple\n";
+  std::ofstream(dir / "wrong.key") << "not the right passphrase\n";
+  const std::string address = "127.0.0.1:" + std::to_string(free_port_range(1));
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--transport", "srt",
+                      "--key-file", (dir / "right.key").string(), "--duration", "20s"},
+                     dir, "recv");
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--transport", "srt",
+                      "--key-file", (dir / "wrong.key").string(), "--rate", "10M", "--duration",
+                      "2s", "--connect-timeout", "2s"},
+                     dir, "send");
+  EXPECT_EQ(send.wait(30s), 1) << send.err();
+  EXPECT_NE(send.err().find("wrong passphrase"), std::string::npos) << send.err();
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        return recv.err().find("refused an SRT caller: Incorrect passphrase") != std::string::npos;
+      },
+      5s))
+      << recv.err();
+  recv.signal(SIGINT);
+  EXPECT_EQ(recv.wait(10s), 130) << recv.err();
+}
+
+TEST(Transports, SrtFeedsStopInBoundedTimeOnInterrupt) {
+  auto dir = test::scratch_dir("srt-stop");
+  const std::string address = "127.0.0.1:" + std::to_string(free_port_range(2));
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--transport",
+                      "srt", "--stats", "json", "--interval", "100ms"},
+                     dir, "recv");
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--transport",
+                      "srt", "--rate", "50M", "--stats", "json"},
+                     dir, "send");
+  ASSERT_TRUE(test::eventually([&] {
+    auto aggregate = test::find_line(recv.out(), "aggregate");
+    return aggregate && (*aggregate)["mbps"].get<double>() > 10.0;
+  })) << recv.err()
+      << send.err();
+  const auto start = std::chrono::steady_clock::now();
+  send.signal(SIGINT);
+  recv.signal(SIGINT);
+  EXPECT_EQ(send.wait(5s), 130) << send.err();
+  EXPECT_EQ(recv.wait(5s), 130) << recv.err();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+}  // namespace
+}  // namespace hdstream

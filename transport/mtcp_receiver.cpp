@@ -1,0 +1,467 @@
+#include "transport/mtcp_receiver.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "common/units.hpp"
+#include "protocol/ack.hpp"
+#include "protocol/reassembler.hpp"
+#include "transport/message_io.hpp"
+#include "transport/mtcp_scheduler.hpp"
+#include "transport/server_handshake.hpp"
+
+namespace hdstream {
+namespace {
+std::shared_ptr<spdlog::logger> log() {
+  return logger("mtcp");
+}
+
+// How long a feed whose sub-connections are all down waits for the sender to re-establish one.
+constexpr auto kRejoinPatience = std::chrono::seconds(10);
+constexpr auto kTick = std::chrono::milliseconds(10);
+}  // namespace
+
+// One mtcp feed: its K sub-connections, its reassembler, its acknowledgements. Runs on the
+// stream's strand.
+class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
+ public:
+  Group(std::shared_ptr<MultiTcpReceiver> owner, std::uint16_t stream, const Hello& hello)
+      : owner_(std::move(owner)),
+        strand_(owner_->strands_[stream]),
+        stream_(stream),
+        hello_(hello),
+        counters_(owner_->stats_.stream(stream)),
+        reassembler_(stream, reassembler_config(hello, owner_->options_), owner_->pool_),
+        members_(hello.connections) {}
+
+  std::uint64_t session_id() const { return hello_.session_id; }
+  std::uint8_t connections() const { return hello_.connections; }
+
+  void start() {
+    log()->info(
+        "stream {}: feed accepted over {} sub-connections ({} {}x{} @ {:.2f} fps, {}, "
+        "latency budget {} ms)",
+        stream_, hello_.connections, to_string(hello_.feed.codec), hello_.feed.width,
+        hello_.feed.height, hello_.feed.frames_per_second(),
+        format_rate(static_cast<double>(hello_.feed.bit_rate_bps)), hello_.latency_budget_ms);
+    counters_.planned_bps.store(hello_.feed.bit_rate_bps, std::memory_order_relaxed);
+    counters_.state.store(StreamState::running, std::memory_order_relaxed);
+    counters_.link.present.store(true, std::memory_order_relaxed);
+    for (std::size_t i = 0; i < members_.size(); ++i) {
+      counters_.subconnections[i].state.store(StreamState::waiting, std::memory_order_relaxed);
+    }
+    down_since_ = std::chrono::steady_clock::now();
+    owner_->consumer_.session_started(stream_, hello_);
+    asio::co_spawn(
+        strand_, [self = shared_from_this()] { return self->ticker(); }, asio::detached);
+  }
+
+  void attach(std::uint8_t index, std::shared_ptr<tcp::socket> socket, std::string peer) {
+    if (ended_) {
+      boost::system::error_code ignored;
+      socket->close(ignored);
+      return;
+    }
+    Member& member = members_[index];
+    if (member.socket) {
+      boost::system::error_code ignored;
+      member.socket->close(ignored);  // a stale one the sender has already given up
+    }
+    const bool rejoined = member.generation > 0;
+    member.socket = std::move(socket);
+    member.peer = std::move(peer);
+    ++member.generation;
+    member.up = true;
+    member.chunks_received = 0;
+    member.ack_in_flight = false;
+    member.ack_wanted = false;
+    auto& sub_counters = counters_.subconnections[index];
+    sub_counters.state.store(StreamState::running, std::memory_order_relaxed);
+    if (rejoined) {
+      sub_counters.reconnects.fetch_add(1, std::memory_order_relaxed);
+      log()->info("stream {} sub-connection {}: re-established from {}", stream_, index,
+                  member.peer);
+    }
+    asio::co_spawn(
+        strand_,
+        [self = shared_from_this(), index, generation = member.generation] {
+          return self->read_loop(index, generation);
+        },
+        asio::detached);
+  }
+
+  void close() {
+    asio::post(strand_, [self = shared_from_this()] { self->end_session(false, true); });
+  }
+
+ private:
+  struct Member {
+    std::shared_ptr<tcp::socket> socket;
+    std::string peer;
+    std::uint64_t generation = 0;
+    std::uint64_t chunks_received = 0;
+    std::array<std::byte, kAckMessageBytes> ack{};
+    bool ack_in_flight = false;
+    bool ack_wanted = false;
+    bool up = false;
+  };
+
+  static ReassemblerConfig reassembler_config(const Hello& hello, const ReceiverOptions& options) {
+    ReassemblerConfig config;
+    config.first_seq = hello.first_frame_seq;
+    config.latency_budget_ns = std::int64_t{hello.latency_budget_ms} * 1'000'000;
+    config.max_frames_in_flight =
+        std::max(options.max_frames_in_flight,
+                 mtcp_window_frames(hello.latency_budget_ms, hello.feed.frames_per_second()));
+    return config;
+  }
+
+  awaitable<void> read_loop(std::uint8_t index, std::uint64_t generation);
+  awaitable<void> ticker();
+  void send_ack(std::uint8_t index);
+  void member_lost(std::uint8_t index, std::uint64_t generation, const std::string& why);
+  void deliver(std::int64_t now_ns);
+  void sample_tcp_info();
+  void end_session(bool clean, bool stopping = false);
+
+  std::shared_ptr<MultiTcpReceiver> owner_;
+  asio::strand<asio::io_context::executor_type> strand_;
+  std::uint16_t stream_;
+  Hello hello_;
+  StreamCounters& counters_;
+  Reassembler reassembler_;
+  std::vector<Member> members_;
+  ReassemblerCounters published_;
+  std::vector<std::byte> body_;
+  std::vector<std::byte> scratch_;
+  std::chrono::steady_clock::time_point down_since_;
+  std::int64_t next_info_ns_ = 0;
+  std::uint64_t checksum_warnings_ = 0;
+  bool ended_ = false;
+};
+
+awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint64_t generation) {
+  auto self = shared_from_this();
+  Member& member = members_[index];
+  auto socket = member.socket;
+  auto& sub_counters = counters_.subconnections[index];
+  for (;;) {
+    auto read = co_await read_header(*socket);
+    if (ended_ || member.generation != generation) co_return;
+    if (read.error) {
+      const std::string why = read.detail != HeaderError::none ? std::string(to_string(read.detail))
+                                                               : read.error.message();
+      member_lost(index, generation, why);
+      co_return;
+    }
+    const MessageHeader& header = read.header;
+    if (header.type == MessageType::chunk) {
+      auto slot = reassembler_.begin_chunk(header, wall_clock_ns());
+      error_code ec;
+      if (slot.result == ChunkResult::accepted) {
+        co_await asio::async_read(
+            *socket, asio::buffer(slot.destination.data(), slot.destination.size()), nothrow(ec));
+        // A payload cut short never arrives: free its place for the copy re-sent elsewhere.
+        if (ec) {
+          reassembler_.abort_chunk(header);
+        } else if (!ended_) {
+          reassembler_.commit_chunk(header, wall_clock_ns());
+        }
+      } else {
+        ec = co_await discard(*socket, header.payload_bytes, scratch_);
+      }
+      if (ended_ || member.generation != generation) co_return;
+      if (ec) {
+        const std::string why = ec.message();
+        member_lost(index, generation, why);
+        co_return;
+      }
+      ++member.chunks_received;
+      sub_counters.bytes.fetch_add(header.payload_bytes, std::memory_order_relaxed);
+      send_ack(index);
+      deliver(wall_clock_ns());
+      continue;
+    }
+    auto body_read = co_await read_control_body(*socket, header, body_);
+    if (ended_ || member.generation != generation) co_return;
+    if (body_read.error) {
+      const std::string why = body_read.error.message();
+      member_lost(index, generation, why);
+      co_return;
+    }
+    if (header.type == MessageType::end) {
+      auto end = body_read.checksum_ok ? decode_end(body_) : std::nullopt;
+      if (!end) {
+        member_lost(index, generation, "malformed END");
+        co_return;
+      }
+      reassembler_.finish(end->frames_sent);
+      deliver(wall_clock_ns());
+      end_session(true);
+      co_return;
+    }
+    member_lost(index, generation,
+                fmt::format("unexpected message type {}", static_cast<int>(header.type)));
+    co_return;
+  }
+}
+
+void MultiTcpReceiver::Group::send_ack(std::uint8_t index) {
+  Member& member = members_[index];
+  member.ack_wanted = true;
+  if (member.ack_in_flight || !member.up) return;
+  // One ACK in flight per sub-connection; whatever arrives meanwhile is covered by the next,
+  // so the rate of ACKs adapts to the path by itself.
+  member.ack_wanted = false;
+  member.ack_in_flight = true;
+  encode_ack(stream_, Ack{reassembler_.next_seq(), member.chunks_received, index}, member.ack);
+  asio::async_write(*member.socket, asio::buffer(member.ack),
+                    asio::bind_executor(
+                        strand_, [self = shared_from_this(), index, generation = member.generation](
+                                     boost::system::error_code ec, std::size_t) {
+                          Member& m = self->members_[index];
+                          if (m.generation != generation) return;
+                          m.ack_in_flight = false;
+                          if (!ec && m.ack_wanted && !self->ended_) self->send_ack(index);
+                        }));
+}
+
+void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t generation,
+                                          const std::string& why) {
+  Member& member = members_[index];
+  if (member.generation != generation || !member.up) return;
+  member.up = false;
+  boost::system::error_code ignored;
+  member.socket->close(ignored);
+  counters_.subconnections[index].state.store(StreamState::waiting, std::memory_order_relaxed);
+  log()->warn(
+      "stream {} sub-connection {} from {} lost: {}; waiting for the sender to "
+      "re-establish it",
+      stream_, index, member.peer, why);
+  if (std::none_of(members_.begin(), members_.end(), [](const Member& m) { return m.up; })) {
+    down_since_ = std::chrono::steady_clock::now();
+  }
+}
+
+void MultiTcpReceiver::Group::deliver(std::int64_t now_ns) {
+  FrameConsumer& consumer = owner_->consumer_;
+  while (FramePtr frame = reassembler_.pop(now_ns))
+    consumer.frame_received(stream_, std::move(frame));
+  const auto& now = reassembler_.counters();
+  counters_.drops.fetch_add(now.frames_dropped - published_.frames_dropped,
+                            std::memory_order_relaxed);
+  counters_.checksum_errors.fetch_add(now.checksum_errors - published_.checksum_errors,
+                                      std::memory_order_relaxed);
+  counters_.link.duplicate_chunks.store(now.duplicate_chunks, std::memory_order_relaxed);
+  if (now.checksum_errors > published_.checksum_errors && checksum_warnings_++ < 10) {
+    log()->warn("stream {}: chunk failed XXH3 verification ({} so far)", stream_,
+                now.checksum_errors);
+  }
+  if (now.frames_dropped > published_.frames_dropped) {
+    log()->warn("stream {}: {} frame(s) given up (missing beyond the {} ms latency budget)",
+                stream_, now.frames_dropped - published_.frames_dropped, hello_.latency_budget_ms);
+  }
+  published_ = now;
+}
+
+void MultiTcpReceiver::Group::sample_tcp_info() {
+  const std::int64_t now = wall_clock_ns();
+  if (now < next_info_ns_) return;
+  next_info_ns_ = now + 250'000'000;
+  double rtt_sum = 0;
+  std::size_t rtt_count = 0;
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    if (!members_[i].up) continue;
+    if (auto info = read_tcp_info(members_[i].socket->native_handle())) {
+      counters_.subconnections[i].rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
+      rtt_sum += info->rtt_ms;
+      ++rtt_count;
+    }
+  }
+  if (rtt_count > 0) counters_.rtt_ms.store(rtt_sum / rtt_count, std::memory_order_relaxed);
+}
+
+awaitable<void> MultiTcpReceiver::Group::ticker() {
+  auto self = shared_from_this();
+  asio::steady_timer timer(strand_);
+  while (!ended_) {
+    timer.expires_after(kTick);
+    error_code ignored;
+    co_await timer.async_wait(nothrow(ignored));
+    if (ended_) break;
+    // Frames held back for a gap are given up here when no chunk arrives to do it.
+    deliver(wall_clock_ns());
+    sample_tcp_info();
+    const bool all_down =
+        std::none_of(members_.begin(), members_.end(), [](const Member& m) { return m.up; });
+    if (all_down && std::chrono::steady_clock::now() - down_since_ > kRejoinPatience) {
+      log()->warn("stream {}: no sub-connection for {} s; ending the session", stream_,
+                  kRejoinPatience.count());
+      reassembler_.abandon();
+      deliver(wall_clock_ns());
+      end_session(false);
+    }
+  }
+}
+
+void MultiTcpReceiver::Group::end_session(bool clean, bool stopping) {
+  if (ended_) return;
+  ended_ = true;
+  if (stopping) {
+    reassembler_.abandon();
+    deliver(wall_clock_ns());
+  }
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    Member& member = members_[i];
+    if (member.socket) {
+      boost::system::error_code ignored;
+      member.socket->shutdown(tcp::socket::shutdown_both, ignored);
+      member.socket->close(ignored);
+    }
+    member.up = false;
+    counters_.subconnections[i].state.store(clean ? StreamState::finished : StreamState::failed,
+                                            std::memory_order_relaxed);
+  }
+  counters_.state.store(clean ? StreamState::finished : StreamState::failed,
+                        std::memory_order_relaxed);
+  owner_->group_ended(stream_, this);
+  owner_->consumer_.session_ended(stream_, clean);
+}
+
+MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions options,
+                                   StatsRegistry& stats, FrameConsumer& consumer)
+    : context_(context),
+      options_(std::move(options)),
+      stats_(stats),
+      consumer_(consumer),
+      acceptor_(context),
+      pool_(8 * options_.streams + 8),
+      groups_(options_.streams) {
+  for (std::size_t i = 0; i < options_.streams; ++i)
+    strands_.push_back(asio::make_strand(context_));
+}
+
+MultiTcpReceiver::~MultiTcpReceiver() = default;
+
+void MultiTcpReceiver::start() {
+  open_listener(acceptor_, options_.listen);
+  log()->info("listening on {} for {} mtcp stream(s)", local_endpoint().to_string(),
+              options_.streams);
+  asio::co_spawn(
+      acceptor_.get_executor(), [self = shared_from_this()] { return self->accept_loop(); },
+      asio::detached);
+}
+
+Endpoint MultiTcpReceiver::local_endpoint() const {
+  auto endpoint = acceptor_.local_endpoint();
+  return Endpoint{endpoint.address().to_string(), endpoint.port()};
+}
+
+awaitable<void> MultiTcpReceiver::accept_loop() {
+  for (;;) {
+    error_code ec;
+    auto socket = std::make_shared<tcp::socket>(asio::make_strand(context_));
+    co_await acceptor_.async_accept(*socket, nothrow(ec));
+    if (ec) {
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+      log()->warn("accept failed: {}", ec.message());
+      continue;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      if (stopped_) co_return;
+      std::erase_if(admitting_, [](const auto& weak) { return weak.expired(); });
+      admitting_.push_back(socket);
+    }
+    asio::co_spawn(
+        socket->get_executor(), [self = shared_from_this(), socket] { return self->admit(socket); },
+        asio::detached);
+  }
+}
+
+awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
+  const std::string peer = peer_name(*socket);
+  auto intake =
+      co_await read_hello(*socket, options_.handshake_timeout, peer, TransportKind::mtcp, "mtcp");
+  const std::uint16_t stream = intake.stream_id;
+  if (!intake.hello) {
+    if (intake.reply)
+      co_await send_hello_ack(*socket, stream, intake.status, intake.reason, peer, "mtcp");
+    co_return;
+  }
+  const Hello& hello = *intake.hello;
+  AckStatus status = AckStatus::accepted;
+  std::string reason;
+  std::shared_ptr<Group> group;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopped_) co_return;
+    if (stream >= groups_.size()) {
+      status = AckStatus::bad_stream;
+      reason = fmt::format("this receiver serves streams 0..{}", options_.streams - 1);
+    } else if (groups_[stream] && groups_[stream]->session_id() != hello.session_id) {
+      status = AckStatus::stream_busy;
+      reason = "another sender session is already connected";
+    } else if (groups_[stream] && groups_[stream]->connections() != hello.connections) {
+      status = AckStatus::bad_request;
+      reason = fmt::format("this session has {} sub-connections, not {}",
+                           groups_[stream]->connections(), hello.connections);
+    } else {
+      if (!groups_[stream]) {
+        groups_[stream] = std::make_shared<Group>(shared_from_this(), stream, hello);
+        asio::post(strands_[stream], [g = groups_[stream]] { g->start(); });
+      }
+      group = groups_[stream];
+    }
+  }
+  if (status != AckStatus::accepted) {
+    co_await send_hello_ack(*socket, stream, status, std::move(reason), peer, "mtcp");
+    co_return;
+  }
+  if (!co_await send_hello_ack(*socket, stream, AckStatus::accepted, {}, peer, "mtcp")) co_return;
+  // Move the connection onto its stream's strand (see strands_).
+  error_code ec;
+  const auto protocol = socket->local_endpoint(ec).protocol();
+  const auto fd = socket->release(ec);
+  if (ec) co_return;
+  auto moved = std::make_shared<tcp::socket>(strands_[stream], protocol, fd);
+  asio::post(strands_[stream], [group, index = hello.subconnection, moved, peer] {
+    group->attach(index, moved, peer);
+  });
+}
+
+void MultiTcpReceiver::group_ended(std::uint16_t stream, const Group* group) {
+  std::lock_guard lock(mutex_);
+  if (stream < groups_.size() && groups_[stream].get() == group) groups_[stream].reset();
+}
+
+void MultiTcpReceiver::stop() {
+  std::vector<std::shared_ptr<Group>> groups;
+  std::vector<std::shared_ptr<tcp::socket>> admitting;
+  {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    for (auto& group : groups_) {
+      if (group) groups.push_back(group);
+    }
+    for (auto& weak : admitting_) {
+      if (auto socket = weak.lock()) admitting.push_back(std::move(socket));
+    }
+  }
+  asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+    boost::system::error_code ignored;
+    self->acceptor_.close(ignored);
+  });
+  for (auto& socket : admitting) {
+    asio::post(socket->get_executor(), [socket] {
+      boost::system::error_code ignored;
+      socket->close(ignored);
+    });
+  }
+  for (auto& group : groups) group->close();
+}
+
+}  // namespace hdstream

@@ -1,0 +1,50 @@
+// Serves N mtcp feeds on one TCP listen address: each feed arrives as K sub-connections (one
+// HELLO each, same session id), grouped into one reassembler that reorders within the latency
+// budget; every chunk read is acknowledged on its own sub-connection.
+//   auto rx = std::make_shared<MultiTcpReceiver>(io, options, stats, consumer);  rx->start();
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "protocol/frame.hpp"
+#include "transport/transport.hpp"
+
+namespace hdstream {
+
+class MultiTcpReceiver : public ReceiverTransport,
+                         public std::enable_shared_from_this<MultiTcpReceiver> {
+ public:
+  MultiTcpReceiver(asio::io_context& context, ReceiverOptions options, StatsRegistry& stats,
+                   FrameConsumer& consumer);
+  ~MultiTcpReceiver() override;
+
+  void start() override;
+  Endpoint local_endpoint() const override;
+  void stop() override;
+
+ private:
+  class Group;
+  friend class Group;
+
+  awaitable<void> accept_loop();
+  awaitable<void> admit(std::shared_ptr<tcp::socket> socket);
+  void group_ended(std::uint16_t stream, const Group* group);
+
+  asio::io_context& context_;
+  ReceiverOptions options_;
+  StatsRegistry& stats_;
+  FrameConsumer& consumer_;
+  tcp::acceptor acceptor_;
+  FramePool pool_;
+  // One strand per stream: every sub-connection of a feed runs on it, so they share one
+  // reassembler without locks and the consumer sees one caller per stream.
+  std::vector<asio::strand<asio::io_context::executor_type>> strands_;
+  std::mutex mutex_;                            // guards the members below
+  std::vector<std::shared_ptr<Group>> groups_;  // per stream; null when free
+  std::vector<std::weak_ptr<tcp::socket>> admitting_;
+  bool stopped_ = false;
+};
+
+}  // namespace hdstream

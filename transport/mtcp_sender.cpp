@@ -1,0 +1,501 @@
+#include "transport/mtcp_sender.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "common/units.hpp"
+#include "transport/message_io.hpp"
+#include "transport/mtcp_scheduler.hpp"
+#include "transport/tcp_connect.hpp"
+
+namespace hdstream {
+namespace {
+std::shared_ptr<spdlog::logger> log() {
+  return logger("mtcp");
+}
+
+// Grows a ring buffer when full: rare (the first burst after a break), never per chunk.
+template <typename T>
+void push_back_growing(boost::circular_buffer<T>& ring, const T& value) {
+  if (ring.full()) ring.set_capacity(std::max<std::size_t>(64, 2 * ring.capacity()));
+  ring.push_back(value);
+}
+template <typename T>
+void push_front_growing(boost::circular_buffer<T>& ring, const T& value) {
+  if (ring.full()) ring.set_capacity(std::max<std::size_t>(64, 2 * ring.capacity()));
+  ring.push_front(value);
+}
+
+std::uint64_t random_session_id() {
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) ^ device() ^ static_cast<std::uint64_t>(wall_clock_ns());
+}
+}  // namespace
+
+MultiTcpSender::MultiTcpSender(asio::any_io_executor executor, SenderOptions options,
+                               StreamCounters& counters)
+    : executor_(std::move(executor)),
+      options_(std::move(options)),
+      counters_(counters),
+      session_id_(random_session_id()),
+      window_changed_(executor_),
+      readers_done_(executor_) {
+  const std::size_t k = std::clamp<std::size_t>(options_.hello.connections, 1, kMaxSubconnections);
+  options_.hello.transport = TransportKind::mtcp;
+  options_.hello.connections = static_cast<std::uint8_t>(k);
+  options_.hello.session_id = session_id_;
+  for (std::size_t i = 0; i < k; ++i) {
+    auto sub = std::make_unique<Subconnection>(executor_);
+    sub->index = static_cast<std::uint8_t>(i);
+    sub->assigned.set_capacity(256);
+    subs_.push_back(std::move(sub));
+  }
+  loads_.resize(k);
+  // Room per sub-connection: a few chunks beyond what TCP_NOTSENT_LOWAT keeps in the kernel, so
+  // a chunk is bound to a connection only shortly before it can really leave.
+  room_bytes_ = 8 * (std::uint64_t{options_.hello.chunk_bytes} + kHeaderBytes);
+  // The resend window covers the send queue plus what is in flight for two round trips.
+  const double fps = options_.hello.feed.frames_per_second();
+  const double rtt_s = std::chrono::duration<double>(options_.expected_rtt).count();
+  window_frames_ = std::min(
+      options_.max_queued_frames + 2 + static_cast<std::size_t>(std::ceil(2 * rtt_s * fps)),
+      mtcp_window_frames(options_.hello.latency_budget_ms, fps));
+  window_.set_capacity(window_frames_);
+  pending_.set_capacity(1024);
+  for (std::size_t i = 0; i < window_frames_; ++i) {
+    entries_.push_back(std::make_unique<FrameEntry>());
+    free_entries_.push_back(entries_.back().get());
+  }
+}
+
+MultiTcpSender::~MultiTcpSender() = default;
+
+std::string MultiTcpSender::label(const Subconnection& sub) const {
+  return fmt::format("stream {} sub-connection {}/{}", options_.stream_id, sub.index, subs_.size());
+}
+
+std::vector<std::byte> MultiTcpSender::hello_for(const Subconnection& sub) const {
+  Hello hello = options_.hello;
+  hello.subconnection = sub.index;
+  // A re-established sub-connection's chunks may belong to any frame still in the window.
+  return encode_hello(options_.stream_id, hello);
+}
+
+void MultiTcpSender::fail(std::string_view why) {
+  if (!broken_ && !stopped_)
+    log()->error("stream {} to {}: {}", options_.stream_id, options_.destination.to_string(), why);
+  broken_ = true;
+  counters_.state.store(StreamState::failed, std::memory_order_relaxed);
+  for (auto& sub : subs_) {
+    boost::system::error_code ignored;
+    sub->socket->close(ignored);
+    sub->wake.notify();
+  }
+  window_changed_.notify();
+  readers_done_.set();
+}
+
+bool MultiTcpSender::any_running() const {
+  return std::any_of(subs_.begin(), subs_.end(),
+                     [](const auto& sub) { return sub->state == SubState::running; });
+}
+
+awaitable<bool> MultiTcpSender::establish(Subconnection& sub, bool first) {
+  const std::string name = label(sub);
+  sub.socket = std::make_shared<tcp::socket>(executor_);
+  // The first connection gets the whole patience; a reconnection tries once per backoff step.
+  const auto patience = first ? options_.connect_patience : std::chrono::nanoseconds(0);
+  if (!co_await connect_with_retry(*sub.socket, options_.destination, patience, stopped_, "mtcp",
+                                   name)) {
+    co_return false;
+  }
+  tune_sender_socket(*sub.socket, options_, "mtcp", name);
+  const auto hello = hello_for(sub);
+  auto outcome =
+      co_await client_handshake(*sub.socket, hello, options_.handshake_timeout, shared_from_this());
+  if (!outcome.accepted) {
+    if (first || outcome.error.starts_with("receiver refused")) fail(outcome.error);
+    co_return false;
+  }
+  if (stopped_ || broken_) co_return false;
+  start_io(sub);
+  co_return true;
+}
+
+void MultiTcpSender::start_io(Subconnection& sub) {
+  sub.state = SubState::running;
+  ++sub.generation;
+  sub.acked_chunks = 0;
+  sub.written = 0;
+  sub.queued_bytes = 0;
+  counters_.subconnections[sub.index].state.store(StreamState::running, std::memory_order_relaxed);
+  ++readers_open_;
+  auto self = shared_from_this();
+  const auto generation = sub.generation;
+  Subconnection* raw = &sub;
+  asio::co_spawn(
+      executor_, [self, raw, generation] { return self->write_loop(*raw, generation); },
+      asio::detached);
+  asio::co_spawn(
+      executor_, [self, raw, generation] { return self->read_loop(*raw, generation); },
+      asio::detached);
+  schedule();
+}
+
+awaitable<bool> MultiTcpSender::open() {
+  counters_.planned_bps.store(options_.hello.feed.bit_rate_bps, std::memory_order_relaxed);
+  for (auto& sub : subs_) {
+    counters_.subconnections[sub->index].state.store(StreamState::waiting,
+                                                     std::memory_order_relaxed);
+  }
+  for (auto& sub : subs_) {
+    if (!co_await establish(*sub, true)) {
+      fail(fmt::format("could not open {} of {} sub-connections", sub->index, subs_.size()));
+      co_return false;
+    }
+  }
+  log()->info("stream {}: {} sub-connections to {} (session {:016x})", options_.stream_id,
+              subs_.size(), options_.destination.to_string(), session_id_);
+  counters_.state.store(StreamState::running, std::memory_order_relaxed);
+  auto self = shared_from_this();
+  asio::co_spawn(
+      executor_, [self] { return self->sample_tcp_info(); }, asio::detached);
+  co_return true;
+}
+
+MultiTcpSender::FrameEntry* MultiTcpSender::take_entry() {
+  FrameEntry* entry = free_entries_.back();
+  free_entries_.pop_back();
+  return entry;
+}
+
+SubmitResult MultiTcpSender::submit(FramePtr frame) {
+  if (broken_ || stopped_ || closing_) return SubmitResult::closed;
+  if (window_.full() || free_entries_.empty()) return SubmitResult::dropped;
+  FrameEntry* entry = take_entry();
+  packetize(*frame, options_.hello.chunk_bytes, entry->chunks);
+  entry->frame = std::move(frame);
+  entry->unacked = entry->chunks.size();
+  window_.push_back(entry);
+  for (std::size_t i = 0; i < entry->chunks.size(); ++i) {
+    push_back_growing(pending_, ChunkRef{entry, static_cast<std::uint16_t>(i)});
+  }
+  schedule();
+  return SubmitResult::queued;
+}
+
+void MultiTcpSender::schedule() {
+  if (pending_.empty()) return;
+  for (std::size_t i = 0; i < subs_.size(); ++i) {
+    const auto& sub = *subs_[i];
+    const bool usable = sub.state == SubState::running;
+    loads_[i] = SubconnectionLoad{usable, sub.queued_bytes,
+                                  usable ? kernel_unsent_bytes(sub.socket->native_handle()) : 0};
+  }
+  bool released = false;
+  while (!pending_.empty()) {
+    const ChunkRef ref = pending_.front();
+    if (ref.entry->frame->seq < delivered_seq_) {
+      // The receiver has delivered or given up this frame: a (re-)send is pointless.
+      pending_.pop_front();
+      --ref.entry->unacked;
+      released = true;
+      continue;
+    }
+    const auto pick = pick_subconnection(loads_, room_bytes_);
+    if (!pick) break;
+    pending_.pop_front();
+    Subconnection& sub = *subs_[*pick];
+    push_back_growing(sub.assigned, ref);
+    sub.queued_bytes += ref.bytes();
+    loads_[*pick].queued_bytes += ref.bytes();
+    sub.wake.notify();
+  }
+  if (released) release_acknowledged();
+}
+
+awaitable<void> MultiTcpSender::write_loop(Subconnection& sub, std::uint64_t generation) {
+  auto socket = sub.socket;  // this generation's socket, even after a reconnection
+  auto& counters = counters_.subconnections[sub.index];
+  while (!stopped_ && !broken_ && !ended_ && sub.generation == generation) {
+    if (sub.written == sub.assigned.size()) {
+      co_await sub.wake.wait_for_notify();
+      continue;
+    }
+    sub.gather.clear();
+    std::size_t count = 0;
+    std::uint64_t bytes = 0, payload_bytes = 0;
+    for (std::size_t i = sub.written; i < sub.assigned.size() && count < 32; ++i, ++count) {
+      const ChunkRef& ref = sub.assigned[i];
+      const EncodedChunk& chunk = ref.entry->chunks[ref.index];
+      sub.gather.emplace_back(chunk.header.data(), chunk.header.size());
+      sub.gather.emplace_back(chunk.payload.data(), chunk.payload.size());
+      bytes += ref.bytes();
+      payload_bytes += chunk.payload.size();
+    }
+    // Counted as written now: an ACK for the first of them may overtake this completion.
+    sub.written += count;
+    sub.queued_bytes -= bytes;
+    error_code ec;
+    co_await asio::async_write(*socket, sub.gather, nothrow(ec));
+    if (sub.generation != generation) break;  // broke meanwhile; its chunks moved on already
+    if (ec) {
+      const std::string why = fmt::format("write failed: {}", ec.message());
+      broken(sub, generation, why);
+      break;
+    }
+    counters.bytes.fetch_add(payload_bytes, std::memory_order_relaxed);
+    schedule();
+  }
+}
+
+awaitable<void> MultiTcpSender::read_loop(Subconnection& sub, std::uint64_t generation) {
+  auto socket = sub.socket;
+  std::vector<std::byte> body;
+  for (;;) {
+    auto read = co_await read_header(*socket);
+    if (sub.generation != generation) break;
+    if (read.error) {
+      if (ended_ && read.error == asio::error::eof) break;  // the receiver's confirmation
+      const std::string why =
+          read.detail != HeaderError::none
+              ? fmt::format("bad message from receiver: {}", to_string(read.detail))
+              : fmt::format("connection lost: {}", read.error.message());
+      broken(sub, generation, why);
+      break;
+    }
+    auto body_read = co_await read_control_body(*socket, read.header, body);
+    if (sub.generation != generation) break;
+    if (body_read.error) {
+      const std::string why = fmt::format("connection lost: {}", body_read.error.message());
+      broken(sub, generation, why);
+      break;
+    }
+    if (read.header.type != MessageType::ack) continue;  // feedback: not used by mtcp yet
+    auto ack = body_read.checksum_ok ? decode_ack(body) : std::nullopt;
+    if (!ack || ack->subconnection != sub.index) {
+      broken(sub, generation, "malformed ACK from the receiver");
+      break;
+    }
+    on_ack(sub, *ack);
+  }
+  if (--readers_open_ == 0 && ended_) readers_done_.set();
+}
+
+void MultiTcpSender::on_ack(Subconnection& sub, const Ack& ack) {
+  if (ack.chunks_received < sub.acked_chunks ||
+      ack.chunks_received - sub.acked_chunks > sub.written) {
+    const std::string why =
+        fmt::format("ACK for {} chunks, but {} were acknowledged and {} more written",
+                    ack.chunks_received, sub.acked_chunks, sub.written);
+    broken(sub, sub.generation, why);
+    return;
+  }
+  for (std::uint64_t n = ack.chunks_received - sub.acked_chunks; n > 0; --n) {
+    --sub.assigned.front().entry->unacked;
+    sub.assigned.pop_front();
+    --sub.written;
+  }
+  sub.acked_chunks = ack.chunks_received;
+  delivered_seq_ = std::max(delivered_seq_, ack.next_frame_seq);
+  release_acknowledged();
+  schedule();
+}
+
+void MultiTcpSender::release_acknowledged() {
+  bool released = false;
+  while (!window_.empty() && window_.front()->unacked == 0) {
+    FrameEntry* entry = window_.front();
+    window_.pop_front();
+    counters_.add_frame(entry->frame->data.size(), wall_clock_ns());
+    entry->frame.reset();
+    free_entries_.push_back(entry);
+    released = true;
+  }
+  if (released) window_changed_.notify();
+}
+
+void MultiTcpSender::broken(Subconnection& sub, std::uint64_t generation, const std::string& why) {
+  if (sub.generation != generation || sub.state != SubState::running) return;
+  sub.state = SubState::down;
+  ++sub.generation;
+  boost::system::error_code ignored;
+  sub.socket->close(ignored);
+  auto& counters = counters_.subconnections[sub.index];
+  counters.state.store(StreamState::waiting, std::memory_order_relaxed);
+  sub.retransmits_base += sub.retransmits_now;
+  sub.retransmits_now = 0;
+  if (stopped_ || broken_) return;
+  // Everything not acknowledged goes back to the front of the queue, in order, for the others.
+  const std::size_t resent = sub.written;
+  for (auto it = sub.assigned.rbegin(); it != sub.assigned.rend(); ++it) {
+    push_front_growing(pending_, *it);
+  }
+  sub.assigned.clear();
+  sub.written = 0;
+  sub.queued_bytes = 0;
+  resent_chunks_ += resent;
+  counters_.link.resent_chunks.store(resent_chunks_, std::memory_order_relaxed);
+  counters_.link.present.store(true, std::memory_order_relaxed);
+  log()->warn("{}: {}; re-sending its {} unacknowledged chunks on the others, reconnecting",
+              label(sub), why, resent);
+  sub.wake.notify();
+  if (!sub.reconnecting && !ended_) {
+    auto self = shared_from_this();
+    Subconnection* raw = &sub;
+    asio::co_spawn(
+        executor_, [self, raw] { return self->reconnect(*raw); }, asio::detached);
+  }
+  schedule();
+}
+
+awaitable<void> MultiTcpSender::reconnect(Subconnection& sub) {
+  sub.reconnecting = true;
+  asio::steady_timer timer(executor_);
+  auto backoff = std::chrono::milliseconds(20);
+  const auto lost_at = std::chrono::steady_clock::now();
+  while (!stopped_ && !broken_ && !ended_) {
+    timer.expires_after(backoff);
+    error_code ignored;
+    co_await timer.async_wait(nothrow(ignored));
+    if (stopped_ || broken_ || ended_) break;
+    if (co_await establish(sub, false)) {
+      counters_.subconnections[sub.index].reconnects.fetch_add(1, std::memory_order_relaxed);
+      log()->info("{}: re-established", label(sub));
+      break;
+    }
+    if (!any_running() && std::chrono::steady_clock::now() - lost_at > options_.connect_patience) {
+      fail(fmt::format("every sub-connection lost for more than {}",
+                       format_duration(options_.connect_patience)));
+      break;
+    }
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+  }
+  sub.reconnecting = false;
+}
+
+awaitable<void> MultiTcpSender::sample_tcp_info() {
+  asio::steady_timer timer(executor_);
+  auto self = shared_from_this();  // outlives close() by at most one tick
+  while (!stopped_ && !broken_ && !(ended_ && readers_open_ == 0)) {
+    double rtt_sum = 0;
+    std::size_t rtt_count = 0;
+    std::uint64_t retransmits = resent_chunks_;
+    for (auto& sub : subs_) {
+      auto& counters = counters_.subconnections[sub->index];
+      if (sub->state == SubState::running) {
+        if (auto info = read_tcp_info(sub->socket->native_handle())) {
+          sub->retransmits_now = info->total_retransmits;
+          counters.rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
+          rtt_sum += info->rtt_ms;
+          ++rtt_count;
+        }
+      }
+      const std::uint64_t total = sub->retransmits_base + sub->retransmits_now;
+      counters.retransmits.store(total, std::memory_order_relaxed);
+      retransmits += total;
+    }
+    if (rtt_count > 0) counters_.rtt_ms.store(rtt_sum / rtt_count, std::memory_order_relaxed);
+    counters_.retransmits.store(retransmits, std::memory_order_relaxed);
+    timer.expires_after(250ms);
+    error_code ignored;
+    co_await timer.async_wait(nothrow(ignored));
+  }
+}
+
+awaitable<bool> MultiTcpSender::close(std::uint64_t frames_sent) {
+  closing_ = true;
+  // Every chunk acknowledged first: END on one connection must not overtake chunks on others.
+  asio::steady_timer timer(executor_);
+  std::size_t last_window = window_.size();
+  auto last_progress = std::chrono::steady_clock::now();
+  while (!window_.empty() && !broken_ && !stopped_) {
+    timer.expires_after(100ms);
+    auto self = shared_from_this();
+    timer.async_wait([self](boost::system::error_code ec) {
+      if (!ec) self->window_changed_.notify();
+    });
+    co_await window_changed_.wait_for_notify();
+    timer.cancel();
+    if (window_.size() != last_window) {
+      last_window = window_.size();
+      last_progress = std::chrono::steady_clock::now();
+    } else if (std::chrono::steady_clock::now() - last_progress > options_.handshake_timeout) {
+      fail(fmt::format("receiver acknowledged nothing for {}; {} frames unconfirmed",
+                       format_duration(options_.handshake_timeout), window_.size()));
+    }
+  }
+  if (broken_ || stopped_) co_return false;
+
+  auto end = encode_end(options_.stream_id, End{frames_sent});
+  Subconnection* carrier = nullptr;
+  for (auto& sub : subs_) {
+    if (sub->state != SubState::running) continue;
+    error_code ec;
+    co_await asio::async_write(*sub->socket, asio::buffer(end), nothrow(ec));
+    if (!ec) {
+      carrier = sub.get();
+      break;
+    }
+  }
+  if (!carrier) {
+    fail("no sub-connection left to send END on");
+    co_return false;
+  }
+  ended_ = true;
+  for (auto& sub : subs_) sub->wake.notify();  // writers are done
+  // Only END's connection half-closes: the others stay quiet until the receiver, having read
+  // END, closes them all (an early FIN there would look like a break).
+  boost::system::error_code ignored;
+  carrier->socket->shutdown(tcp::socket::shutdown_send, ignored);
+  // The receiver closes every sub-connection once it has everything; wait, but not forever.
+  asio::steady_timer watchdog(executor_, options_.handshake_timeout);
+  watchdog.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) self->fail("receiver did not confirm the end of the feed");
+  });
+  if (readers_open_ > 0) co_await readers_done_.wait();
+  watchdog.cancel();
+  for (auto& sub : subs_) {
+    sub->socket->close(ignored);
+    sub->state = SubState::down;
+    counters_.subconnections[sub->index].state.store(StreamState::finished,
+                                                     std::memory_order_relaxed);
+  }
+  if (broken_) co_return false;
+  counters_.state.store(StreamState::finished, std::memory_order_relaxed);
+  co_return true;
+}
+
+void MultiTcpSender::stop() {
+  asio::post(executor_, [self = shared_from_this()] {
+    self->stopped_ = true;
+    for (auto& sub : self->subs_) {
+      boost::system::error_code ignored;
+      sub->socket->close(ignored);
+      sub->wake.notify();
+    }
+    self->window_changed_.notify();
+    self->readers_done_.set();
+  });
+}
+
+void MultiTcpSender::break_subconnection(std::size_t index) {
+  asio::post(executor_, [self = shared_from_this(), index] {
+    if (index >= self->subs_.size()) return;
+    auto& sub = *self->subs_[index];
+    if (sub.state != SubState::running) return;
+    // Linger 0 turns the close into a reset; shutdown makes our own reader see the break the
+    // way it sees a path failure, through its pending read.
+    const int fd = sub.socket->native_handle();
+    linger reset{1, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+    ::shutdown(fd, SHUT_RDWR);
+  });
+}
+
+}  // namespace hdstream

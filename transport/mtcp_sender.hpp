@@ -1,0 +1,111 @@
+// One feed striped over K TCP sub-connections (mtcp): each chunk goes to the sub-connection
+// with the most room; the receiver acknowledges what arrived on each, so a sub-connection that
+// breaks has its unacknowledged chunks re-sent on the others while it is re-established.
+//   auto sender = std::make_shared<MultiTcpSender>(strand, options, counters);  // K =
+//   hello.connections
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <boost/circular_buffer.hpp>
+
+#include "common/async_event.hpp"
+#include "protocol/ack.hpp"
+#include "protocol/packetizer.hpp"
+#include "transport/mtcp_scheduler.hpp"
+#include "transport/transport.hpp"
+
+namespace hdstream {
+
+class MultiTcpSender : public SenderTransport, public std::enable_shared_from_this<MultiTcpSender> {
+ public:
+  MultiTcpSender(asio::any_io_executor executor, SenderOptions options, StreamCounters& counters);
+  ~MultiTcpSender() override;
+
+  awaitable<bool> open() override;
+  SubmitResult submit(FramePtr frame) override;
+  awaitable<bool> close(std::uint64_t frames_sent) override;
+  void stop() override;
+
+  // Fault injection for tests and `check`: resets sub-connection `index` abortively (RST), as
+  // a broken path would. Safe from any thread.
+  void break_subconnection(std::size_t index);
+
+ private:
+  // A frame in the resend window: its encoded chunks, kept until every one is acknowledged.
+  struct FrameEntry {
+    FramePtr frame;
+    std::vector<EncodedChunk> chunks;
+    std::size_t unacked = 0;
+  };
+  struct ChunkRef {
+    FrameEntry* entry = nullptr;
+    std::uint16_t index = 0;
+    std::size_t bytes() const { return kHeaderBytes + entry->chunks[index].payload.size(); }
+  };
+  enum class SubState : std::uint8_t { down = 0, running = 1 };
+  struct Subconnection {
+    explicit Subconnection(const asio::any_io_executor& executor)
+        : socket(std::make_shared<tcp::socket>(executor)), wake(executor) {}
+    std::uint8_t index = 0;
+    std::shared_ptr<tcp::socket> socket;
+    SubState state = SubState::down;
+    std::uint64_t generation = 0;  // coroutines of an older generation exit
+    // Chunks assigned here in write order: the first `written` were handed to the socket and
+    // await their ACK, the rest wait to be written.
+    boost::circular_buffer<ChunkRef> assigned;
+    std::size_t written = 0;
+    std::uint64_t queued_bytes = 0;      // bytes of the unwritten ones
+    std::uint64_t acked_chunks = 0;      // the receiver's count for this connection
+    std::uint64_t retransmits_base = 0;  // TCP retransmits of earlier generations
+    std::uint64_t retransmits_now = 0;
+    AsyncEvent wake;
+    bool reconnecting = false;
+    std::vector<asio::const_buffer> gather;
+  };
+
+  std::string label(const Subconnection& sub) const;
+  std::vector<std::byte> hello_for(const Subconnection& sub) const;
+  awaitable<bool> establish(Subconnection& sub, bool first);
+  void start_io(Subconnection& sub);
+  awaitable<void> write_loop(Subconnection& sub, std::uint64_t generation);
+  awaitable<void> read_loop(Subconnection& sub, std::uint64_t generation);
+  awaitable<void> reconnect(Subconnection& sub);
+  awaitable<void> sample_tcp_info();
+  void schedule();
+  void on_ack(Subconnection& sub, const Ack& ack);
+  void release_acknowledged();
+  void broken(Subconnection& sub, std::uint64_t generation, const std::string& why);
+  void fail(std::string_view why);
+  bool any_running() const;
+  FrameEntry* take_entry();
+
+  asio::any_io_executor executor_;
+  SenderOptions options_;
+  StreamCounters& counters_;
+  std::uint64_t session_id_ = 0;
+  std::vector<std::unique_ptr<Subconnection>> subs_;
+  std::vector<SubconnectionLoad> loads_;
+  std::uint64_t room_bytes_ = 0;
+  // Frames not yet fully acknowledged, oldest first; bounded by window_frames_.
+  boost::circular_buffer<FrameEntry*> window_;
+  std::vector<std::unique_ptr<FrameEntry>> entries_;  // owns every entry
+  std::vector<FrameEntry*> free_entries_;
+  std::size_t window_frames_ = 0;
+  // Chunks waiting for a sub-connection with room (new ones, and re-sends at the front).
+  boost::circular_buffer<ChunkRef> pending_;
+  std::uint64_t delivered_seq_ = 0;  // receiver's cumulative ACK: frames below are done
+  AsyncEvent window_changed_;
+  AsyncEvent readers_done_;
+  std::size_t readers_open_ = 0;
+  bool closing_ = false;
+  bool ended_ = false;  // END written: the receiver's close is expected
+  bool broken_ = false;
+  bool stopped_ = false;
+  std::uint64_t resent_chunks_ = 0;
+};
+
+}  // namespace hdstream

@@ -1,0 +1,104 @@
+#include "transport/server_handshake.hpp"
+
+#include <memory>
+#include <system_error>
+#include <vector>
+
+#include "common/log.hpp"
+#include "common/units.hpp"
+#include "transport/message_io.hpp"
+
+namespace hdstream {
+
+void open_listener(tcp::acceptor& acceptor, const Endpoint& listen) {
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(listen.host, ec);
+  if (ec) {
+    tcp::resolver resolver(acceptor.get_executor());
+    auto results = resolver.resolve(listen.host, std::to_string(listen.port));
+    address = results.begin()->endpoint().address();
+  }
+  const tcp::endpoint endpoint(address, listen.port);
+  try {
+    acceptor.open(endpoint.protocol());
+    acceptor.set_option(tcp::acceptor::reuse_address(true));
+    acceptor.bind(endpoint);
+    acceptor.listen();
+  } catch (const boost::system::system_error& error) {
+    throw std::system_error(error.code(), "cannot listen on " + listen.to_string());
+  }
+}
+
+std::string peer_name(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  auto peer = socket.remote_endpoint(ec);
+  return ec ? std::string("unknown peer")
+            : Endpoint{peer.address().to_string(), peer.port()}.to_string();
+}
+
+awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds timeout,
+                                  const std::string& peer, TransportKind transport,
+                                  const std::string& component) {
+  auto log = logger(component);
+  // Until a valid HELLO arrives a peer gets 48 + 4096 bytes of memory and `timeout`.
+  asio::steady_timer watchdog(socket.get_executor(), timeout);
+  auto timed_out = std::make_shared<bool>(false);
+  watchdog.async_wait([&socket, timed_out](boost::system::error_code ec) {
+    if (!ec) {
+      *timed_out = true;
+      boost::system::error_code ignored;
+      socket.close(ignored);
+    }
+  });
+  std::vector<std::byte> body;
+  auto read = co_await read_header(socket);
+  BodyRead body_read;
+  if (!read.error) body_read = co_await read_control_body(socket, read.header, body);
+  watchdog.cancel();
+
+  HelloIntake intake;
+  if (*timed_out) {
+    log->warn("closing {}: no handshake within {}", peer, format_duration(timeout));
+    co_return intake;
+  }
+  if (read.detail != HeaderError::none) {
+    log->warn("closing {}: {}", peer, to_string(read.detail));
+    co_return intake;
+  }
+  if (read.error || body_read.error) co_return intake;
+  if (read.header.type != MessageType::hello || !body_read.checksum_ok) {
+    log->warn("closing {}: expected a HELLO, got {}", peer,
+              body_read.checksum_ok ? "another message" : "a corrupted message");
+    co_return intake;
+  }
+  intake.stream_id = read.header.stream_id;
+  intake.reply = true;
+  intake.status = AckStatus::bad_request;
+  auto hello = decode_hello(body);
+  if (!hello) {
+    intake.reason = "malformed HELLO";
+  } else if (intake.reason = validate_hello(*hello); !intake.reason.empty()) {
+  } else if (hello->transport != transport) {
+    intake.reason = fmt::format("this listener serves {}, not {}", to_string(transport),
+                                to_string(hello->transport));
+  } else {
+    intake.status = AckStatus::accepted;
+    intake.hello = hello;
+  }
+  co_return intake;
+}
+
+awaitable<bool> send_hello_ack(tcp::socket& socket, std::uint16_t stream_id, AckStatus status,
+                               std::string reason, const std::string& peer,
+                               const std::string& component) {
+  if (status != AckStatus::accepted) {
+    logger(component)->warn("refused feed from {} (stream {}): {}: {}", peer, stream_id,
+                            to_string(status), reason);
+  }
+  auto ack = encode_hello_ack(stream_id, HelloAck{status, std::move(reason)});
+  error_code ec;
+  co_await asio::async_write(socket, asio::buffer(ack), nothrow(ec));
+  co_return !ec;
+}
+
+}  // namespace hdstream

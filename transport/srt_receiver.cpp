@@ -1,0 +1,209 @@
+#include "transport/srt_receiver.hpp"
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "common/units.hpp"
+#include "protocol/handshake.hpp"
+#include "protocol/reassembler.hpp"
+#include "transport/srt_sender.hpp"
+
+namespace hdstream {
+namespace {
+std::shared_ptr<spdlog::logger> log() {
+  return logger("srt");
+}
+}  // namespace
+
+SrtReceiver::SrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameConsumer& consumer)
+    : options_(std::move(options)),
+      stats_(stats),
+      consumer_(consumer),
+      pool_(4 * options_.streams + 8) {}
+
+SrtReceiver::~SrtReceiver() {
+  stopped_ = true;
+  for (auto& thread : threads_) {
+    if (thread.joinable()) thread.join();
+  }
+}
+
+void SrtReceiver::start() {
+  // The receiver does not know the feed's rate before HELLO: buffers are sized for a 1 Gbps
+  // feed at the configured latency (the listener's settings carry over to accepted sockets).
+  const SrtPlan plan = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
+  std::vector<SrtSocket> listeners;
+  for (std::size_t stream = 0; stream < options_.streams; ++stream) {
+    Endpoint local = options_.listen;
+    if (local.host == "0.0.0.0") local.host.clear();
+    if (stream > 0 || local.port != 0) {
+      local.port = static_cast<std::uint16_t>((stream == 0 ? local.port : base_port_) + stream);
+    }
+    try {
+      listeners.push_back(SrtSocket::listener(plan, local));
+    } catch (const SrtError& error) {
+      throw std::system_error(std::make_error_code(std::errc::address_in_use), error.what());
+    }
+    if (stream == 0) base_port_ = listeners.back().local_port();
+  }
+  log()->info("listening on UDP ports {}..{} for {} SRT stream(s){}", base_port_,
+              base_port_ + options_.streams - 1, options_.streams,
+              options_.srt.passphrase.empty() ? "" : " (passphrase required)");
+  for (std::size_t stream = 0; stream < options_.streams; ++stream) {
+    // `this` outlives the threads: the destructor joins them.
+    threads_.emplace_back([this, stream, listener = std::move(listeners[stream])]() mutable {
+      serve(stream, std::move(listener));
+    });
+  }
+}
+
+Endpoint SrtReceiver::local_endpoint() const {
+  return Endpoint{options_.listen.host == "0.0.0.0" ? "127.0.0.1" : options_.listen.host,
+                  base_port_};
+}
+
+void SrtReceiver::stop() {
+  stopped_ = true;
+}
+
+void SrtReceiver::serve(std::size_t stream, SrtSocket listener) {
+  const auto id = static_cast<std::uint16_t>(stream);
+  while (!stopped_) {
+    std::optional<SrtSocket> accepted;
+    try {
+      accepted = listener.accept(std::chrono::milliseconds(100));
+    } catch (const SrtError& error) {
+      log()->warn("stream {}: {}", id, error.what());
+      continue;
+    }
+    if (!accepted) continue;
+    run_session(id, *accepted);
+  }
+}
+
+bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
+  const std::string peer = socket.peer();
+  StreamCounters& counters = stats_.stream(stream);
+  std::array<std::byte, 2048> message;
+  std::size_t received = 0;
+
+  // HELLO first, within the handshake timeout.
+  std::optional<Hello> hello;
+  std::string refusal;
+  AckStatus status = AckStatus::bad_request;
+  const auto deadline = std::chrono::steady_clock::now() + options_.handshake_timeout;
+  while (!stopped_ && std::chrono::steady_clock::now() < deadline) {
+    const SrtIo io = socket.receive(message, received);
+    if (io == SrtIo::timeout) continue;
+    if (io == SrtIo::closed) return false;
+    MessageHeader header;
+    const auto bytes = std::span<const std::byte>(message).first(received);
+    const HeaderError error = decode_header(bytes, header);
+    if (error != HeaderError::none || header.type != MessageType::hello ||
+        header.payload_bytes != received - kHeaderBytes) {
+      log()->warn("stream {}: closing {}: expected a HELLO ({})", stream, peer,
+                  error == HeaderError::none ? "got another message" : to_string(error));
+      return false;
+    }
+    hello = decode_hello(bytes.subspan(kHeaderBytes));
+    if (!hello) {
+      refusal = "malformed HELLO";
+    } else if (refusal = validate_hello(*hello); !refusal.empty()) {
+    } else if (hello->transport != TransportKind::srt) {
+      refusal = fmt::format("this listener serves srt, not {}", to_string(hello->transport));
+    } else if (header.stream_id != stream) {
+      status = AckStatus::bad_stream;
+      refusal = fmt::format("UDP port {} carries stream {}, not {}", socket.local_port(), stream,
+                            header.stream_id);
+    }
+    break;
+  }
+  if (!hello && refusal.empty()) {
+    if (!stopped_) log()->warn("stream {}: closing {}: no handshake", stream, peer);
+    return false;
+  }
+  if (!refusal.empty()) {
+    log()->warn("refused feed from {} (stream {}): {}", peer, stream, refusal);
+    auto ack = encode_hello_ack(stream, HelloAck{status, refusal});
+    socket.send(ack);
+    return false;
+  }
+  auto ack = encode_hello_ack(stream, HelloAck{AckStatus::accepted, {}});
+  if (socket.send(ack) != SrtIo::ok) return false;
+
+  log()->info("stream {}: feed from {} accepted over SRT ({} {}x{} @ {:.2f} fps, {})", stream, peer,
+              to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
+              hello->feed.frames_per_second(),
+              format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
+  counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
+  counters.state.store(StreamState::running, std::memory_order_relaxed);
+  consumer_.session_started(stream, *hello);
+
+  ReassemblerConfig config;
+  config.first_seq = hello->first_frame_seq;
+  config.max_frames_in_flight = options_.max_frames_in_flight;
+  config.latency_budget_ns = 0;  // SRT delivers in order; what it gave up on never comes
+  Reassembler reassembler(stream, config, pool_);
+  ReassemblerCounters published;
+  auto deliver = [&] {
+    const std::int64_t now = wall_clock_ns();
+    while (FramePtr frame = reassembler.pop(now))
+      consumer_.frame_received(stream, std::move(frame));
+    const auto& c = reassembler.counters();
+    counters.drops.fetch_add(c.frames_dropped - published.frames_dropped,
+                             std::memory_order_relaxed);
+    counters.checksum_errors.fetch_add(c.checksum_errors - published.checksum_errors,
+                                       std::memory_order_relaxed);
+    if (c.frames_dropped > published.frames_dropped) {
+      log()->warn("stream {}: {} frame(s) incomplete (SRT dropped packets too late to play)",
+                  stream, c.frames_dropped - published.frames_dropped);
+    }
+    published = c;
+  };
+
+  bool clean = false;
+  auto next_stats = std::chrono::steady_clock::now();
+  while (!stopped_) {
+    const SrtIo io = socket.receive(message, received);
+    if (std::chrono::steady_clock::now() >= next_stats) {
+      next_stats += std::chrono::milliseconds(250);
+      publish_srt_stats(socket.stats(), /*sender=*/false, counters);
+    }
+    if (io == SrtIo::timeout) continue;
+    if (io == SrtIo::closed) {
+      log()->warn("stream {} from {}: SRT connection lost before END", stream, peer);
+      break;
+    }
+    MessageHeader header;
+    const auto bytes = std::span<const std::byte>(message).first(received);
+    if (const HeaderError error = decode_header(bytes, header);
+        error != HeaderError::none || header.payload_bytes != received - kHeaderBytes) {
+      // One bad datagram does not desynchronise a message transport: count it, carry on.
+      counters.checksum_errors.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    const auto payload = bytes.subspan(kHeaderBytes);
+    if (header.type == MessageType::chunk) {
+      reassembler.push(header, payload, wall_clock_ns());
+      deliver();
+      continue;
+    }
+    if (header.type == MessageType::end) {
+      auto end = decode_end(payload);
+      if (end) {
+        reassembler.finish(end->frames_sent);
+        clean = true;
+      }
+      break;
+    }
+  }
+  if (!clean) reassembler.abandon();
+  deliver();
+  publish_srt_stats(socket.stats(), /*sender=*/false, counters);
+  socket.close();  // tells the sender we have everything
+  counters.state.store(clean ? StreamState::finished : StreamState::failed,
+                       std::memory_order_relaxed);
+  consumer_.session_ended(stream, clean);
+  return clean;
+}
+
+}  // namespace hdstream

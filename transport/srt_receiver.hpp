@@ -1,0 +1,41 @@
+// Serves N feeds over SRT live mode, one UDP port per feed (listen port + stream id: libsrt
+// serves a port with one receive thread). Each feed has its own thread around libsrt's
+// blocking calls (all with 100 ms timeouts, so stop() is bounded); chunks are verified and
+// reassembled as on tcp; packets SRT drops as too late show up as dropped frames.
+//   auto rx = std::make_shared<SrtReceiver>(options, stats, consumer);  rx->start();
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "protocol/frame.hpp"
+#include "transport/srt_socket.hpp"
+#include "transport/transport.hpp"
+
+namespace hdstream {
+
+class SrtReceiver : public ReceiverTransport, public std::enable_shared_from_this<SrtReceiver> {
+ public:
+  SrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameConsumer& consumer);
+  ~SrtReceiver() override;
+
+  void start() override;
+  Endpoint local_endpoint() const override;  // stream 0's port
+  void stop() override;
+
+ private:
+  void serve(std::size_t stream, SrtSocket listener);  // one feed's thread
+  bool run_session(std::uint16_t stream, SrtSocket& socket);
+
+  ReceiverOptions options_;
+  StatsRegistry& stats_;
+  FrameConsumer& consumer_;
+  FramePool pool_;
+  std::vector<std::thread> threads_;
+  std::uint16_t base_port_ = 0;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace hdstream

@@ -1,0 +1,291 @@
+#include "transport/srt_sender.hpp"
+
+#include <cstring>
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "common/units.hpp"
+#include "protocol/handshake.hpp"
+
+namespace hdstream {
+namespace {
+std::shared_ptr<spdlog::logger> log() {
+  return logger("srt");
+}
+}  // namespace
+
+SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings,
+                 std::chrono::nanoseconds rtt) {
+  SrtPlan plan;
+  plan.rate_bps = rate_bps;
+  plan.latency = settings.latency;
+  plan.rtt = rtt;
+  plan.passphrase = settings.passphrase;
+  plan.key_length_bytes = settings.key_length_bytes;
+  return plan;
+}
+
+void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& counters) {
+  counters.rtt_ms.store(stats.rtt_ms, std::memory_order_relaxed);
+  counters.retransmits.store(sender ? stats.sent_retransmits : stats.received_retransmits,
+                             std::memory_order_relaxed);
+  auto& link = counters.link;
+  link.lost_packets.store(sender ? stats.send_lost : stats.receive_lost, std::memory_order_relaxed);
+  link.dropped_packets.store(sender ? stats.send_dropped : stats.receive_dropped,
+                             std::memory_order_relaxed);
+  link.belated_packets.store(stats.belated, std::memory_order_relaxed);
+  link.buffer_ms.store(sender ? stats.send_buffer_ms : stats.receive_buffer_ms,
+                       std::memory_order_relaxed);
+  link.present.store(true, std::memory_order_relaxed);
+}
+
+SrtSender::SrtSender(asio::any_io_executor executor, SenderOptions options,
+                     StreamCounters& counters)
+    : executor_(std::move(executor)),
+      options_(std::move(options)),
+      counters_(counters),
+      remote_{options_.destination.host,
+              static_cast<std::uint16_t>(options_.destination.port + options_.stream_id)},
+      opened_(executor_),
+      closed_(executor_) {
+  options_.hello.transport = TransportKind::srt;
+  options_.hello.connections = 1;
+  options_.hello.chunk_bytes = kSrtChunkBytes;
+  options_.hello.latency_budget_ms = static_cast<std::uint32_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(options_.srt.latency).count());
+}
+
+SrtSender::~SrtSender() {
+  stopped_ = true;
+  queue_changed_.notify_all();
+  if (!thread_.joinable()) return;
+  // The thread holds a reference: the last one may be dropped by the thread itself.
+  if (thread_.get_id() == std::this_thread::get_id()) {
+    thread_.detach();
+  } else {
+    thread_.join();
+  }
+}
+
+void SrtSender::report(AsyncEvent& event, bool& result, bool value) {
+  asio::post(executor_, [self = shared_from_this(), &event, &result, value] {
+    result = value;
+    event.set();
+  });
+}
+
+awaitable<bool> SrtSender::open() {
+  counters_.planned_bps.store(options_.hello.feed.bit_rate_bps, std::memory_order_relaxed);
+  thread_ = std::thread([self = shared_from_this()] { self->run(); });
+  co_await opened_.wait();
+  co_return open_ok_;
+}
+
+bool SrtSender::send_message(std::span<const std::byte> message) {
+  while (!stopped_) {
+    switch (socket_.send(message)) {
+      case SrtIo::ok:
+        return true;
+      case SrtIo::timeout:
+        continue;  // the send buffer is full: look at stopped_ and retry
+      case SrtIo::closed:
+        return false;
+    }
+  }
+  return false;
+}
+
+bool SrtSender::connect_and_handshake() {
+  const auto deadline = std::chrono::steady_clock::now() + options_.connect_patience;
+  auto backoff = std::chrono::milliseconds(20);
+  const SrtPlan plan =
+      srt_plan(options_.hello.feed.bit_rate_bps, options_.srt, options_.expected_rtt);
+  for (;;) {
+    try {
+      socket_ = SrtSocket::caller(plan);
+      socket_.connect(remote_);
+      break;
+    } catch (const SrtError& error) {
+      if (error.wrong_passphrase()) {
+        log()->error(
+            "stream {}: {} refused the connection: wrong passphrase (check --key-file "
+            "on both ends)",
+            options_.stream_id, remote_.to_string());
+        return false;
+      }
+      if (stopped_ || std::chrono::steady_clock::now() + backoff > deadline) {
+        if (!stopped_) {
+          log()->error("stream {}: {} (gave up after {})", options_.stream_id, error.what(),
+                       format_duration(options_.connect_patience));
+        }
+        return false;
+      }
+      std::this_thread::sleep_for(backoff);  // this thread's own backoff, not synchronisation
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+    }
+  }
+  // The hdstream handshake rides inside the SRT connection: feed descriptor, first frame.
+  auto hello = encode_hello(options_.stream_id, options_.hello);
+  if (!send_message(hello)) return false;
+  // Live mode refuses to receive into less than a whole packet.
+  std::array<std::byte, kSrtMaxPayloadBytes> reply;
+  const auto deadline_ack = std::chrono::steady_clock::now() + options_.handshake_timeout;
+  while (!stopped_ && std::chrono::steady_clock::now() < deadline_ack) {
+    std::size_t received = 0;
+    const SrtIo io = socket_.receive(reply, received);
+    if (io == SrtIo::timeout) continue;
+    if (io == SrtIo::closed) break;
+    MessageHeader header;
+    const auto bytes = std::span<const std::byte>(reply).first(received);
+    std::optional<HelloAck> ack;
+    if (decode_header(bytes, header) == HeaderError::none &&
+        header.type == MessageType::hello_ack && header.payload_bytes == received - kHeaderBytes) {
+      ack = decode_hello_ack(bytes.subspan(kHeaderBytes));
+    }
+    if (!ack) {
+      log()->error("stream {}: malformed handshake reply from {}", options_.stream_id,
+                   remote_.to_string());
+      return false;
+    }
+    if (ack->status != AckStatus::accepted) {
+      log()->error("stream {}: receiver refused the feed: {}{}{}", options_.stream_id,
+                   to_string(ack->status), ack->reason.empty() ? "" : ": ", ack->reason);
+      return false;
+    }
+    return true;
+  }
+  if (!stopped_) {
+    log()->error("stream {}: no handshake reply from {} within {}", options_.stream_id,
+                 remote_.to_string(), format_duration(options_.handshake_timeout));
+  }
+  return false;
+}
+
+bool SrtSender::send_frame(const Frame& frame) {
+  packetize(frame, kSrtChunkBytes, chunks_);
+  for (const auto& chunk : chunks_) {
+    // libsrt has no gather send: header and payload are joined in one reused packet buffer.
+    std::memcpy(packet_.data(), chunk.header.data(), kHeaderBytes);
+    std::memcpy(packet_.data() + kHeaderBytes, chunk.payload.data(), chunk.payload.size());
+    if (!send_message(std::span(packet_).first(kHeaderBytes + chunk.payload.size()))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void SrtSender::sample_stats(bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now < next_stats_) return;
+  next_stats_ = now + std::chrono::milliseconds(250);
+  publish_srt_stats(socket_.stats(), /*sender=*/true, counters_);
+}
+
+bool SrtSender::finish(std::uint64_t frames_sent) {
+  auto end = encode_end(options_.stream_id, End{frames_sent});
+  if (!send_message(end)) return false;
+  // Live mode has no linger: closing now could discard packets still in the send buffer. The
+  // receiver closes once it has END, which ends this read.
+  const auto deadline =
+      std::chrono::steady_clock::now() + options_.handshake_timeout + options_.srt.latency;
+  std::array<std::byte, kSrtMaxPayloadBytes> scratch;
+  while (!stopped_ && std::chrono::steady_clock::now() < deadline) {
+    std::size_t received = 0;
+    sample_stats();
+    if (socket_.receive(scratch, received) == SrtIo::closed) return true;
+  }
+  if (!stopped_) {
+    log()->error("stream {}: receiver did not confirm the end of the feed", options_.stream_id);
+  }
+  return false;
+}
+
+void SrtSender::run() {
+  const bool connected = connect_and_handshake();
+  if (!connected) {
+    counters_.state.store(StreamState::failed, std::memory_order_relaxed);
+    accepting_ = false;
+    socket_.close();
+    report(opened_, open_ok_, false);
+    report(closed_, close_ok_, false);
+    return;
+  }
+  log()->info("stream {}: SRT live to {}, latency {}, {}", options_.stream_id, remote_.to_string(),
+              format_duration(options_.srt.latency),
+              options_.srt.passphrase.empty()
+                  ? std::string("unencrypted")
+                  : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
+  counters_.state.store(StreamState::running, std::memory_order_relaxed);
+  report(opened_, open_ok_, true);
+
+  bool ok = true;
+  std::uint64_t frames_sent = 0;
+  for (;;) {
+    FramePtr frame;
+    {
+      std::unique_lock lock(mutex_);
+      queue_changed_.wait_for(lock, std::chrono::milliseconds(100),
+                              [&] { return stopped_ || closing_ || !queue_.empty(); });
+      if (stopped_) break;
+      if (queue_.empty()) {
+        if (closing_) {
+          frames_sent = frames_sent_;
+          break;
+        }
+        lock.unlock();
+        sample_stats();
+        continue;
+      }
+      frame = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    if (!send_frame(*frame)) {
+      ok = false;
+      if (!stopped_)
+        log()->error("stream {}: SRT connection to {} lost", options_.stream_id,
+                     remote_.to_string());
+      break;
+    }
+    counters_.add_frame(frame->data.size(), wall_clock_ns());
+    sample_stats();
+  }
+  accepting_ = false;
+  if (ok && !stopped_) ok = finish(frames_sent);
+  sample_stats(true);
+  socket_.close();
+  ok = ok && !stopped_;
+  counters_.state.store(ok ? StreamState::finished : StreamState::failed,
+                        std::memory_order_relaxed);
+  report(closed_, close_ok_, ok);
+}
+
+SubmitResult SrtSender::submit(FramePtr frame) {
+  if (!accepting_ || stopped_) return SubmitResult::closed;
+  {
+    std::lock_guard lock(mutex_);
+    if (closing_) return SubmitResult::closed;
+    if (queue_.size() >= options_.max_queued_frames) return SubmitResult::dropped;
+    queue_.push_back(std::move(frame));
+  }
+  queue_changed_.notify_one();
+  return SubmitResult::queued;
+}
+
+awaitable<bool> SrtSender::close(std::uint64_t frames_sent) {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+    frames_sent_ = frames_sent;
+  }
+  queue_changed_.notify_one();
+  if (!thread_.joinable()) co_return false;
+  co_await closed_.wait();
+  co_return close_ok_;
+}
+
+void SrtSender::stop() {
+  stopped_ = true;  // every libsrt call in run() returns within 100 ms (1 s while connecting)
+  queue_changed_.notify_all();
+}
+
+}  // namespace hdstream

@@ -1,0 +1,75 @@
+// One feed over SRT live mode: frames become hdstream chunks of one SRT packet each (1408 bytes
+// of payload + the 48-byte header = SRTO_PAYLOADSIZE 1456). libsrt's blocking API runs in the
+// feed's own thread; every call there times out within 100 ms, so stop() is bounded.
+//   auto sender = std::make_shared<SrtSender>(strand, options, counters);  // port + stream id
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "common/async_event.hpp"
+#include "protocol/packetizer.hpp"
+#include "transport/srt_socket.hpp"
+#include "transport/transport.hpp"
+
+namespace hdstream {
+
+// Chunk payload that fills one SRT packet.
+inline constexpr std::uint32_t kSrtChunkBytes = kSrtMaxPayloadBytes - kHeaderBytes;
+
+// The SRT settings every sender and receiver derives from the feed and the options.
+SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings, std::chrono::nanoseconds rtt);
+
+// Samples libsrt's stats into the common counters (sender or receiver view).
+void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& counters);
+
+class SrtSender : public SenderTransport, public std::enable_shared_from_this<SrtSender> {
+ public:
+  SrtSender(asio::any_io_executor executor, SenderOptions options, StreamCounters& counters);
+  ~SrtSender() override;
+
+  awaitable<bool> open() override;
+  SubmitResult submit(FramePtr frame) override;
+  awaitable<bool> close(std::uint64_t frames_sent) override;
+  void stop() override;
+
+ private:
+  void run();  // the feed's thread
+  bool connect_and_handshake();
+  bool send_message(std::span<const std::byte> message);
+  bool send_frame(const Frame& frame);
+  bool finish(std::uint64_t frames_sent);
+  void sample_stats(bool force = false);
+  void report(AsyncEvent& event, bool& result, bool value);
+
+  asio::any_io_executor executor_;
+  SenderOptions options_;
+  StreamCounters& counters_;
+  Endpoint remote_;
+  SrtSocket socket_;
+  std::thread thread_;
+  std::atomic<bool> stopped_{false};
+
+  std::mutex mutex_;  // guards queue_, closing_, frames_sent_
+  std::condition_variable queue_changed_;
+  std::deque<FramePtr> queue_;
+  bool closing_ = false;
+  std::uint64_t frames_sent_ = 0;
+
+  // Results handed back to the strand.
+  AsyncEvent opened_;
+  AsyncEvent closed_;
+  bool open_ok_ = false;
+  bool close_ok_ = false;
+  std::atomic<bool> accepting_{true};
+
+  std::vector<EncodedChunk> chunks_;
+  std::array<std::byte, kSrtMaxPayloadBytes> packet_{};
+  std::chrono::steady_clock::time_point next_stats_;
+};
+
+}  // namespace hdstream

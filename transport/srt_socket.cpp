@@ -1,0 +1,275 @@
+#include "transport/srt_socket.hpp"
+
+#include <srt/logging_api.h>
+#include <srt/srt.h>
+
+#include <netdb.h>
+#include <sys/syslog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "common/log.hpp"
+
+namespace hdstream {
+namespace {
+
+std::shared_ptr<spdlog::logger> log() {
+  return logger("srt");
+}
+
+constexpr int kIoTimeoutMs = 100;
+constexpr int kConnectTimeoutMs = 1000;
+
+[[noreturn]] void throw_last(const std::string& what, int socket = SRT_INVALID_SOCK) {
+  const int code = srt_getlasterror(nullptr);
+  const int reject = socket != SRT_INVALID_SOCK ? srt_getrejectreason(socket) : 0;
+  std::string reason = srt_getlasterror_str();
+  if (reject > 0 && code == SRT_ECONNREJ) reason = srt_rejectreason_str(reject);
+  throw SrtError(fmt::format("{}: {}", what, reason), code, reject);
+}
+
+template <typename T>
+void set(int socket, SRT_SOCKOPT option, T value, const char* name) {
+  if (srt_setsockflag(socket, option, &value, sizeof value) == SRT_ERROR) {
+    throw_last(fmt::format("setting {}", name));
+  }
+}
+
+// libsrt logs from its own threads; only refusals are worth an operator's attention.
+void srt_log_handler(void*, int level, const char*, int, const char*, const char* message) {
+  const std::string_view text(message);
+  if (auto at = text.find("rsp(REJECT): "); at != std::string_view::npos) {
+    auto reason = text.substr(at + 13);
+    while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' '))
+      reason.remove_suffix(1);
+    // "1010 - Incorrect passphrase": the reason first, libsrt's code after it.
+    std::string_view code;
+    if (auto dash = reason.find(" - "); dash != std::string_view::npos) {
+      code = reason.substr(0, dash);
+      reason = reason.substr(dash + 3);
+    }
+    log()->warn("refused an SRT caller: {} (libsrt reject code {}){}", reason, code,
+                reason.find("passphrase") != std::string_view::npos
+                    ? "; check --key-file on both ends"
+                    : "");
+    return;
+  }
+  if (level <= LOG_ERR) {
+    log()->debug("libsrt: {}", text);
+  }
+}
+
+sockaddr_storage resolve(const Endpoint& endpoint, int& length) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  hints.ai_flags = endpoint.host.empty() ? AI_PASSIVE : 0;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(endpoint.port);
+  const char* host = endpoint.host.empty() ? nullptr : endpoint.host.c_str();
+  if (const int rc = getaddrinfo(host, port.c_str(), &hints, &found); rc != 0 || !found) {
+    throw SrtError(fmt::format("cannot resolve '{}': {}", endpoint.host, gai_strerror(rc)), 0);
+  }
+  sockaddr_storage storage{};
+  std::memcpy(&storage, found->ai_addr, found->ai_addrlen);
+  length = static_cast<int>(found->ai_addrlen);
+  freeaddrinfo(found);
+  return storage;
+}
+
+int configured(const SrtPlan& plan) {
+  ensure_srt_started();
+  const int socket = srt_create_socket();
+  if (socket == SRT_INVALID_SOCK) throw_last("creating an SRT socket");
+  try {
+    set<int>(socket, SRTO_TRANSTYPE, SRTT_LIVE, "SRTO_TRANSTYPE");
+    set<int>(socket, SRTO_PAYLOADSIZE, plan.payload_bytes, "SRTO_PAYLOADSIZE");
+    set<int>(socket, SRTO_LATENCY,
+             static_cast<int>(
+                 std::chrono::duration_cast<std::chrono::milliseconds>(plan.latency).count()),
+             "SRTO_LATENCY");
+    set<int>(socket, SRTO_SNDTIMEO, kIoTimeoutMs, "SRTO_SNDTIMEO");
+    set<int>(socket, SRTO_RCVTIMEO, kIoTimeoutMs, "SRTO_RCVTIMEO");
+    set<int>(socket, SRTO_CONNTIMEO, kConnectTimeoutMs, "SRTO_CONNTIMEO");
+    if (plan.rate_bps > 0) {
+      // Wire rate of the feed (our 48-byte header rides in every packet), and a ceiling with
+      // room for retransmissions and frame bursts.
+      const double wire_bytes_per_s = static_cast<double>(plan.rate_bps) / 8.0 *
+                                      kSrtMaxPayloadBytes / (kSrtMaxPayloadBytes - 48.0);
+      set<std::int64_t>(socket, SRTO_INPUTBW, static_cast<std::int64_t>(wire_bytes_per_s),
+                        "SRTO_INPUTBW");
+      set<std::int64_t>(socket, SRTO_MAXBW, static_cast<std::int64_t>(1.5 * wire_bytes_per_s),
+                        "SRTO_MAXBW");
+    }
+    const SrtBufferSizes sizes = plan_srt_buffers(plan);
+    set<int>(socket, SRTO_FC, sizes.flow_window_packets, "SRTO_FC");
+    set<int>(socket, SRTO_RCVBUF, sizes.receive_buffer_bytes, "SRTO_RCVBUF");
+    set<int>(socket, SRTO_UDP_RCVBUF, sizes.udp_buffer_bytes, "SRTO_UDP_RCVBUF");
+    set<int>(socket, SRTO_UDP_SNDBUF, sizes.udp_buffer_bytes, "SRTO_UDP_SNDBUF");
+    if (!plan.passphrase.empty()) {
+      if (srt_setsockflag(socket, SRTO_PASSPHRASE, plan.passphrase.data(),
+                          static_cast<int>(plan.passphrase.size())) == SRT_ERROR) {
+        throw_last("setting SRTO_PASSPHRASE (10 to 79 characters)");
+      }
+      set<int>(socket, SRTO_PBKEYLEN, int{plan.key_length_bytes}, "SRTO_PBKEYLEN");
+    }
+  } catch (...) {
+    srt_close(socket);
+    throw;
+  }
+  return socket;
+}
+
+}  // namespace
+
+bool SrtError::wrong_passphrase() const {
+  return reject_reason_ == SRT_REJ_BADSECRET;
+}
+
+SrtBufferSizes plan_srt_buffers(const SrtPlan& plan) {
+  const double seconds = std::chrono::duration<double>(plan.rtt + plan.latency).count();
+  const double bytes = static_cast<double>(plan.rate_bps) / 8.0 * seconds;
+  // Twice the bytes in flight, never below libsrt's defaults (25600 packets, 8 MiB).
+  SrtBufferSizes sizes;
+  sizes.flow_window_packets =
+      std::max(25600, static_cast<int>(std::ceil(2 * bytes / plan.payload_bytes)));
+  sizes.receive_buffer_bytes = std::max(8 << 20, static_cast<int>(std::min(2 * bytes, 1e9)));
+  // libsrt refuses a receive buffer above the flow window's worth of packets.
+  sizes.receive_buffer_bytes =
+      std::min(sizes.receive_buffer_bytes, sizes.flow_window_packets * (kSrtMaxPayloadBytes - 28));
+  sizes.udp_buffer_bytes = sizes.receive_buffer_bytes;
+  return sizes;
+}
+
+void ensure_srt_started() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    srt_startup();
+    srt_setloglevel(LOG_WARNING);
+    srt_setloghandler(nullptr, srt_log_handler);
+    std::atexit([] { srt_cleanup(); });
+  });
+}
+
+SrtSocket SrtSocket::caller(const SrtPlan& plan) {
+  return SrtSocket(configured(plan));
+}
+
+SrtSocket SrtSocket::listener(const SrtPlan& plan, const Endpoint& local) {
+  SrtSocket socket(configured(plan));
+  int length = 0;
+  const auto address = resolve(local, length);
+  if (srt_bind(socket.socket_, reinterpret_cast<const sockaddr*>(&address), length) == SRT_ERROR) {
+    throw_last(fmt::format("cannot listen on {} (UDP)", local.to_string()));
+  }
+  if (srt_listen(socket.socket_, 1) == SRT_ERROR) {
+    throw_last(fmt::format("cannot listen on {} (UDP)", local.to_string()));
+  }
+  return socket;
+}
+
+SrtSocket& SrtSocket::operator=(SrtSocket&& other) noexcept {
+  if (this != &other) {
+    close();
+    socket_ = std::exchange(other.socket_, -1);
+  }
+  return *this;
+}
+
+void SrtSocket::connect(const Endpoint& remote) {
+  int length = 0;
+  const auto address = resolve(remote, length);
+  if (srt_connect(socket_, reinterpret_cast<const sockaddr*>(&address), length) == SRT_ERROR) {
+    throw_last(fmt::format("SRT connection to {} failed", remote.to_string()), socket_);
+  }
+}
+
+std::optional<SrtSocket> SrtSocket::accept(std::chrono::milliseconds timeout) {
+  const int epoll = srt_epoll_create();
+  const int events = SRT_EPOLL_IN | SRT_EPOLL_ERR;
+  srt_epoll_add_usock(epoll, socket_, &events);
+  SRTSOCKET ready[1];
+  int ready_count = 1;
+  const int waited = srt_epoll_wait(epoll, ready, &ready_count, nullptr, nullptr, timeout.count(),
+                                    nullptr, nullptr, nullptr, nullptr);
+  srt_epoll_release(epoll);
+  if (waited <= 0) return std::nullopt;
+  sockaddr_storage peer{};
+  int length = sizeof peer;
+  const int accepted = srt_accept(socket_, reinterpret_cast<sockaddr*>(&peer), &length);
+  if (accepted == SRT_INVALID_SOCK) throw_last("accepting an SRT caller");
+  return SrtSocket(accepted);
+}
+
+SrtIo SrtSocket::send(std::span<const std::byte> message) {
+  const int sent = srt_sendmsg2(socket_, reinterpret_cast<const char*>(message.data()),
+                                static_cast<int>(message.size()), nullptr);
+  if (sent != SRT_ERROR) return SrtIo::ok;
+  const int code = srt_getlasterror(nullptr);
+  return code == SRT_EASYNCSND || code == SRT_ETIMEOUT ? SrtIo::timeout : SrtIo::closed;
+}
+
+SrtIo SrtSocket::receive(std::span<std::byte> buffer, std::size_t& received) {
+  const int n = srt_recvmsg2(socket_, reinterpret_cast<char*>(buffer.data()),
+                             static_cast<int>(buffer.size()), nullptr);
+  if (n == SRT_ERROR) {
+    // SRTO_RCVTIMEO expiring in blocking mode reports SRT_ETIMEOUT.
+    const int code = srt_getlasterror(nullptr);
+    return code == SRT_EASYNCRCV || code == SRT_ETIMEOUT ? SrtIo::timeout : SrtIo::closed;
+  }
+  received = static_cast<std::size_t>(n);
+  return n == 0 ? SrtIo::closed : SrtIo::ok;
+}
+
+SrtStats SrtSocket::stats() {
+  SRT_TRACEBSTATS raw{};
+  SrtStats stats;
+  if (srt_bstats(socket_, &raw, 0) == SRT_ERROR) return stats;
+  stats.rtt_ms = raw.msRTT;
+  stats.sent_retransmits = static_cast<std::uint64_t>(raw.pktRetransTotal);
+  stats.received_retransmits = static_cast<std::uint64_t>(raw.pktRcvRetrans);
+  stats.send_lost = static_cast<std::uint64_t>(raw.pktSndLossTotal);
+  stats.receive_lost = static_cast<std::uint64_t>(raw.pktRcvLossTotal);
+  stats.send_dropped = static_cast<std::uint64_t>(raw.pktSndDropTotal);
+  stats.receive_dropped = static_cast<std::uint64_t>(raw.pktRcvDropTotal);
+  stats.belated = static_cast<std::uint64_t>(raw.pktRcvBelated);
+  stats.send_buffer_ms = raw.msSndBuf;
+  stats.receive_buffer_ms = raw.msRcvBuf;
+  return stats;
+}
+
+std::uint16_t SrtSocket::local_port() const {
+  sockaddr_storage address{};
+  int length = sizeof address;
+  if (srt_getsockname(socket_, reinterpret_cast<sockaddr*>(&address), &length) == SRT_ERROR)
+    return 0;
+  if (address.ss_family == AF_INET6) {
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&address)->sin6_port);
+  }
+  return ntohs(reinterpret_cast<const sockaddr_in*>(&address)->sin_port);
+}
+
+std::string SrtSocket::peer() const {
+  sockaddr_storage address{};
+  int length = sizeof address;
+  if (srt_getpeername(socket_, reinterpret_cast<sockaddr*>(&address), &length) == SRT_ERROR) {
+    return "unknown peer";
+  }
+  char host[NI_MAXHOST] = {}, port[NI_MAXSERV] = {};
+  getnameinfo(reinterpret_cast<const sockaddr*>(&address), static_cast<socklen_t>(length), host,
+              sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
+  return fmt::format("{}:{}", host, port);
+}
+
+void SrtSocket::close() {
+  if (socket_ >= 0) srt_close(std::exchange(socket_, -1));
+}
+
+}  // namespace hdstream

@@ -1,0 +1,108 @@
+// The one place hdstream touches libsrt: an owning socket with our error type, live-mode
+// settings sized from the feed, timeouts on every blocking call (so stop() is bounded), and
+// stats read back. libsrt error codes never leave this file pair.
+//   SrtSocket s = SrtSocket::caller(plan);  s.connect(Endpoint{"127.0.0.1", 9000});
+//   if (s.send(message) == SrtIo::ok) ...;  SrtStats stats = s.stats();
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "transport/endpoint.hpp"
+
+namespace hdstream {
+
+// libsrt failures, converted once: what() is one line naming the operation and libsrt's reason.
+class SrtError : public std::runtime_error {
+ public:
+  SrtError(const std::string& what, int srt_code, int reject_reason = 0)
+      : std::runtime_error(what), srt_code_(srt_code), reject_reason_(reject_reason) {}
+  int srt_code() const { return srt_code_; }
+  int reject_reason() const { return reject_reason_; }  // SRT_REJ_* when a connect was refused
+  bool wrong_passphrase() const;
+
+ private:
+  int srt_code_;
+  int reject_reason_;
+};
+
+// Live-mode parameters of one feed's socket.
+struct SrtPlan {
+  std::uint64_t rate_bps = 0;  // feed rate: INPUTBW, MAXBW, buffer sizing
+  std::chrono::nanoseconds latency = std::chrono::milliseconds(120);
+  std::chrono::nanoseconds rtt = std::chrono::milliseconds(1);
+  std::string passphrase;  // empty: no encryption
+  std::uint8_t key_length_bytes = 16;
+  int payload_bytes = 1456;  // SRTO_PAYLOADSIZE: one message per packet
+};
+inline constexpr int kSrtMaxPayloadBytes = 1456;  // SRT_LIVE_MAX_PLSIZE
+inline constexpr int kSrtTsPayloadBytes = 1316;   // 7 x 188: what MPEG-TS tools expect
+
+// Buffers sized from rate x (RTT + latency), with headroom: SRTO_FC in packets, SRTO_RCVBUF
+// and the UDP buffers in bytes.
+struct SrtBufferSizes {
+  int flow_window_packets = 0;
+  int receive_buffer_bytes = 0;
+  int udp_buffer_bytes = 0;
+};
+SrtBufferSizes plan_srt_buffers(const SrtPlan& plan);
+
+enum class SrtIo : std::uint8_t { ok = 1, timeout, closed };
+
+struct SrtStats {
+  double rtt_ms = 0;
+  std::uint64_t sent_retransmits = 0;      // packets we re-sent
+  std::uint64_t received_retransmits = 0;  // re-sent packets we received
+  std::uint64_t send_lost = 0;             // reported lost by the peer
+  std::uint64_t receive_lost = 0;          // detected lost here
+  std::uint64_t send_dropped = 0;          // too late to send
+  std::uint64_t receive_dropped = 0;       // too late to play
+  std::uint64_t belated = 0;               // arrived after their play time
+  double send_buffer_ms = 0;
+  double receive_buffer_ms = 0;
+};
+
+class SrtSocket {
+ public:
+  // A live-mode socket configured from `plan`, not yet connected.
+  static SrtSocket caller(const SrtPlan& plan);
+  // A listener bound to `local` (port as given), backlog 1.
+  static SrtSocket listener(const SrtPlan& plan, const Endpoint& local);
+
+  SrtSocket() = default;
+  SrtSocket(SrtSocket&& other) noexcept : socket_(std::exchange(other.socket_, -1)) {}
+  SrtSocket& operator=(SrtSocket&& other) noexcept;
+  SrtSocket(const SrtSocket&) = delete;
+  SrtSocket& operator=(const SrtSocket&) = delete;
+  ~SrtSocket() { close(); }
+
+  bool is_open() const { return socket_ >= 0; }
+  // Blocks at most SRTO_CONNTIMEO (1 s). Throws SrtError (wrong_passphrase() tells a refusal
+  // for a mismatched passphrase).
+  void connect(const Endpoint& remote);
+  // Waits up to `timeout` for a caller; nullopt on timeout.
+  std::optional<SrtSocket> accept(std::chrono::milliseconds timeout);
+  // One message; blocks at most the send/receive timeout (100 ms).
+  SrtIo send(std::span<const std::byte> message);
+  // One message into `buffer`; its size in `received`.
+  SrtIo receive(std::span<std::byte> buffer, std::size_t& received);
+  SrtStats stats();
+  std::uint16_t local_port() const;
+  std::string peer() const;
+  void close();
+
+ private:
+  explicit SrtSocket(int socket) : socket_(socket) {}
+  int socket_ = -1;
+};
+
+// srt_startup once per process and libsrt's own log lines routed to our "srt" logger (a
+// refused caller, e.g. a wrong passphrase, is logged on the listener's side as a warning).
+void ensure_srt_started();
+
+}  // namespace hdstream

@@ -1,0 +1,46 @@
+// The client side of a feed connection, shared by tcp and mtcp: connect with backoff, socket
+// tuning (with the sysctl fix when the kernel caps buffers), and the HELLO / HELLO_ACK exchange
+// under a watchdog.
+//   if (co_await connect_with_retry(socket, options.destination, options.connect_patience,
+//                                   stopped, label)) { tune_sender_socket(socket, options, label);
+//     auto outcome = co_await client_handshake(socket, hello_bytes, 5s, keep_alive); }
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "common/asio.hpp"
+#include "transport/endpoint.hpp"
+#include "transport/transport.hpp"
+
+namespace hdstream {
+
+// Resolves and connects, retrying a refused connect with exponential backoff (20 ms .. 1 s) for
+// `patience`. Logs the final failure on `component`'s logger, naming `label` (e.g. "stream 2").
+// `stopped` is checked between attempts (it lives on the caller's strand).
+awaitable<bool> connect_with_retry(tcp::socket& socket, const Endpoint& destination,
+                                   std::chrono::nanoseconds patience, const bool& stopped,
+                                   const std::string& component, const std::string& label);
+
+// TCP_NODELAY, congestion control, NOTSENT_LOWAT, pacing and the send buffer from rate x RTT;
+// warns with the exact sysctl fix when the kernel caps the buffer. Returns the effective send
+// buffer in bytes (0: left to autotuning).
+std::uint64_t tune_sender_socket(tcp::socket& socket, const SenderOptions& options,
+                                 const std::string& component, const std::string& label);
+
+struct HandshakeOutcome {
+  bool accepted = false;
+  std::string error;  // why not, one line (empty when accepted)
+};
+
+// Writes `hello` (a complete HELLO message) and reads the HELLO_ACK. A receiver silent for
+// `timeout` gets its socket closed. `keep_alive` holds the socket's owner until the watchdog
+// has fired or been cancelled.
+awaitable<HandshakeOutcome> client_handshake(tcp::socket& socket, std::span<const std::byte> hello,
+                                             std::chrono::nanoseconds timeout,
+                                             std::shared_ptr<void> keep_alive);
+
+}  // namespace hdstream
