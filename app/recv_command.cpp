@@ -31,6 +31,9 @@ int run_recv(const RecvOptions& options) {
   runtime.run();
 
   const Summary summary = summarize(stats.sample());
+  if (const LatencySummary latency = stats.latency().summary(); latency.frames > 0) {
+    output.report().latency(Role::recv, latency);
+  }
   output.report().summary(summary);
   return exit_code_for(summary, runtime.interrupted(), /*runtime_failure=*/false);
 }

@@ -25,6 +25,7 @@ void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
   }
   feed.jitter.add(frame->ready_ns, frame->arrival_ns);
   counters.jitter_ms.store(feed.jitter.jitter_ms(), std::memory_order_relaxed);
+  stats_.latency().add(frame->arrival_ns - frame->ready_ns);
   counters.add_frame(frame->data.size(), frame->arrival_ns);
 }
 

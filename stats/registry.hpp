@@ -9,6 +9,7 @@
 #include <string>
 
 #include "stats/counters.hpp"
+#include "stats/latency.hpp"
 #include "stats/snapshot.hpp"
 
 namespace hdstream {
@@ -20,6 +21,8 @@ class StatsRegistry {
   StreamCounters& stream(std::size_t index) { return streams_[index]; }
   std::size_t size() const { return streams_.size(); }
   Role role() const { return role_; }
+  // Frame ready -> received whole, all streams together (receiving side only).
+  LatencyHistogram& latency() { return latency_; }
 
   // Reads every counter; `mbps` is over the time since the previous sample(). Thread safe.
   Snapshot sample();
@@ -32,6 +35,7 @@ class StatsRegistry {
   std::mutex sample_mutex_;
   std::chrono::steady_clock::time_point previous_time_;
   std::vector<std::uint64_t> previous_bytes_;
+  LatencyHistogram latency_;
 };
 
 }  // namespace hdstream

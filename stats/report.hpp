@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stats/latency.hpp"
 #include "stats/snapshot.hpp"
 
 namespace hdstream {
@@ -22,6 +23,8 @@ std::optional<StatsFormat> stats_format_from_string(std::string_view name);
 nlohmann::ordered_json interval_json(const Snapshot& snapshot, const StreamSnapshot& stream);
 nlohmann::ordered_json aggregate_json(const Snapshot& snapshot);
 nlohmann::ordered_json summary_json(const Summary& summary);
+// Its own line type, so the interval/aggregate/summary schema stays as it is.
+nlohmann::ordered_json latency_json(Role role, const LatencySummary& latency);
 
 class StatsReport {
  public:
@@ -30,6 +33,7 @@ class StatsReport {
   // One line per stream and an aggregate line; flushed so a tail -f sees it at once.
   void interval(const Snapshot& snapshot);
   void summary(const Summary& summary);
+  void latency(Role role, const LatencySummary& latency);
 
  private:
   StatsFormat format_;
