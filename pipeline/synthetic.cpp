@@ -62,7 +62,10 @@ const std::vector<std::uint64_t>& tape() {
 // GCC/Clang vector extension: two SSE2 ops on baseline x86-64, one on AVX2; no intrinsics.
 using Words4 = std::uint64_t __attribute__((vector_size(32)));
 
-void xor_copy(std::byte* out, const std::uint64_t* in, std::size_t words, std::uint64_t key) {
+__attribute__((target_clones("avx2", "default"))) void xor_copy(std::byte* out,
+                                                                const std::uint64_t* in,
+                                                                std::size_t words,
+                                                                std::uint64_t key) {
   std::size_t i = 0;
   const Words4 keys = {key, key, key, key};
   for (; i + 4 <= words; i += 4) {
