@@ -155,7 +155,9 @@ void StatsReport::latency(Role role, const LatencySummary& latency) {
     out_ << latency_json(role, latency).dump() << std::endl;
     return;
   }
-  fmt::print(out_, "latency {}: {} frames, frame ready -> received whole p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms\n",
+  fmt::print(out_,
+             "latency {}: {} frames, frame ready -> received whole p50 {:.3f} ms, p99 {:.3f} "
+             "ms, max {:.3f} ms\n",
              to_string(role), latency.frames, latency.p50_ms, latency.p99_ms, latency.max_ms);
   out_.flush();
 }
