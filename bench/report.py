@@ -44,7 +44,7 @@ def micro_table(micro):
     if not micro:
         return "_hdstream_micro not built._\n"
     memcpy = {m["name"].split("/")[-1]: m for m in micro if m["name"].startswith("BM_Memcpy/")}
-    lines = ["| benchmark | chunk | ns/byte | ns/chunk | × memcpy of the same bytes |",
+    lines = ["| benchmark | chunk | ns/byte | ns/chunk (or per call) | × memcpy of the same bytes |",
              "|---|---:|---:|---:|---:|"]
     for m in micro:
         parts = m["name"].split("/")
@@ -58,6 +58,8 @@ def micro_table(micro):
         nc = f"{m['ns_per_chunk']:.1f}" if m["ns_per_chunk"] else "—"
         label = {"16384": "16 KiB", "65536": "64 KiB", "262144": "256 KiB",
                  "1048576": "1 MiB"}.get(chunk, chunk)
+        if parts[0] == "BM_StatsSample":
+            label = f"{chunk} streams"
         lines.append(f"| {parts[0].replace('BM_', '')} | {label} | {nb} | {nc} | {ratio} |")
     return "\n".join(lines) + "\n"
 
@@ -87,7 +89,7 @@ def render(results, plots):
       "against a peer measured in the same run: each pair runs back to back, pairs are "
       "repeated and interleaved, and the table gives the **median with the min–max spread**. "
       "CPU is the sender's plus the receiver's user + system seconds, read with `wait4()` for "
-      "every process alike.\n")
+      "every process alike; cycles per byte = CPU seconds × nominal clock ÷ bytes.\n")
     w("## Targets\n")
     w("| what | peer, same run | hdstream ÷ peer | target | verdict |")
     w("|---|---|---|---|---|")
