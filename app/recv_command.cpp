@@ -50,6 +50,9 @@ int run_recv(const RecvOptions& options) {
 
   const Snapshot last = stats.sample();
   output.report().media(last);
+  if (const LatencySummary latency = stats.latency().summary(); latency.frames > 0) {
+    output.report().latency(Role::recv, latency);
+  }
   const Summary summary = summarize(last);
   output.report().summary(summary);
   return exit_code_for(summary, runtime.interrupted(), /*runtime_failure=*/false);

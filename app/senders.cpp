@@ -77,7 +77,9 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     transport_options.hello.expected_rtt_us = static_cast<std::uint32_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(options.expected_rtt).count());
     transport_options.tuning.congestion_control = options.congestion_control;
-    transport_options.tuning.notsent_lowat_bytes = 4 * options.chunk_bytes;
+    // NOTSENT_LOWAT bounds a live feed's sender-side latency; memory-to-memory runs (bench,
+    // unpaced) want throughput, and the low mark's extra wake-ups cost CPU per byte there.
+    transport_options.tuning.notsent_lowat_bytes = options.unpaced ? 0 : 4 * options.chunk_bytes;
     transport_options.tuning.max_pacing_rate_bps =
         static_cast<std::uint64_t>(options.pacing_factor * static_cast<double>(feed.bit_rate_bps));
     transport_options.expected_rtt = options.expected_rtt;

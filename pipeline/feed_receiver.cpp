@@ -54,6 +54,7 @@ void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
                                      : latency_ms;
   feed.has_latency = true;
   counters.latency_ms.store(feed.latency_ms, std::memory_order_relaxed);
+  stats_.latency().add(frame->arrival_ns - frame->ready_ns);
   counters.add_frame(frame->data.size(), frame->arrival_ns);
   if (feed.media) feed.media->push(std::move(frame));
 }

@@ -126,7 +126,7 @@ void MediaFeed::run() {
       continue;
     }
     counters_.frames_decoded.fetch_add(1, std::memory_order_relaxed);
-    counters_.decode_latency.add_ns(wall_clock_ns() - frame->ready_ns);
+    counters_.decode_latency.add(wall_clock_ns() - frame->ready_ns);
     if (output_.on_picture) output_.on_picture(*frame, *picture);
     if (display) {
       try {

@@ -7,11 +7,22 @@
 #include <span>
 
 #include <xxhash.h>
+#if defined(__x86_64__)
+#define XXH_DISPATCH_DISABLE_REPLACE
+#include <xxh_x86dispatch.h>
+#endif
 
 namespace hdstream {
 
 inline std::uint64_t payload_checksum(std::span<const std::byte> bytes) {
+#if defined(__x86_64__)
+  // libxxhash's plain XXH3_64bits is built for baseline SSE2; the dispatch entry picks AVX2 or
+  // AVX-512 at run time. Same hash value, 2-3x faster over 64 KiB chunks: hashing every byte
+  // twice per side was the largest user-space cost in the bench profile.
+  return XXH3_64bits_dispatch(bytes.data(), bytes.size());
+#else
   return XXH3_64bits(bytes.data(), bytes.size());
+#endif
 }
 
 }  // namespace hdstream

@@ -15,6 +15,7 @@ groups=(
   "libsrt-gnutls-dev srt-tools"
   "qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev"
   "iperf3 ffmpeg xvfb iproute2 python3 procps python3-prometheus-client"
+  "python3-matplotlib valgrind"
 )
 
 missing() {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "stats/latency_histogram.hpp"
+#include "stats/latency.hpp"
 
 namespace hdstream {
 

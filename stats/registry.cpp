@@ -84,8 +84,8 @@ Snapshot StatsRegistry::read() const {
       s.dropped_before_decode = c.dropped_before_decode.load(std::memory_order_relaxed);
       s.decode_queue_depth = c.decode_queue_depth.load(std::memory_order_relaxed);
       s.decode_queue_capacity = c.decode_queue_capacity.load(std::memory_order_relaxed);
-      s.latency_ms_p50 = c.decode_latency.percentile_ms(0.50);
-      s.latency_ms_p99 = c.decode_latency.percentile_ms(0.99);
+      s.latency_ms_p50 = c.decode_latency.summary().p50_ms;
+      s.latency_ms_p99 = c.decode_latency.summary().p99_ms;
     }
     for (std::size_t k = 0; k < c.subconnections.size(); ++k) {
       const SubconnectionCounters& sc = c.subconnections[k];

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "stats/counters.hpp"
+#include "stats/latency.hpp"
 #include "stats/snapshot.hpp"
 
 namespace hdstream {
@@ -21,6 +22,8 @@ class StatsRegistry {
   StreamCounters& stream(std::size_t index) { return streams_[index]; }
   std::size_t size() const { return streams_.size(); }
   Role role() const { return role_; }
+  // Frame ready -> received whole, all streams together (receiving side only).
+  LatencyHistogram& latency() { return latency_; }
 
   // Reads every counter; `mbps` is over the time since the previous sample(). Thread safe.
   Snapshot sample();
@@ -37,6 +40,7 @@ class StatsRegistry {
   std::chrono::steady_clock::time_point previous_time_;
   std::vector<std::uint64_t> previous_bytes_;
   std::vector<std::array<std::uint64_t, kMaxSubconnectionCounters>> previous_subconnection_bytes_;
+  LatencyHistogram latency_;
 };
 
 }  // namespace hdstream

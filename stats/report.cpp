@@ -139,6 +139,17 @@ nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot
   };
 }
 
+nlohmann::ordered_json latency_json(Role role, const LatencySummary& latency) {
+  return {
+      {"type", "latency"},
+      {"role", to_string(role)},
+      {"frames", latency.frames},
+      {"p50_ms", round3(latency.p50_ms)},
+      {"p99_ms", round3(latency.p99_ms)},
+      {"max_ms", round3(latency.max_ms)},
+  };
+}
+
 void StatsReport::interval(const Snapshot& snapshot) {
   if (format_ == StatsFormat::json) {
     for (const auto& s : snapshot.streams) {
@@ -206,6 +217,18 @@ void StatsReport::summary(const Summary& summary) {
              summary.frames, summary.mbps, summary.drops, summary.checksum_errors,
              summary.pass ? "PASS" : "FAIL");
   for (const auto& reason : summary.reasons) fmt::print(out_, "  fail: {}\n", reason);
+  out_.flush();
+}
+
+void StatsReport::latency(Role role, const LatencySummary& latency) {
+  if (format_ == StatsFormat::json) {
+    out_ << latency_json(role, latency).dump() << std::endl;
+    return;
+  }
+  fmt::print(out_,
+             "latency {}: {} frames, frame ready -> received whole p50 {:.3f} ms, p99 {:.3f} "
+             "ms, max {:.3f} ms\n",
+             to_string(role), latency.frames, latency.p50_ms, latency.p99_ms, latency.max_ms);
   out_.flush();
 }
 

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stats/latency.hpp"
 #include "stats/snapshot.hpp"
 
 namespace hdstream {
@@ -28,6 +29,8 @@ nlohmann::ordered_json summary_json(const Summary& summary);
 // Receiver media figures of one stream: a line type of its own, so the interval line's schema
 // stays exactly as documented. Written after the interval lines for streams with a decoder.
 nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot& stream);
+// Its own line type, so the interval/aggregate/summary schema stays as it is.
+nlohmann::ordered_json latency_json(Role role, const LatencySummary& latency);
 
 class StatsReport {
  public:
@@ -39,6 +42,7 @@ class StatsReport {
   // Final media figures (JSON "media" lines / text media lines) after the decoders drained,
   // written just before the summary so the last media line holds the run's totals.
   void media(const Snapshot& snapshot);
+  void latency(Role role, const LatencySummary& latency);
 
  private:
   StatsFormat format_;

@@ -12,6 +12,12 @@ namespace hdstream {
 namespace {
 std::shared_ptr<spdlog::logger> log() { return logger("tcp"); }
 
+// Asio's default completion conditions cap every recvmsg at 64 KiB (default_max_transfer_size);
+// a chunk larger than that is read into its slot with as few syscalls as the data allows.
+std::size_t whole_payload(const boost::system::error_code& ec, std::size_t /*received*/) {
+  return ec ? 0 : std::size_t{kMaxChunkBytes};
+}
+
 std::string peer_name(const tcp::socket& socket) {
   boost::system::error_code ec;
   auto peer = socket.remote_endpoint(ec);
@@ -249,7 +255,9 @@ awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
       auto slot = reassembler.begin_chunk(header, wall_clock_ns());
       error_code ec;
       if (slot.result == ChunkResult::accepted) {
-        co_await asio::async_read(socket_, asio::buffer(slot.destination.data(), slot.destination.size()), nothrow(ec));
+        co_await asio::async_read(socket_,
+                                  asio::buffer(slot.destination.data(), slot.destination.size()),
+                                  whole_payload, nothrow(ec));
         if (!ec) reassembler.commit_chunk(header, wall_clock_ns());
       } else {
         ec = co_await discard(socket_, header.payload_bytes, scratch_);

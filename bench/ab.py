@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""Before/after of an optimization: two or more hdstream binaries, `hdstream bench` on loopback,
+interleaved repetitions, median goodput and CPU seconds per GB (sender + receiver, wait4).
+
+    bench/ab.py /tmp/hdstream.before build/app/hdstream --reps 3 --streams 5 --duration 4
+"""
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import Runner  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("binaries", nargs="+")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--streams", type=int, default=5)
+    parser.add_argument("--duration", type=int, default=4)
+    parser.add_argument("--chunk-size", default=None)
+    args = parser.parse_args()
+
+    extra = ("--chunk-size", args.chunk_size) if args.chunk_size else ()
+    results = {b: [] for b in args.binaries}
+    for rep in range(args.reps):
+        for binary in args.binaries:
+            r = Runner(binary, []).hdstream_bulk(args.streams, args.duration, extra)
+            gb = r["bytes"] / 1e9
+            results[binary].append((r["mbps"] or 0, r["cpu_s"] / gb if gb else 0))
+            print(f"rep {rep} {binary}: {r['mbps']} Mbps, {r['cpu_s'] / gb if gb else 0:.3f} "
+                  "CPU s/GB", file=sys.stderr, flush=True)
+    print("| binary | goodput Gbps, median (min–max) | CPU s/GB, median (min–max) |")
+    print("|---|---|---|")
+    for binary, rows in results.items():
+        mbps = [m for m, _ in rows]
+        cpu = [c for _, c in rows]
+        print(f"| {binary} | {statistics.median(mbps) / 1e3:.2f} ({min(mbps) / 1e3:.2f}–"
+              f"{max(mbps) / 1e3:.2f}) | {statistics.median(cpu):.3f} ({min(cpu):.3f}–"
+              f"{max(cpu):.3f}) |")
+
+
+if __name__ == "__main__":
+    main()
