@@ -92,7 +92,7 @@ struct End {
 };
 
 // Receiver -> sender, about every 100 ms on the feed's connection: the far end's view of the
-// feed (docs/feedback.md). Counters are cumulative for the stream; rates are the receiver's.
+// feed (docs/PROTOCOL.md#feedback). Counters are cumulative for the stream; rates are the receiver's.
 struct Feedback {
   std::int64_t report_ns = 0;         // receiver's wall clock when the report was taken
   std::uint64_t bytes = 0;            // payload bytes of frames delivered whole and verified

@@ -61,7 +61,7 @@ struct StreamCounters {
   std::atomic<double> latency_ms{0};
   std::atomic<std::uint32_t> latency_budget_ms{0};  // how long the receiver may hold a frame
 
-  // Sender: the far end's own view of this feed, from its FEEDBACK reports (docs/feedback.md).
+  // Sender: the far end's own view of this feed, from its FEEDBACK reports (docs/PROTOCOL.md#feedback).
   struct FarEnd {
     std::atomic<std::int64_t> received_ns{0};  // our wall clock at the last report (0: none)
     std::atomic<std::uint64_t> bytes{0};
