@@ -15,6 +15,7 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "app/send_plan.hpp"
+#include "report/link_report.hpp"
 #include "presets/presets.hpp"
 
 namespace hdstream {
@@ -89,9 +90,12 @@ int run_bench_sender(const BenchOptions& options) {
              destination.name, plan.endpoints.front().to_string(),
              format_duration(options.duration));
   CpuClock cpu;
-  if (options.common.stats_format == StatsFormat::json) {
-    runtime.start_stats(options.common.interval, [&] { output.report().interval(stats.sample()); });
-  }
+  LinkRecorder recorder;
+  runtime.start_stats(options.common.interval, [&] {
+    const Snapshot snapshot = stats.sample();
+    recorder.add(snapshot);
+    if (options.common.stats_format == StatsFormat::json) output.report().interval(snapshot);
+  });
   senders.start();
   runtime.run();
 
@@ -109,6 +113,25 @@ int run_bench_sender(const BenchOptions& options) {
   const double window_s = first_ns > 0 ? static_cast<double>(end_ns - first_ns) / 1e9 : 0;
   auto result = make_bench_result(last, summary, window_s, cpu.elapsed(), distance_km);
   print_bench(result, options.common.stats_format, output.stream());
+  if (options.report) {
+    auto parameters = describe(plan);
+    parameters.emplace_back("mode", send.unpaced ? "memory-to-memory, unpaced" : "paced");
+    parameters.emplace_back("aggregate goodput", format_rate(result.mbps * 1e6));
+    parameters.emplace_back("sender CPU", fmt::format("{:.1f}% of one core", result.cpu_percent()));
+    parameters.emplace_back("cycles per byte", fmt::format("{:.2f}", result.cycles_per_byte()));
+    if (result.distance_km > 0) {
+      parameters.emplace_back("land-speed metric",
+                              fmt::format("{:.3f} petabit-metres/s", result.petabit_metres_per_s()));
+    }
+    write_link_report(*options.report,
+                      LinkReportInput{.title = "hdstream bench to " + destination.name,
+                                      .parameters = std::move(parameters),
+                                      .series = recorder.series(),
+                                      .last = last,
+                                      .summary = summary,
+                                      .planned_mbps = 0,
+                                      .tables = {}});
+  }
   return exit_code_for(summary, runtime.interrupted(), senders.failures() > 0);
 }
 

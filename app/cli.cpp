@@ -342,9 +342,13 @@ Finisher add_bench(CLI::App& app) {
   command->add_option("--distance-km", bench->distance_km,
                       "Path length; adds the land-speed-record metric (petabit-metres/s)")
       ->check(CLI::Range(0.0, 50000.0));
+  auto report = std::make_shared<std::string>();
+  command->add_option("--report", *report,
+                      "Write a link report: Markdown with a PNG plot beside it, or one .html file");
   add_common(*command, bench->common, *common);
-  return [command, bench, text, common]() -> Command {
+  return [command, bench, text, common, report]() -> Command {
     finish_common(*command, bench->common, *common);
+    if (!report->empty()) bench->report = *report;
     if (bench->dest.empty() == bench->listen.empty()) {
       throw CLI::ValidationError("bench", "give exactly one of --dest (send) or --listen (receive)");
     }

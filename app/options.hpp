@@ -87,6 +87,7 @@ struct BenchOptions {
   std::uint32_t chunk_bytes = 64 * 1024;
   std::size_t frame_bytes = 1 << 20;
   double distance_km = 0;  // > 0: report the land-speed-record metric
+  std::optional<std::filesystem::path> report;  // --report: a link report of the run
 };
 
 struct MonitorOptions {

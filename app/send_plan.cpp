@@ -45,6 +45,9 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   fill(o, "rtt", o.expected_rtt, d.rtt);
   fill(o, "latency", o.latency, d.latency);
   fill(o, "cc", o.congestion_control, d.cc);
+  fill(o, "conns", o.connections, profile.conns, d.conns);
+  fill(o, "key-file", o.key_file, d.key_file);
+  if (o.common.explicit_options.count("latency") == 0 && d.latency) o.latency_given = true;
 
   plan.format = resolve_format(store, o.format);
   for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints.push_back(d.endpoint_for(i));
