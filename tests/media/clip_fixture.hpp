@@ -19,6 +19,7 @@ inline FeedDescriptor dnxhd220_feed() {
 inline std::filesystem::path dnxhd_clip(const std::filesystem::path& dir, std::uint64_t frames) {
   const auto path = dir / ("dnxhd-" + std::to_string(frames) + ".mov");
   if (std::filesystem::exists(path)) return path;
+  std::filesystem::create_directories(dir);  // a fresh build tree has no cache yet
   // Tests in other processes may want the same clip: write beside it, then rename atomically.
   const auto partial = path.string() + "." + std::to_string(::getpid()) + ".partial.mov";
   make_sample_clip(partial, dnxhd220_feed(), frames);

@@ -250,6 +250,13 @@ TEST_F(ReassemblerTest, AnAbortedChunkCanBeResentOnAnotherConnection) {
   EXPECT_EQ(r.counters().frames_completed, 1u);
 }
 
+TEST_F(ReassemblerTest, ZeroByteFramesPassThroughTheCopyPath) {
+  // Found by the libFuzzer target: an empty frame's destination is null.
+  Reassembler r(1, {}, pool_);
+  for (const auto& chunk : frame_chunks(0, 0)) EXPECT_EQ(push(r, chunk), ChunkResult::accepted);
+  EXPECT_EQ(drain(r), std::vector<std::uint64_t>{0});
+}
+
 TEST_F(ReassemblerTest, RandomHeadersNeverCrashOrOverrun) {
   Reassembler r(1, {.max_frames_in_flight = 4}, pool_);
   std::mt19937_64 random(3);
