@@ -39,38 +39,65 @@ class TimestampRecorder : public FrameConsumer {
   FeedReceivers feeds_;
 };
 
-TEST(FeedSender, PacesFramesAtTheFrameRateAndTheyVerify) {
-  asio::io_context io;
-  StatsRegistry received(Role::recv, 1, "tcp");
-  StatsRegistry sent(Role::send, 1, "tcp");
-  std::promise<void> all_ended;
-  TimestampRecorder recorder(received, all_ended);
-  auto receiver = std::make_shared<TcpReceiver>(
-      io, ReceiverOptions{.listen = Endpoint{"127.0.0.1", 0}, .streams = 1}, received, recorder);
-  receiver->start();
+// One synthetic feed from run_feed_sender to a real TcpReceiver on loopback.
+class OneFeed : public ::testing::Test {
+ protected:
+  void start(std::uint64_t rate_bps, std::uint64_t frames) {
+    receiver_ = std::make_shared<TcpReceiver>(
+        io_, ReceiverOptions{.listen = Endpoint{"127.0.0.1", 0}, .streams = 1}, received_,
+        recorder_);
+    receiver_->start();
+    feed_ = FeedDescriptor{Codec::synthetic, 1920, 1080, 30000, 1001, rate_bps};
+    SenderOptions options;
+    options.destination = receiver_->local_endpoint();
+    options.hello.feed = feed_;
+    options.hello.chunk_bytes = 64 * 1024;
+    auto strand = asio::make_strand(io_);
+    sender_ = std::make_shared<TcpSender>(strand, options, sent_.stream(0));
+    source_ = std::make_unique<SyntheticSource>(0, frame_bytes_for(feed_));
+    asio::co_spawn(strand,
+                   run_feed_sender(*sender_, *source_, FeedPlan{.feed = feed_, .frames = frames},
+                                   sent_.stream(0), stop_.get_token()),
+                   [this](std::exception_ptr, bool ok) { sent_ok_.set_value(ok); });
+    worker_ = std::jthread([this] { io_.run(); });
+  }
 
-  const FeedDescriptor feed{Codec::synthetic, 1920, 1080, 30000, 1001, 50'000'000};
-  SenderOptions options;
-  options.destination = receiver->local_endpoint();
-  options.hello.feed = feed;
-  options.hello.chunk_bytes = 64 * 1024;
-  auto strand = asio::make_strand(io);
-  auto sender = std::make_shared<TcpSender>(strand, options, sent.stream(0));
-  SyntheticSource source(0, frame_bytes_for(feed));
-  const FeedPlan plan{.feed = feed, .first_seq = 0, .frames = 30};
-  std::stop_source stop;
-  std::promise<bool> sent_ok;
-  asio::co_spawn(strand, run_feed_sender(*sender, source, plan, sent.stream(0), stop.get_token()),
-                 [&](std::exception_ptr, bool ok) { sent_ok.set_value(ok); });
+  // A failed assertion must not leave the io thread running into the destructor's join.
+  void TearDown() override {
+    if (!worker_.joinable()) return;
+    stop_.request_stop();
+    if (receiver_) receiver_->stop();
+    io_.stop();
+  }
 
-  std::jthread worker([&io] { io.run(); });
-  auto finished = all_ended.get_future();
-  ASSERT_EQ(finished.wait_for(20s), std::future_status::ready);
-  EXPECT_TRUE(sent_ok.get_future().get());
-  receiver->stop();
-  worker.join();
+  // Waits for the receiver to see the feed end; true when the sender closed it cleanly.
+  bool finish() {
+    EXPECT_EQ(all_ended_.get_future().wait_for(20s), std::future_status::ready);
+    const bool ok = sent_ok_.get_future().get();
+    receiver_->stop();
+    worker_.join();
+    return ok;
+  }
 
-  const auto& stamps = recorder.ready_ns_;
+  asio::io_context io_;
+  StatsRegistry received_{Role::recv, 1, "tcp"};
+  StatsRegistry sent_{Role::send, 1, "tcp"};
+  std::promise<void> all_ended_;
+  TimestampRecorder recorder_{received_, all_ended_};
+  std::shared_ptr<TcpReceiver> receiver_;
+  std::shared_ptr<TcpSender> sender_;
+  std::unique_ptr<SyntheticSource> source_;
+  FeedDescriptor feed_;
+  std::stop_source stop_;
+  std::promise<bool> sent_ok_;
+  std::jthread worker_;
+};
+
+TEST_F(OneFeed, PacesFramesAtTheFrameRateAndTheyVerify) {
+  start(50'000'000, 30);
+  EXPECT_TRUE(finish());
+
+  const auto& stamps = recorder_.ready_ns_;
   ASSERT_EQ(stamps.size(), 30u);
   // Frames leave on an absolute schedule of 1001/30000 s: the median spacing is one frame
   // period, and 29 periods span the run (timers may fire late, never early).
@@ -80,52 +107,25 @@ TEST(FeedSender, PacesFramesAtTheFrameRateAndTheyVerify) {
   EXPECT_NEAR(static_cast<double>(gaps[gaps.size() / 2]), 33'366'667.0, 3'000'000.0);
   EXPECT_GE(stamps.back() - stamps.front(), 29 * 33'366'667 - 1'000'000);
 
-  const Snapshot rx = received.sample();
+  const Snapshot rx = received_.sample();
   EXPECT_EQ(rx.streams[0].frames, 30u);
   EXPECT_EQ(rx.streams[0].drops, 0u);
   EXPECT_EQ(rx.streams[0].checksum_errors, 0u);
-  EXPECT_EQ(rx.streams[0].bytes, 30 * frame_bytes_for(feed));
-  EXPECT_EQ(sent.sample().streams[0].frames, 30u);
+  EXPECT_EQ(rx.streams[0].bytes, 30 * frame_bytes_for(feed_));
+  EXPECT_EQ(sent_.sample().streams[0].frames, 30u);
 }
 
-TEST(FeedSender, StopTokenEndsTheFeedWithAnEnd) {
-  asio::io_context io;
-  StatsRegistry received(Role::recv, 1, "tcp");
-  StatsRegistry sent(Role::send, 1, "tcp");
-  std::promise<void> all_ended;
-  TimestampRecorder recorder(received, all_ended);
-  auto receiver = std::make_shared<TcpReceiver>(
-      io, ReceiverOptions{.listen = Endpoint{"127.0.0.1", 0}, .streams = 1}, received, recorder);
-  receiver->start();
-  const FeedDescriptor feed{Codec::synthetic, 1920, 1080, 30000, 1001, 10'000'000};
-  SenderOptions options;
-  options.destination = receiver->local_endpoint();
-  options.hello.feed = feed;
-  options.hello.chunk_bytes = 64 * 1024;
-  auto strand = asio::make_strand(io);
-  auto sender = std::make_shared<TcpSender>(strand, options, sent.stream(0));
-  SyntheticSource source(0, frame_bytes_for(feed));
-  std::stop_source stop;
-  std::promise<bool> sent_ok;
-  asio::co_spawn(strand,
-                 run_feed_sender(*sender, source, FeedPlan{.feed = feed}, sent.stream(0),
-                                 stop.get_token()),
-                 [&](std::exception_ptr, bool ok) { sent_ok.set_value(ok); });
-  std::jthread worker([&io] { io.run(); });
-
-  // Endless feed: stop it once some frames have arrived.
-  ASSERT_TRUE(test::eventually([&] { return received.stream(0).frames.load() >= 5; }));
-  stop.request_stop();
-  ASSERT_EQ(all_ended.get_future().wait_for(10s), std::future_status::ready);
-  EXPECT_TRUE(sent_ok.get_future().get());
-  receiver->stop();
-  worker.join();
-  const auto rx = received.sample().streams[0];
+TEST_F(OneFeed, StopTokenEndsTheFeedWithAnEnd) {
+  start(10'000'000, 0);  // endless: stop it once some frames have arrived
+  ASSERT_TRUE(test::eventually([&] { return received_.stream(0).frames.load() >= 5; }));
+  stop_.request_stop();
+  EXPECT_TRUE(finish());
+  const auto rx = received_.sample().streams[0];
   EXPECT_EQ(rx.state, StreamState::finished);
   EXPECT_EQ(rx.drops, 0u) << "received " << rx.frames << ", sent "
-                          << sent.sample().streams[0].frames << ", sender drops "
-                          << sent.sample().streams[0].drops;
-  EXPECT_EQ(rx.frames, sent.sample().streams[0].frames);
+                          << sent_.sample().streams[0].frames << ", sender drops "
+                          << sent_.sample().streams[0].drops;
+  EXPECT_EQ(rx.frames, sent_.sample().streams[0].frames);
 }
 
 }  // namespace
