@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/units.hpp"
+#include "transport/key_file.hpp"
 
 namespace hdstream {
 namespace {
@@ -45,6 +46,7 @@ struct CommonText {
   std::string stats = "text";
   std::string interval = "1s";
   std::string config;
+  std::string key_file;
 };
 
 void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
@@ -62,6 +64,9 @@ void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
   command.add_option("--config", text.config,
                      "Preset file with the highest precedence (over user and system presets)")
       ->envname("HDSTREAM_CONFIG");
+  command.add_option("--key-file", text.key_file,
+                     "Pre-shared key (64 hex digits, mode 600): sessions authenticate with it")
+      ->envname("HDSTREAM_KEY_FILE");
 }
 
 void finish_common(const CLI::App& command, CommonOptions& options, const CommonText& text) {
@@ -71,6 +76,13 @@ void finish_common(const CLI::App& command, CommonOptions& options, const Common
     throw CLI::ValidationError("--interval", "must be at least 10ms");
   }
   if (!text.config.empty()) options.config_file = text.config;
+  if (!text.key_file.empty()) {
+    try {
+      options.key = load_key_file(text.key_file);
+    } catch (const KeyFileError& error) {
+      throw CLI::ValidationError("--key-file", error.what());
+    }
+  }
   for (const CLI::Option* option : command.get_options()) {
     if (option->count() > 0) options.explicit_options.insert(option->get_single_name());
   }

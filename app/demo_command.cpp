@@ -29,7 +29,8 @@ int run_demo(const DemoOptions& options) {
                                               Endpoint{"127.0.0.1", 0}, [&] {
                                                 receivers->stop();
                                                 part_done();
-                                              });
+                                              },
+                                              options.common.key);
   receivers->start();
 
   SendPlan plan;
@@ -37,6 +38,7 @@ int run_demo(const DemoOptions& options) {
   plan.options.streams = options.streams;
   plan.options.rate_bps = options.rate_bps;
   plan.options.duration = options.duration;
+  plan.options.common.key = options.common.key;
   plan.destination = resolve_destination(store, plan.options.dest);
   plan.format = resolve_format(store, plan.options.format);
   plan.endpoints.assign(options.streams, receivers->local_endpoint());

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
 #include "stats/report.hpp"
 
@@ -24,6 +25,7 @@ struct CommonOptions {
   std::string stats_file = "-";  // "-" is stdout
   std::chrono::nanoseconds interval = 1s;
   std::string log_level = "info";
+  std::optional<PresharedKey> key;  // --key-file: sessions authenticate with it (docs/SECURITY.md)
 };
 
 struct SendOptions {

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "app/runtime.hpp"
 #include "pipeline/feed_receiver.hpp"
@@ -15,7 +16,8 @@ namespace hdstream {
 class ReceiverGroup {
  public:
   ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind, Endpoint listen,
-                std::function<void()> on_all_ended);
+                std::function<void()> on_all_ended,
+                std::optional<PresharedKey> key = std::nullopt);
 
   // Binds and listens; throws std::system_error naming the address.
   void start() { transport_->start(); }

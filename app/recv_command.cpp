@@ -22,7 +22,8 @@ int run_recv(const RecvOptions& options) {
     receivers->stop();
     runtime.shutdown();
   };
-  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish);
+  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
+                                              options.common.key);
   receivers->start();
   runtime.on_interrupt(finish);
 

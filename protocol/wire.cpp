@@ -57,7 +57,7 @@ HeaderError decode_header(std::span<const std::byte> in, MessageHeader& h) {
   r.get(h.payload_xxh3);
   h.timestamp_ns = static_cast<std::int64_t>(timestamp);
 
-  if (type == 0 || type > static_cast<std::uint8_t>(MessageType::feedback)) {
+  if (type == 0 || type > static_cast<std::uint8_t>(MessageType::auth)) {
     return HeaderError::unknown_type;
   }
   h.type = static_cast<MessageType>(type);

@@ -5,6 +5,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "transport/auth_handshake.hpp"
 #include "transport/message_io.hpp"
 
 namespace hdstream {
@@ -108,7 +109,28 @@ awaitable<bool> TcpSender::handshake() {
   BodyRead body_read;
   if (!write_ec) reply = co_await read_header(socket_);
   if (!write_ec && !reply.error) body_read = co_await read_control_body(socket_, reply.header, body);
+  // A receiver with a key answers the HELLO with a CHALLENGE first (transport/auth_handshake).
+  const bool challenged = !write_ec && !reply.error && !body_read.error &&
+                          body_read.checksum_ok && reply.header.type == MessageType::challenge;
+  std::string auth_problem;
+  if (challenged && !options_.key) {
+    auth_problem = "receiver requires authentication: give --key-file with the receiver's key";
+  } else if (challenged) {
+    std::vector<std::byte> hello_body(hello.begin() + kHeaderBytes, hello.end());
+    std::vector<std::byte> challenge_body = body;
+    auto check = co_await answer_auth(socket_, *options_.key, options_.stream_id,
+                                      std::move(challenge_body), std::move(hello_body));
+    auth_problem = check.problem;
+    if (check.ok) {
+      reply = co_await read_header(socket_);
+      if (!reply.error) body_read = co_await read_control_body(socket_, reply.header, body);
+    }
+  }
   watchdog.cancel();
+  if (!auth_problem.empty() && !*timed_out) {
+    fail(auth_problem);
+    co_return false;
+  }
 
   if (*timed_out) {
     fail(fmt::format("no handshake reply within {}", format_duration(options_.handshake_timeout)));
@@ -132,6 +154,10 @@ awaitable<bool> TcpSender::handshake() {
     fail(fmt::format("receiver refused the feed: {}{}{}", to_string(ack->status),
                      ack->reason.empty() ? "" : ": ", ack->reason));
     co_return false;
+  }
+  if (options_.key && !challenged) {
+    log()->warn("stream {}: {} did not ask for the key: it accepts unauthenticated feeds",
+                options_.stream_id, options_.destination.to_string());
   }
   co_return true;
 }

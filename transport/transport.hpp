@@ -8,6 +8,9 @@
 #include <memory>
 
 #include "common/asio.hpp"
+#include <optional>
+
+#include "protocol/auth.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/handshake.hpp"
 #include "stats/counters.hpp"
@@ -34,6 +37,7 @@ struct SenderOptions {
   std::chrono::nanoseconds connect_patience = 10s;   // keep retrying a refused connect this long
   std::chrono::nanoseconds handshake_timeout = 5s;
   std::size_t max_queued_frames = 2;                 // beyond this a live feed drops frames
+  std::optional<PresharedKey> key;  // answers the receiver's challenge (docs/SECURITY.md)
 };
 
 // One feed's sending side. Every member except stop() runs on the executor the transport was
@@ -77,6 +81,7 @@ struct ReceiverOptions {
   std::size_t streams = 1;  // serves stream ids 0 .. streams-1
   std::chrono::nanoseconds handshake_timeout = 5s;
   std::size_t max_frames_in_flight = 8;
+  std::optional<PresharedKey> key;  // set: every session must prove it holds this key
 };
 
 class ReceiverTransport {
