@@ -143,7 +143,8 @@ ChunkResult Reassembler::push(const MessageHeader& h, std::span<const std::byte>
   }
   Slot slot = begin_chunk(h, now_ns);
   if (slot.result != ChunkResult::accepted) return slot.result;
-  std::memcpy(slot.destination.data(), payload.data(), payload.size());
+  // A zero-byte frame has an empty (null) destination: memcpy must not see it (fuzz finding).
+  if (!payload.empty()) std::memcpy(slot.destination.data(), payload.data(), payload.size());
   return commit_chunk(h, now_ns);
 }
 

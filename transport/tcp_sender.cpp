@@ -246,7 +246,8 @@ awaitable<void> TcpSender::read_loop() {
 
 awaitable<void> TcpSender::sample_tcp_info() {
   asio::steady_timer timer(executor_);
-  while (socket_.is_open()) {
+  const std::uint64_t session = session_;
+  while (socket_.is_open() && session == session_) {
     if (auto info = read_tcp_info(socket_.native_handle())) {
       counters_.rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
       counters_.retransmits.store(info->total_retransmits, std::memory_order_relaxed);
@@ -283,6 +284,43 @@ awaitable<bool> TcpSender::close(std::uint64_t frames_sent) {
   if (broken_) co_return false;
   counters_.state.store(StreamState::finished, std::memory_order_relaxed);
   co_return true;
+}
+
+awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
+  if (stopped_ || closing_ || !broken_) co_return false;
+  // The broken session's loops end on the closed socket; wait for them before reusing state.
+  co_await writer_done_.wait();
+  co_await reader_done_.wait();
+  counters_.drops.fetch_add(queue_.size(), std::memory_order_relaxed);
+  queue_.clear();
+  ++session_;
+  writer_done_ = AsyncEvent(executor_);
+  reader_done_ = AsyncEvent(executor_);
+  options_.hello.first_frame_seq = first_frame_seq;
+  log()->warn("stream {}: reconnecting to {} to resume at frame {} (retrying for {})",
+              options_.stream_id, options_.destination.to_string(), first_frame_seq,
+              format_duration(options_.connect_patience));
+  // A refusal (the receiver has not noticed the old session is gone yet: stream busy) is
+  // retried too, within the same patience.
+  const auto deadline = std::chrono::steady_clock::now() + options_.connect_patience;
+  asio::steady_timer backoff(executor_);
+  while (!stopped_) {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    socket_ = tcp::socket(executor_);
+    broken_ = false;
+    counters_.state.store(StreamState::waiting, std::memory_order_relaxed);
+    if (co_await open()) {
+      log()->info("stream {}: resumed at frame {}", options_.stream_id, first_frame_seq);
+      co_return true;
+    }
+    if (std::chrono::steady_clock::now() + 1s > deadline) break;
+    backoff.expires_after(1s);
+    co_await backoff.async_wait(nothrow(ignored));
+  }
+  broken_ = true;
+  counters_.state.store(StreamState::failed, std::memory_order_relaxed);
+  co_return false;
 }
 
 void TcpSender::stop() {

@@ -64,6 +64,14 @@ class SenderTransport {
   virtual awaitable<bool> close(std::uint64_t frames_sent) = 0;
   // Aborts: pending operations complete promptly and open()/close() return false.
   virtual void stop() = 0;
+  // After the session broke (submit() said closed, without close() or stop()): a new session
+  // whose first frame is `first_frame_seq`, retrying with backoff for connect_patience. What
+  // was queued in the broken session is counted as dropped. Transports that cannot resume
+  // keep this default, and their feed ends as failed.
+  virtual awaitable<bool> reopen(std::uint64_t first_frame_seq) {
+    (void)first_frame_seq;
+    co_return false;
+  }
 };
 
 // What a receiver hands its frames to; implemented by the pipeline. Calls for one stream are
