@@ -320,6 +320,8 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
   }
   broken_ = true;
   counters_.state.store(StreamState::failed, std::memory_order_relaxed);
+  writer_done_.set();  // no session loops run: close() must not wait for them
+  reader_done_.set();
   co_return false;
 }
 
