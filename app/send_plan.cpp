@@ -4,6 +4,7 @@
 
 #include "app/runtime.hpp"
 #include "common/units.hpp"
+#include "transport/key_file.hpp"
 
 namespace hdstream {
 namespace {
@@ -46,6 +47,14 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   fill(o, "latency", o.latency, d.latency);
   fill(o, "cc", o.congestion_control, d.cc);
 
+  // A destination preset may name the key; --key-file (or HDSTREAM_KEY_FILE) wins.
+  if (!o.common.key && d.key_file) {
+    try {
+      o.common.key = load_key_file(*d.key_file);
+    } catch (const KeyFileError& error) {
+      throw UsageError(fmt::format("destination '{}': {}", d.name, error.what()));
+    }
+  }
   plan.format = resolve_format(store, o.format);
   for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints.push_back(d.endpoint_for(i));
   return plan;

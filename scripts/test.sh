@@ -5,3 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 ctest --preset default -j "$(nproc)" "$@"
+
+# The unit and loopback integration tests again under ASan + UBSan (build-asan/, preset asan).
+# HDSTREAM_SKIP_ASAN=1 skips this stage.
+if [ "${HDSTREAM_SKIP_ASAN:-0}" != 1 ]; then
+  cmake --preset asan >/dev/null
+  cmake --build --preset asan
+  ctest --preset asan -j "$(nproc)" -L unit
+  ctest --preset asan -R "$(cat scripts/asan-integration-tests.txt | paste -sd'|')"
+fi
