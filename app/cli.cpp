@@ -58,6 +58,13 @@ void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
   command.add_option("--interval", text.interval, "Statistics interval, e.g. 1s or 250ms")
       ->check(kDuration)
       ->capture_default_str();
+  command.add_flag_callback("--gui", [&options] { options.gui = true; },
+                            "Show the live panel (needs a display)");
+  command.add_flag_callback("--no-gui", [&options] { options.gui = false; },
+                            "Console statistics only, even when a display exists");
+  command.add_option("--metrics-listen", options.metrics_listen,
+                     "Serve /metrics and /stats.json over HTTP on [HOST]:PORT (host 127.0.0.1 "
+                     "when only :PORT is given)");
   command.add_option("--log-level", options.log_level, "Log level on stderr")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
@@ -305,6 +312,32 @@ Finisher add_bench(CLI::App& app) {
   };
 }
 
+Finisher add_monitor(CLI::App& app) {
+  auto* command =
+      app.add_subcommand("monitor", "One panel over several hosts' --metrics-listen endpoints");
+  auto monitor = std::make_shared<MonitorOptions>();
+  auto common = std::make_shared<CommonText>();
+  auto text = std::make_shared<std::pair<std::string, std::string>>("500ms", "0");
+  command->add_option("hosts", monitor->hosts, "HOST:PORT of each hdstream --metrics-listen")
+      ->required();
+  command->add_option("--poll", text->first, "How often each host is polled")
+      ->check(kDuration)
+      ->capture_default_str();
+  command->add_option("--duration", text->second, "Stop after this long; 0 runs until closed")
+      ->check(kDuration)
+      ->capture_default_str();
+  add_common(*command, monitor->common, *common);
+  return [command, monitor, text, common]() -> Command {
+    finish_common(*command, monitor->common, *common);
+    monitor->poll = parse_duration(text->first);
+    monitor->duration = parse_duration(text->second);
+    if (monitor->poll < std::chrono::milliseconds(50)) {
+      throw CLI::ValidationError("--poll", "must be at least 50ms");
+    }
+    return *monitor;
+  };
+}
+
 Finisher add_presets(CLI::App& app) {
   auto* command = app.add_subcommand("presets", "List presets, or show one and where each value came from");
   command->require_subcommand(1);
@@ -334,14 +367,15 @@ Command parse_command_line(int argc, const char* const* argv) {
       std::strcmp(args[1], "--help") != 0) {
     args.insert(args.begin() + 1, "send");
   }
-  static constexpr std::array kCommands{"send", "recv", "demo", "check", "bench", "presets"};
+  static constexpr std::array kCommands{"send",  "recv",    "demo",
+                                        "check", "bench",   "presets", "monitor"};
   if (args.size() > 1 && args[1][0] != '-' &&
       std::find_if(kCommands.begin(), kCommands.end(), [&](const char* known) {
         return std::strcmp(known, args[1]) == 0;
       }) == kCommands.end()) {
     fmt::print(stderr,
-               "hdstream: error: unknown command '{}' (expected send, recv, demo, check, bench "
-               "or presets)\n",
+               "hdstream: error: unknown command '{}' (expected send, recv, demo, check, bench, "
+               "presets or monitor)\n",
                args[1]);
     return ExitNow{2};
   }
@@ -349,7 +383,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   CLI::App app("hdstream: live studio video feeds over long, fast networks", "hdstream");
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, Finisher>> commands;
-  for (auto add : {add_send, add_recv, add_demo, add_check, add_bench, add_presets}) {
+  for (auto add : {add_send, add_recv, add_demo, add_check, add_bench, add_presets,
+                   add_monitor}) {
     Finisher finish = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), std::move(finish));
   }

@@ -13,8 +13,8 @@ struct ExitNow {
   int code = 0;
 };
 
-using Command = std::variant<SendOptions, RecvOptions, DemoOptions, CheckOptions,
-                             PresetsOptions, BenchOptions, ExitNow>;
+using Command = std::variant<SendOptions, RecvOptions, DemoOptions, CheckOptions, PresetsOptions,
+                             BenchOptions, MonitorOptions, ExitNow>;
 
 // Parses argv. With no subcommand but options (`hdstream --streams 5 --dest portland`), the
 // command is `send`. Prints help for --help, and one line on stderr for a usage error.

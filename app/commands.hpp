@@ -13,6 +13,7 @@ int run_demo(const DemoOptions& options);
 int run_check(const CheckOptions& options);
 int run_presets(const PresetsOptions& options);
 int run_bench(const BenchOptions& options);
+int run_monitor(const MonitorOptions& options);
 
 // interrupted -> 130, a feed that could not run -> 1, failed verdict -> 3, else 0.
 int exit_code_for(const Summary& summary, bool interrupted, bool runtime_failure);

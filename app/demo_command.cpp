@@ -1,8 +1,11 @@
 #include <atomic>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/frontends.hpp"
 #include "app/receivers.hpp"
 #include "app/runtime.hpp"
 #include "app/send_plan.hpp"
@@ -53,7 +56,11 @@ int run_demo(const DemoOptions& options) {
     output.report().interval(received.sample());
   });
   senders.start();
-  runtime.run();
+  // The demo is the show-piece: the panel opens by default whenever a display exists.
+  const std::string endpoint = receivers->local_endpoint().to_string();
+  run_with_frontends(runtime, options.common, {{&sent, endpoint}, {&received, endpoint}},
+                     want_gui(options.common, /*default_on=*/true),
+                     fmt::format("hdstream demo \u00b7 {} feeds", options.streams));
 
   const Summary send_summary = summarize(sent.sample());
   const Summary recv_summary = summarize(received.sample());

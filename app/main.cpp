@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
             if constexpr (std::is_same_v<T, CheckOptions>) return run_check(options);
             if constexpr (std::is_same_v<T, PresetsOptions>) return run_presets(options);
             if constexpr (std::is_same_v<T, BenchOptions>) return run_bench(options);
+            if constexpr (std::is_same_v<T, MonitorOptions>) return run_monitor(options);
           }
         },
         command);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
@@ -26,6 +27,8 @@ struct CommonOptions {
   std::chrono::nanoseconds interval = 1s;
   std::string log_level = "info";
   std::optional<PresharedKey> key;  // --key-file: sessions authenticate with it (docs/SECURITY.md)
+  std::optional<bool> gui;     // --gui / --no-gui; unset: the command's default
+  std::string metrics_listen;  // --metrics-listen ADDR; empty: no telemetry server
 };
 
 struct SendOptions {
@@ -74,6 +77,13 @@ struct BenchOptions {
   std::uint32_t chunk_bytes = 64 * 1024;
   std::size_t frame_bytes = 1 << 20;
   double distance_km = 0;  // > 0: report the land-speed-record metric
+};
+
+struct MonitorOptions {
+  CommonOptions common;
+  std::vector<std::string> hosts;  // HOST:PORT of each --metrics-listen to watch
+  std::chrono::nanoseconds poll = 500ms;
+  std::chrono::nanoseconds duration = 0s;  // 0: until interrupted or the window closes
 };
 
 struct DemoOptions {

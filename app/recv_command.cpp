@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "app/commands.hpp"
+#include "app/frontends.hpp"
 #include "app/receivers.hpp"
 #include "app/runtime.hpp"
 #include "common/log.hpp"
@@ -29,7 +30,9 @@ int run_recv(const RecvOptions& options) {
 
   if (options.duration.count() > 0) runtime.deadline(options.duration, finish);
   runtime.start_stats(options.common.interval, [&] { output.report().interval(stats.sample()); });
-  runtime.run();
+  run_with_frontends(runtime, options.common, {{&stats, receivers->local_endpoint().to_string()}},
+                     want_gui(options.common, /*default_on=*/false),
+                     fmt::format("hdstream recv on {}", receivers->local_endpoint().to_string()));
 
   const Summary summary = summarize(stats.sample());
   output.report().summary(summary);

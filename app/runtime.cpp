@@ -84,6 +84,15 @@ void Runtime::shutdown() {
     signals_.cancel(ignored);
     stats_timer_.cancel();
     deadline_timer_.cancel();
+    if (on_shutdown_) on_shutdown_();
+  });
+}
+
+void Runtime::request_stop() {
+  asio::post(strand_, [this] {
+    if (shut_down_ || stop_.stop_requested()) return;
+    stop_.request_stop();
+    if (on_interrupt_) on_interrupt_();
   });
 }
 

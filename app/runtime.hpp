@@ -56,6 +56,12 @@ class Runtime {
   // Ends stats ticks and signal handling so that run() returns once the work is done.
   // Thread safe, idempotent.
   void shutdown();
+  // Runs (on the runtime's strand) when shutdown() takes effect: for servers and pollers that
+  // would otherwise keep the io_context busy forever.
+  void on_shutdown(std::function<void()> handler) { on_shutdown_ = std::move(handler); }
+  // Like the first SIGINT, but not an interruption (exit code stays the verdict's): closing
+  // the panel window. Thread safe.
+  void request_stop();
   // Blocks until the io_context runs out of work.
   void run();
 
@@ -69,6 +75,7 @@ class Runtime {
   asio::steady_timer deadline_timer_;
   std::function<void()> stats_tick_;
   std::function<void()> on_interrupt_;
+  std::function<void()> on_shutdown_;
   std::stop_source stop_;
   std::atomic<bool> interrupted_{false};
   std::atomic<bool> shut_down_{false};

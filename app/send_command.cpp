@@ -2,6 +2,7 @@
 
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/frontends.hpp"
 #include "app/runtime.hpp"
 #include "app/send_plan.hpp"
 #include "app/senders.hpp"
@@ -36,7 +37,9 @@ int run_send(const SendOptions& options) {
     output.report().interval(snapshot);
   });
   senders.start();
-  runtime.run();
+  run_with_frontends(runtime, plan.options.common, {{&stats, plan.endpoints.front().to_string()}},
+                     want_gui(plan.options.common, /*default_on=*/false),
+                     fmt::format("hdstream send \u2192 {}", plan.destination.name));
 
   const Snapshot last = stats.sample();
   const Summary summary = summarize(last);

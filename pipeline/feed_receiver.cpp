@@ -17,6 +17,7 @@ void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
     feed.ended = false;
     ended_.fetch_sub(1);
   }
+  feed.has_latency = false;
 }
 
 void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
@@ -30,6 +31,12 @@ void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
   }
   feed.jitter.add(frame->ready_ns, frame->arrival_ns);
   counters.jitter_ms.store(feed.jitter.jitter_ms(), std::memory_order_relaxed);
+  // Smoothed like RFC 3550 jitter (gain 1/16): a per-frame value would flicker on the panel.
+  const double latency_ms = static_cast<double>(frame->arrival_ns - frame->ready_ns) / 1e6;
+  feed.latency_ms = feed.has_latency ? feed.latency_ms + (latency_ms - feed.latency_ms) / 16.0
+                                     : latency_ms;
+  feed.has_latency = true;
+  counters.latency_ms.store(feed.latency_ms, std::memory_order_relaxed);
   counters.add_frame(frame->data.size(), frame->arrival_ns);
 }
 

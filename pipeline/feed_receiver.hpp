@@ -28,6 +28,8 @@ class FeedReceivers : public FrameConsumer {
   struct Feed {
     Codec codec = Codec::invalid;
     JitterEstimator jitter;
+    double latency_ms = 0;
+    bool has_latency = false;
     bool ended = false;
   };
 

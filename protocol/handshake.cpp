@@ -178,4 +178,38 @@ std::optional<End> decode_end(std::span<const std::byte> body) {
   return end;
 }
 
+std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& feedback) {
+  std::vector<std::byte> out(kHeaderBytes + kFeedbackBodyBytes);
+  ByteWriter w{std::span(out).subspan(kHeaderBytes)};
+  w.put<std::uint64_t>(static_cast<std::uint64_t>(feedback.report_ns));
+  w.put<std::uint64_t>(feedback.bytes);
+  w.put<std::uint64_t>(feedback.frames);
+  w.put<std::uint64_t>(feedback.drops);
+  w.put<std::uint64_t>(feedback.checksum_errors);
+  w.put<std::uint32_t>(feedback.jitter_us);
+  w.put<std::uint32_t>(feedback.fps_milli);
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(feedback.latency_us));
+  w.put<std::uint32_t>(feedback.interval_ms);
+  return with_header(MessageType::feedback, stream_id, std::move(out), w.size());
+}
+
+std::optional<Feedback> decode_feedback(std::span<const std::byte> body) {
+  ByteReader r(body);
+  Feedback f;
+  std::uint64_t report_ns = 0;
+  std::uint32_t latency_us = 0;
+  const bool ok = r.get(report_ns) && r.get(f.bytes) && r.get(f.frames) && r.get(f.drops) &&
+                  r.get(f.checksum_errors) && r.get(f.jitter_us) && r.get(f.fps_milli) &&
+                  r.get(latency_us) && r.get(f.interval_ms);
+  if (!ok) return std::nullopt;
+  f.report_ns = static_cast<std::int64_t>(report_ns);
+  f.latency_us = static_cast<std::int32_t>(latency_us);
+  if (f.report_ns <= 0 || f.fps_milli > kMaxFeedbackFpsMilli ||
+      f.jitter_us > kMaxFeedbackJitterUs || f.interval_ms == 0 ||
+      f.interval_ms > kMaxFeedbackIntervalMs || f.frames + f.drops < f.frames) {
+    return std::nullopt;
+  }
+  return f;
+}
+
 }  // namespace hdstream

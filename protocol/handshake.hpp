@@ -86,16 +86,40 @@ struct End {
   bool operator==(const End&) const = default;
 };
 
+// Receiver -> sender, about every 100 ms on the feed's connection: the far end's view of the
+// feed (docs/feedback.md). Counters are cumulative for the stream; rates are the receiver's.
+struct Feedback {
+  std::int64_t report_ns = 0;         // receiver's wall clock when the report was taken
+  std::uint64_t bytes = 0;            // payload bytes of frames delivered whole and verified
+  std::uint64_t frames = 0;           // frames delivered whole and verified
+  std::uint64_t drops = 0;            // frames missing, incomplete, late or failing verification
+  std::uint64_t checksum_errors = 0;  // chunks or frames failing XXH3 / end-to-end checks
+  std::uint32_t jitter_us = 0;        // RFC 3550 inter-arrival jitter
+  std::uint32_t fps_milli = 0;        // frames delivered per second x 1000, over the last ~1 s
+  std::int32_t latency_us = 0;        // smoothed arrival minus sender timestamp (may be < 0
+                                      // across hosts whose clocks disagree)
+  std::uint32_t interval_ms = 0;      // the receiver's reporting period
+
+  bool operator==(const Feedback&) const = default;
+};
+inline constexpr std::size_t kFeedbackBodyBytes = 8 * 5 + 4 * 4;
+inline constexpr std::uint32_t kMaxFeedbackFpsMilli = 1000 * 1000;   // 1000 fps
+inline constexpr std::uint32_t kMaxFeedbackJitterUs = 60'000'000;    // 60 s
+inline constexpr std::uint32_t kMaxFeedbackIntervalMs = 60'000;
+
 // Each encoder returns a complete message: 48-byte header followed by the body.
 std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello);
 std::vector<std::byte> encode_hello_ack(std::uint16_t stream_id, const HelloAck& ack);
 std::vector<std::byte> encode_end(std::uint16_t stream_id, const End& end);
+std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& feedback);
 
 // Each decoder takes the body (after the header). Longer bodies from newer minor revisions are
 // accepted and the extra bytes ignored; shorter or inconsistent bodies yield nullopt.
 std::optional<Hello> decode_hello(std::span<const std::byte> body);
 std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body);
 std::optional<End> decode_end(std::span<const std::byte> body);
+// Also rejects out-of-range values (fps, jitter, interval) and frames + drops overflowing.
+std::optional<Feedback> decode_feedback(std::span<const std::byte> body);
 
 // Checks the semantic limits a receiver enforces on a HELLO; empty when acceptable.
 std::string validate_hello(const Hello& hello);

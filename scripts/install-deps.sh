@@ -14,8 +14,8 @@ groups=(
   "gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-tools"
   "libavcodec-dev libavformat-dev libavutil-dev libswscale-dev"
   "libsrt-gnutls-dev srt-tools"
-  "qt6-base-dev qt6-charts-dev libgl-dev"
-  "iperf3 ffmpeg xvfb iproute2 python3 procps"
+  "qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev"
+  "iperf3 ffmpeg xvfb iproute2 python3 procps python3-prometheus-client"
 )
 
 missing() {

@@ -31,6 +31,23 @@ struct StreamCounters {
   std::atomic<std::int64_t> first_frame_ns{0};    // wall clock of first / last frame (0: none)
   std::atomic<std::int64_t> last_frame_ns{0};
   std::atomic<StreamState> state{StreamState::waiting};
+  // Receiver: smoothed frame latency, arrival minus the sender's timestamp (same clock on one
+  // host; NTP/PTP-synchronised hosts otherwise). Smoothed like jitter (gain 1/16).
+  std::atomic<double> latency_ms{0};
+  std::atomic<std::uint32_t> latency_budget_ms{0};  // how long the receiver may hold a frame
+
+  // Sender: the far end's own view of this feed, from its FEEDBACK reports (docs/feedback.md).
+  struct FarEnd {
+    std::atomic<std::int64_t> received_ns{0};  // our wall clock at the last report (0: none)
+    std::atomic<std::uint64_t> bytes{0};
+    std::atomic<std::uint64_t> frames{0};
+    std::atomic<std::uint64_t> drops{0};
+    std::atomic<std::uint64_t> checksum_errors{0};
+    std::atomic<double> jitter_ms{0};
+    std::atomic<double> fps{0};
+    std::atomic<double> latency_ms{0};
+    std::atomic<std::uint64_t> reports{0};
+  } far_end;
 
   void add_frame(std::uint64_t frame_bytes, std::int64_t now_ns) {
     bytes.fetch_add(frame_bytes, std::memory_order_relaxed);

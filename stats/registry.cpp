@@ -1,5 +1,7 @@
 #include "stats/registry.hpp"
 
+#include "common/clock.hpp"
+
 namespace hdstream {
 
 std::string_view to_string(StreamState state) {
@@ -35,10 +37,9 @@ StatsRegistry::StatsRegistry(Role role, std::size_t streams, std::string transpo
       previous_time_(start_),
       previous_bytes_(streams, 0) {}
 
-Snapshot StatsRegistry::sample() {
-  std::lock_guard lock(sample_mutex_);
+Snapshot StatsRegistry::read() const {
   const auto now = std::chrono::steady_clock::now();
-  const double interval_s = std::chrono::duration<double>(now - previous_time_).count();
+  const std::int64_t now_ns = wall_clock_ns();
   Snapshot snapshot;
   snapshot.t = std::chrono::duration<double>(now - start_).count();
   snapshot.role = role_;
@@ -59,10 +60,39 @@ Snapshot StatsRegistry::sample() {
     s.rtt_ms = c.rtt_ms.load(std::memory_order_relaxed);
     s.first_frame_ns = c.first_frame_ns.load(std::memory_order_relaxed);
     s.last_frame_ns = c.last_frame_ns.load(std::memory_order_relaxed);
-    s.mbps = interval_s > 0 ? static_cast<double>(s.bytes - previous_bytes_[i]) * 8 / interval_s / 1e6
-                            : 0.0;
-    previous_bytes_[i] = s.bytes;
+    s.latency_ms = c.latency_ms.load(std::memory_order_relaxed);
+    s.latency_budget_ms = c.latency_budget_ms.load(std::memory_order_relaxed);
+    const auto& far = c.far_end;
+    const std::int64_t received_ns = far.received_ns.load(std::memory_order_relaxed);
+    if (received_ns != 0) {
+      s.far_end.valid = true;
+      s.far_end.bytes = far.bytes.load(std::memory_order_relaxed);
+      s.far_end.frames = far.frames.load(std::memory_order_relaxed);
+      s.far_end.drops = far.drops.load(std::memory_order_relaxed);
+      s.far_end.checksum_errors = far.checksum_errors.load(std::memory_order_relaxed);
+      s.far_end.jitter_ms = far.jitter_ms.load(std::memory_order_relaxed);
+      s.far_end.fps = far.fps.load(std::memory_order_relaxed);
+      s.far_end.latency_ms = far.latency_ms.load(std::memory_order_relaxed);
+      s.far_end.reports = far.reports.load(std::memory_order_relaxed);
+      s.far_end.age_ms = static_cast<double>(now_ns - received_ns) / 1e6;
+    }
     snapshot.streams.push_back(std::move(s));
+  }
+  return snapshot;
+}
+
+Snapshot StatsRegistry::sample() {
+  std::lock_guard lock(sample_mutex_);
+  Snapshot snapshot = read();
+  const auto now = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(snapshot.t));
+  const double interval_s = std::chrono::duration<double>(now - previous_time_).count();
+  for (std::size_t i = 0; i < snapshot.streams.size(); ++i) {
+    auto& s = snapshot.streams[i];
+    s.mbps = interval_s > 0
+                 ? static_cast<double>(s.bytes - previous_bytes_[i]) * 8 / interval_s / 1e6
+                 : 0.0;
+    previous_bytes_[i] = s.bytes;
   }
   previous_time_ = now;
   return snapshot;

@@ -23,6 +23,9 @@ class StatsRegistry {
 
   // Reads every counter; `mbps` is over the time since the previous sample(). Thread safe.
   Snapshot sample();
+  // Reads every counter without touching sample()'s rate baseline (`mbps` stays 0), so the
+  // panel and /metrics can read at their own pace and compute rates themselves. Thread safe.
+  Snapshot read() const;
 
  private:
   Role role_;

@@ -78,6 +78,23 @@ nlohmann::ordered_json interval_json(const Snapshot& snapshot, const StreamSnaps
   };
 }
 
+nlohmann::ordered_json far_end_json(const Snapshot& snapshot, const StreamSnapshot& s) {
+  return {
+      {"type", "far_end"},
+      {"t", round3(snapshot.t)},
+      {"role", to_string(snapshot.role)},
+      {"stream", s.stream},
+      {"bytes", s.far_end.bytes},
+      {"frames", s.far_end.frames},
+      {"drops", s.far_end.drops},
+      {"checksum_errors", s.far_end.checksum_errors},
+      {"jitter_ms", round3(s.far_end.jitter_ms)},
+      {"fps", round3(s.far_end.fps)},
+      {"latency_ms", round3(s.far_end.latency_ms)},
+      {"age_ms", round3(s.far_end.age_ms)},
+  };
+}
+
 nlohmann::ordered_json aggregate_json(const Snapshot& snapshot) {
   return {
       {"type", "aggregate"},
@@ -106,7 +123,10 @@ nlohmann::ordered_json summary_json(const Summary& summary) {
 
 void StatsReport::interval(const Snapshot& snapshot) {
   if (format_ == StatsFormat::json) {
-    for (const auto& s : snapshot.streams) out_ << interval_json(snapshot, s).dump() << '\n';
+    for (const auto& s : snapshot.streams) {
+      out_ << interval_json(snapshot, s).dump() << '\n';
+      if (s.far_end.valid) out_ << far_end_json(snapshot, s).dump() << '\n';
+    }
     out_ << aggregate_json(snapshot).dump() << std::endl;
     return;
   }
@@ -117,6 +137,13 @@ void StatsReport::interval(const Snapshot& snapshot) {
                snapshot.t, to_string(snapshot.role), s.stream, s.transport, to_string(s.state),
                s.mbps, s.frames, s.drops, s.checksum_errors, s.jitter_ms, s.rtt_ms,
                s.retransmits);
+    if (s.far_end.valid) {
+      fmt::print(out_,
+                 "{:7.1f}s     far end:          frames {:>7}  drops {:>4}  cksum {:>3}  jitter "
+                 "{:6.2f} ms  fps {:6.2f}  latency {:7.2f} ms\n",
+                 snapshot.t, s.far_end.frames, s.far_end.drops, s.far_end.checksum_errors,
+                 s.far_end.jitter_ms, s.far_end.fps, s.far_end.latency_ms);
+    }
   }
   fmt::print(out_, "{:7.1f}s {} all {:>2} streams     {:8.1f} Mbps  drops {}\n", snapshot.t,
              to_string(snapshot.role), snapshot.streams.size(), snapshot.aggregate_mbps(),

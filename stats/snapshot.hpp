@@ -13,6 +13,20 @@ namespace hdstream {
 enum class Role : std::uint8_t { send = 1, recv = 2 };
 std::string_view to_string(Role role);
 
+// The receiver's view of a feed as reported back to its sender (FEEDBACK messages).
+struct FarEndSnapshot {
+  bool valid = false;  // false until the first report arrived
+  std::uint64_t bytes = 0;
+  std::uint64_t frames = 0;
+  std::uint64_t drops = 0;
+  std::uint64_t checksum_errors = 0;
+  double jitter_ms = 0;
+  double fps = 0;         // frames per second delivered, over the receiver's last second
+  double latency_ms = 0;  // arrival minus sender timestamp, smoothed
+  double age_ms = 0;      // how old the last report is
+  std::uint64_t reports = 0;
+};
+
 struct StreamSnapshot {
   std::uint16_t stream = 0;
   std::string transport;
@@ -28,6 +42,9 @@ struct StreamSnapshot {
   double rtt_ms = 0;
   std::int64_t first_frame_ns = 0;
   std::int64_t last_frame_ns = 0;
+  double latency_ms = 0;               // receiver: smoothed arrival - sender timestamp
+  std::uint32_t latency_budget_ms = 0;  // receiver: hold budget (0: none, in-order transport)
+  FarEndSnapshot far_end;              // sender: what the receiver reports
 };
 
 struct Snapshot {

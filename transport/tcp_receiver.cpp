@@ -5,6 +5,8 @@
 #include "common/units.hpp"
 #include "protocol/reassembler.hpp"
 #include "transport/auth_handshake.hpp"
+#include "common/async_event.hpp"
+#include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
 
 namespace hdstream {
@@ -22,7 +24,11 @@ std::string peer_name(const tcp::socket& socket) {
 class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
  public:
   Session(std::shared_ptr<TcpReceiver> owner, tcp::socket socket)
-      : owner_(std::move(owner)), socket_(std::move(socket)), peer_(peer_name(socket_)) {}
+      : owner_(std::move(owner)),
+        socket_(std::move(socket)),
+        peer_(peer_name(socket_)),
+        feedback_timer_(socket_.get_executor()),
+        feedback_done_(socket_.get_executor()) {}
 
   awaitable<void> run();
   asio::any_io_executor socket_executor() { return socket_.get_executor(); }
@@ -40,6 +46,12 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   void tune_receive_buffer(const Hello& hello);
   void publish(const Reassembler& reassembler, StreamCounters& counters);
   void sample_tcp_info(StreamCounters& counters);
+  awaitable<void> feedback_loop();
+  // A probe is counted apart from the feed that owns the stream id.
+  StreamCounters& session_counters() {
+    return probe_ ? probe_counters_ : owner_->stats_.stream(stream_id_);
+  }
+  awaitable<void> finish_feedback(bool clean);
 
   std::shared_ptr<TcpReceiver> owner_;
   tcp::socket socket_;
@@ -52,7 +64,48 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   std::uint64_t checksum_warnings_ = 0;
   bool probe_ = false;
   StreamCounters probe_counters_;  // a probe is verified and measured apart from the feed
+  // Far-end feedback: the only writer on the socket after the handshake.
+  asio::steady_timer feedback_timer_;
+  AsyncEvent feedback_done_;
+  FeedbackMeter feedback_meter_;
+  bool session_over_ = false;
+  bool ended_cleanly_ = false;
 };
+
+awaitable<void> TcpReceiver::Session::feedback_loop() {
+  StreamCounters& counters = session_counters();
+  for (;;) {
+    if (!session_over_) {
+      feedback_timer_.expires_after(kFeedbackInterval);
+      error_code ignored;
+      co_await feedback_timer_.async_wait(nothrow(ignored));
+    }
+    const bool last = session_over_;
+    // After END one last report carries the final counts; after an error nobody listens.
+    if (last && !ended_cleanly_) break;
+    auto message = encode_feedback(stream_id_, feedback_meter_.take(counters, wall_clock_ns()));
+    error_code ec;
+    co_await asio::async_write(socket_, asio::buffer(message), nothrow(ec));
+    if (ec || last) break;
+  }
+  feedback_done_.set();
+}
+
+awaitable<void> TcpReceiver::Session::finish_feedback(bool clean) {
+  session_over_ = true;
+  ended_cleanly_ = clean;
+  feedback_timer_.cancel();
+  // A sender that stopped reading cannot hold the session open: the watchdog closes it.
+  asio::steady_timer watchdog(socket_.get_executor(), owner_->options_.handshake_timeout);
+  watchdog.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) {
+      boost::system::error_code ignored;
+      self->socket_.close(ignored);
+    }
+  });
+  co_await feedback_done_.wait();
+  watchdog.cancel();
+}
 
 awaitable<bool> TcpReceiver::Session::refuse(std::uint16_t stream_id, AckStatus status,
                                              std::string reason) {
@@ -185,7 +238,7 @@ void TcpReceiver::Session::sample_tcp_info(StreamCounters& counters) {
 }
 
 awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
-  StreamCounters& counters = probe_ ? probe_counters_ : owner_->stats_.stream(stream_id_);
+  StreamCounters& counters = session_counters();
   FrameConsumer& consumer = owner_->consumer_;
   ReassemblerConfig config;
   config.first_seq = hello.first_frame_seq;
@@ -264,17 +317,23 @@ awaitable<void> TcpReceiver::Session::run() {
               format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
   tune_receive_buffer(*hello);
   probe_ = (hello->flags & kHelloProbe) != 0;
-  if (probe_) {
-    const bool clean = co_await receive(*hello);
-    const auto received = probe_counters_.bytes.load();
-    log()->info("stream {}: capacity probe from {} ended ({}, {} bytes verified)", stream_id_,
-                peer_, clean ? "clean" : "cut short", received);
-  } else {
-    StreamCounters& counters = owner_->stats_.stream(stream_id_);
+  StreamCounters& counters = session_counters();
+  if (!probe_) {
     counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
     counters.state.store(StreamState::running, std::memory_order_relaxed);
+    counters.latency_budget_ms.store(hello->latency_budget_ms, std::memory_order_relaxed);
     owner_->consumer_.session_started(stream_id_, *hello);
-    const bool clean = co_await receive(*hello);
+  }
+  asio::co_spawn(socket_.get_executor(), [self = shared_from_this()] { return self->feedback_loop(); },
+                 asio::detached);
+
+  const bool clean = co_await receive(*hello);
+  co_await finish_feedback(clean);
+
+  if (probe_) {
+    log()->info("stream {}: capacity probe from {} ended ({}, {} bytes verified)", stream_id_,
+                peer_, clean ? "clean" : "cut short", counters.bytes.load());
+  } else {
     counters.state.store(clean ? StreamState::finished : StreamState::failed,
                          std::memory_order_relaxed);
     owner_->consumer_.session_ended(stream_id_, clean);

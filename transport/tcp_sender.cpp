@@ -6,6 +6,7 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "transport/auth_handshake.hpp"
+#include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
 
 namespace hdstream {
@@ -239,6 +240,16 @@ awaitable<void> TcpSender::read_loop() {
     if (body_read.error) {
       fail(fmt::format("connection lost: {}", body_read.error.message()));
       break;
+    }
+    if (read.header.type == MessageType::feedback) {
+      // Health reports must never take a feed down: a bad one is logged and ignored.
+      auto feedback = body_read.checksum_ok ? decode_feedback(body) : std::nullopt;
+      if (feedback) {
+        apply_feedback(*feedback, counters_.far_end, wall_clock_ns());
+      } else if (bad_feedback_++ < 5) {
+        log()->warn("stream {}: ignoring a malformed FEEDBACK from the receiver",
+                    options_.stream_id);
+      }
     }
   }
   reader_done_.set();

@@ -45,6 +45,7 @@ class TcpSender : public SenderTransport, public std::enable_shared_from_this<Tc
   bool broken_ = false;
   bool stopped_ = false;
   std::uint64_t session_ = 0;  // bumped by reopen(): loops of an old session stop
+  std::uint64_t bad_feedback_ = 0;
   std::vector<EncodedChunk> chunks_;
   std::vector<asio::const_buffer> gather_;
 };

@@ -1,0 +1,103 @@
+#include <atomic>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/frontends.hpp"
+#include "app/runtime.hpp"
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "gui/monitor_inputs.hpp"
+#include "gui/panel_app.hpp"
+#include "telemetry/stats_poller.hpp"
+
+namespace hdstream {
+namespace {
+
+void print_rows(const PanelModel& model, double t, StatsFormat format, std::ostream& out) {
+  for (const auto& row : model.rows()) {
+    if (format == StatsFormat::json) {
+      nlohmann::ordered_json line = {
+          {"type", "monitor"},
+          {"t", t},
+          {"stream", row.stream},
+          {"destination", row.destination},
+          {"hosts", row.hosts},
+          {"state", to_string(row.state)},
+          {"health", to_string(row.health)},
+          {"mbps", row.mbps},
+          {"drops", row.drops},
+          {"frames", row.frames},
+          {"jitter_ms", row.jitter_ms},
+          {"rtt_ms", row.rtt_ms},
+          {"has_send", row.has_send},
+          {"has_recv", row.has_recv},
+      };
+      out << line.dump() << '\n';
+    } else {
+      fmt::print(out,
+                 "{:7.1f}s #{:<2} {:<6} {:<9} {:8.1f} Mbps  drops {:<24} jitter {:6.2f} ms  rtt "
+                 "{:7.2f} ms  {}\n",
+                 t, row.stream, to_string(row.health), to_string(row.state), row.mbps,
+                 format_drops(row), row.jitter_ms, row.rtt_ms, row.hosts);
+    }
+  }
+  const auto& agg = model.aggregate();
+  if (format == StatsFormat::text) {
+    fmt::print(out, "{:7.1f}s all {}/{} healthy  {:8.1f} of {:.1f} Mbps planned  drops {}\n", t,
+               agg.healthy, agg.feeds, agg.mbps, agg.planned_mbps, agg.drops);
+  }
+  out.flush();
+}
+
+}  // namespace
+
+int run_monitor(const MonitorOptions& options) {
+  std::vector<Endpoint> hosts;
+  for (const auto& text : options.hosts) hosts.push_back(parse_endpoint(text));
+  const bool gui = want_gui(options.common, /*default_on=*/true);
+  StatsOutput output(options.common);
+  Runtime runtime;
+  auto poller = std::make_shared<StatsPoller>(
+      runtime.io(), hosts, std::chrono::duration_cast<std::chrono::milliseconds>(options.poll));
+  std::atomic<bool> finishing{false};
+  auto finish = [&] {
+    if (finishing.exchange(true)) return;
+    poller->stop();
+    runtime.shutdown();
+  };
+  runtime.on_interrupt(finish);
+  if (options.duration.count() > 0) runtime.deadline(options.duration, finish);
+  poller->start();
+  logger("monitor")->info(
+      "watching {} host(s) every {} ms", hosts.size(),
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.poll).count());
+
+  auto provider = [poller](double now_s) {
+    return monitor_inputs(poller->latest(), now_s, wall_clock_ns());
+  };
+  if (gui) {
+    PanelAppOptions panel;
+    panel.title = "hdstream monitor";
+    run_panel_app(
+        panel, provider, [&runtime] { runtime.run(); }, finish);
+  } else {
+    // Console: the same model, printed each --interval.
+    auto model = std::make_shared<PanelModel>();
+    std::ostream& out = output.stream();
+    const double start_s = PanelWindow::now_s();
+    runtime.start_stats(options.common.interval, [&, model] {
+      const double now_s = PanelWindow::now_s();
+      model->update(provider(now_s), now_s);
+      print_rows(*model, now_s - start_s, options.common.stats_format, out);
+    });
+    runtime.run();
+  }
+  return runtime.interrupted() ? exit_code::interrupted : exit_code::success;
+}
+
+}  // namespace hdstream

@@ -1,0 +1,312 @@
+#include "gui/panel_model.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace hdstream {
+namespace {
+
+struct Side {
+  const StreamSnapshot* stream = nullptr;
+  const PanelInput* input = nullptr;
+};
+
+struct Pair {
+  Side send;
+  Side recv;
+};
+
+std::string port_of(const std::string& endpoint) {
+  const auto colon = endpoint.rfind(':');
+  return colon == std::string::npos ? endpoint : endpoint.substr(colon + 1);
+}
+
+int severity(Health health) {
+  switch (health) {
+    case Health::good:
+      return 1;
+    case Health::warn:
+      return 2;
+    case Health::bad:
+      return 3;
+    default:
+      return 0;
+  }
+}
+
+bool judged(Health health) {
+  return severity(health) > 0;
+}
+
+StreamState combined_state(const Pair& pair) {
+  StreamState send = pair.send.stream ? pair.send.stream->state : StreamState::invalid;
+  StreamState recv = pair.recv.stream ? pair.recv.stream->state : StreamState::invalid;
+  for (auto state :
+       {StreamState::failed, StreamState::running, StreamState::waiting, StreamState::finished}) {
+    if (send == state || recv == state) return state;
+  }
+  return StreamState::invalid;
+}
+
+}  // namespace
+
+std::string_view to_string(Health health) {
+  switch (health) {
+    case Health::good:
+      return "good";
+    case Health::warn:
+      return "warn";
+    case Health::bad:
+      return "bad";
+    case Health::stale:
+      return "stale";
+    case Health::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string format_drops(const FeedRow& row) {
+  const std::uint64_t total = row.frames + row.drops;
+  return fmt::format("{} / {} ({:.2f}%)", row.drops, total, row.drop_percent);
+}
+
+std::string format_latency(const FeedRow& row) {
+  if (!row.has_latency) return "\u2014";
+  if (row.latency_budget_ms > 0) {
+    return fmt::format("{:.1f} ms (margin {:.1f})", row.latency_ms,
+                       row.latency_budget_ms - row.latency_ms);
+  }
+  return fmt::format("{:.2f} ms", row.latency_ms);
+}
+
+PanelModel::PanelModel(PanelThresholds thresholds) : thresholds_(thresholds) {}
+
+void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
+  // Pair the sides of each feed: a sender's destination port is its receiver's listen port.
+  std::map<std::string, Pair> pairs;
+  std::vector<std::tuple<std::uint16_t, std::string, std::string>> new_keys;
+  for (const auto& input : inputs) {
+    const std::string port = port_of(input.source.endpoint);
+    for (const auto& stream : input.source.snapshot.streams) {
+      std::string key = fmt::format("{}/{}", stream.stream, port);
+      Pair& pair = pairs[key];
+      Side& side = input.source.snapshot.role == Role::send ? pair.send : pair.recv;
+      side = Side{&stream, &input};
+      if (!tracks_.contains(key)) {
+        tracks_[key];
+        new_keys.emplace_back(stream.stream, port, key);
+      }
+    }
+  }
+  // Rows keep their place once shown (the chart's series follow rows); new feeds are appended
+  // in stream order.
+  std::sort(new_keys.begin(), new_keys.end());
+  for (const auto& [stream, port, key] : new_keys) {
+    FeedRow row;
+    row.key = key;
+    row.stream = stream;
+    rows_.push_back(std::move(row));
+  }
+
+  aggregate_ = AggregateRow{};
+  for (FeedRow& row : rows_) {
+    Track& track = tracks_[row.key];
+    auto found = pairs.find(row.key);
+    if (found == pairs.end()) {
+      // The source vanished from the inputs (a host no longer answers): keep the last figures.
+      judge(row, track, now_s);
+    } else {
+      const Pair& pair = found->second;
+      const StreamSnapshot* send = pair.send.stream;
+      const StreamSnapshot* recv = pair.recv.stream;
+      const StreamSnapshot& any = recv ? *recv : *send;
+      row.has_send = send != nullptr;
+      row.has_recv = recv != nullptr;
+      row.state = combined_state(pair);
+      row.transport = any.transport;
+      row.planned_mbps = static_cast<double>(
+                             std::max(send ? send->planned_bps : 0, recv ? recv->planned_bps : 0)) /
+                         1e6;
+      const bool far = !recv && send && send->far_end.valid;
+      row.far_end = far;
+
+      Sample sample;
+      sample.t = recv ? pair.recv.input->source.snapshot.t : pair.send.input->source.snapshot.t;
+      sample.bytes = recv ? recv->bytes : send->bytes;
+      if (recv) {
+        sample.frames = recv->frames;
+        sample.drops = recv->drops;  // includes frames the sender skipped (sequence gaps)
+      } else if (far) {
+        sample.frames = send->far_end.frames;
+        sample.drops = send->far_end.drops;
+      } else {
+        sample.frames = send->frames;
+        sample.drops = send->drops;
+      }
+      row.frames = sample.frames;
+      row.drops = sample.drops;
+      const std::uint64_t total = row.frames + row.drops;
+      row.drop_percent =
+          total ? 100.0 * static_cast<double>(row.drops) / static_cast<double>(total) : 0.0;
+
+      const double fresh_s = std::max(pair.send.input ? pair.send.input->fresh_s : -1.0,
+                                      pair.recv.input ? pair.recv.input->fresh_s : -1.0);
+      track.last_fresh_s = std::max(track.last_fresh_s, fresh_s);
+      if (track.samples.empty() || sample.t > track.samples.back().t) {
+        if (track.samples.empty() || sample.bytes != track.samples.back().bytes ||
+            sample.frames != track.samples.back().frames) {
+          track.last_change_s = now_s;
+        }
+        track.samples.push_back(sample);
+      }
+      if (track.last_change_s < 0) track.last_change_s = now_s;
+      const double keep_s = std::max(thresholds_.window_s, thresholds_.rate_window_s) + 1.0;
+      while (track.samples.size() > 2 && track.samples.back().t - track.samples[1].t >= keep_s) {
+        track.samples.pop_front();
+      }
+
+      // Shown figures over the short window.
+      const Sample& last = track.samples.back();
+      const Sample* base = &track.samples.front();
+      for (const auto& s : track.samples) {
+        if (last.t - s.t <= thresholds_.rate_window_s + 1e-6) {
+          base = &s;
+          break;
+        }
+      }
+      // A base too close to the last sample gives a noisy rate: fall back to the oldest.
+      if (last.t - base->t < thresholds_.rate_window_s / 2) base = &track.samples.front();
+      const double span_s = last.t - base->t;
+      row.mbps = span_s > 0 ? static_cast<double>(last.bytes - base->bytes) * 8 / span_s / 1e6 : 0;
+      if (row.state != StreamState::running && span_s <= 0) row.mbps = 0;
+
+      row.has_jitter = recv || far;
+      row.jitter_ms = recv ? recv->jitter_ms : far ? send->far_end.jitter_ms : 0;
+      row.has_latency = recv || far;
+      row.latency_ms = recv ? recv->latency_ms : far ? send->far_end.latency_ms : 0;
+      row.latency_budget_ms = recv ? recv->latency_budget_ms : 0;
+      row.has_fps = recv || far;
+      row.fps = recv  ? (span_s > 0 ? static_cast<double>(last.frames - base->frames) / span_s : 0)
+                : far ? send->far_end.fps
+                      : 0;
+      row.has_rtt = send || (recv && recv->rtt_ms > 0);
+      row.rtt_ms = send ? send->rtt_ms : recv->rtt_ms;
+      row.retransmits = send ? send->retransmits : recv->retransmits;
+      row.destination = send ? pair.send.input->source.endpoint : pair.recv.input->source.endpoint;
+      const std::string from = send ? pair.send.input->source.host : std::string("?");
+      const std::string to = recv ? pair.recv.input->source.host : row.destination;
+      row.hosts = fmt::format("{} \u2192 {}", from, to);
+      judge(row, track, now_s);
+    }
+
+    aggregate_.feeds += 1;
+    aggregate_.healthy += row.health == Health::good ? 1 : 0;
+    aggregate_.mbps += row.health == Health::stale ? 0 : row.mbps;
+    aggregate_.planned_mbps += row.planned_mbps;
+    aggregate_.drops += row.drops;
+    aggregate_.frames += row.frames;
+    if (severity(row.health) > severity(aggregate_.health)) aggregate_.health = row.health;
+  }
+  if (aggregate_.health == Health::unknown && !rows_.empty() &&
+      std::all_of(rows_.begin(), rows_.end(),
+                  [](const FeedRow& r) { return r.health == Health::stale; })) {
+    aggregate_.health = Health::stale;
+  }
+
+  if (history_.empty() || now_s - history_.back().t >= thresholds_.history_step_s) {
+    HistoryPoint point;
+    point.t = now_s;
+    point.aggregate_mbps = aggregate_.mbps;
+    for (const auto& row : rows_)
+      point.feed_mbps.push_back(row.health == Health::stale ? 0 : row.mbps);
+    history_.push_back(std::move(point));
+  }
+  while (!history_.empty() && now_s - history_.front().t > thresholds_.history_s)
+    history_.pop_front();
+}
+
+void PanelModel::judge(FeedRow& row, Track& track, double now_s) {
+  const auto& t = thresholds_;
+  Health candidate = Health::unknown;
+  std::string reason;
+  const bool no_fresh_data = track.last_fresh_s < 0 || now_s - track.last_fresh_s > t.stale_after_s;
+  const bool no_progress = row.state == StreamState::running && track.last_change_s >= 0 &&
+                           now_s - track.last_change_s > t.stale_after_s;
+  row.window_drop_fraction = 0;
+  row.window_rate_fraction = 0;
+  if (row.state == StreamState::failed) {
+    candidate = Health::bad;
+    reason = "failed";
+  } else if (no_fresh_data) {
+    candidate = Health::stale;
+    reason = fmt::format("no report for {:.0f} s", now_s - std::max(track.last_fresh_s, 0.0));
+  } else if (no_progress) {
+    candidate = Health::stale;
+    reason = fmt::format("no frames for {:.0f} s", now_s - track.last_change_s);
+  } else if (row.state == StreamState::waiting) {
+    reason = "waiting for the session";
+  } else if (row.state == StreamState::finished) {
+    reason = "finished";
+  } else if (track.samples.size() < 2) {
+    reason = "starting";
+  } else {
+    const Sample& last = track.samples.back();
+    const Sample* base = &track.samples.front();
+    for (const auto& s : track.samples) {
+      if (last.t - s.t <= t.window_s + 1e-6) {
+        base = &s;
+        break;
+      }
+    }
+    const double span_s = last.t - base->t;
+    const double frames = static_cast<double>(last.frames - base->frames);
+    const double drops = static_cast<double>(last.drops - base->drops);
+    row.window_drop_fraction = frames + drops > 0 ? drops / (frames + drops) : 0;
+    // The rate is judged once the window is at least half full, so a feed is not yellow while
+    // it starts.
+    const bool rate_known = row.planned_mbps > 0 && span_s >= t.window_s / 2;
+    if (rate_known) {
+      row.window_rate_fraction =
+          static_cast<double>(last.bytes - base->bytes) * 8 / span_s / 1e6 / row.planned_mbps;
+    }
+    if (row.window_drop_fraction > t.drops_bad_fraction) {
+      candidate = Health::bad;
+      reason = fmt::format("{:.1f}% drops", 100 * row.window_drop_fraction);
+    } else if (row.window_drop_fraction > t.drops_warn_fraction) {
+      candidate = Health::warn;
+      reason = fmt::format("{:.1f}% drops", 100 * row.window_drop_fraction);
+    } else if (rate_known && row.window_rate_fraction < t.rate_warn_fraction) {
+      candidate = Health::warn;
+      reason = fmt::format("{:.0f}% of nominal rate", 100 * row.window_rate_fraction);
+    } else {
+      candidate = Health::good;
+    }
+  }
+
+  // Worse shows at once; better only after recover_s of being better, so lights do not flicker
+  // on a feed hovering around a threshold.
+  if (!judged(candidate) || !judged(track.shown) || severity(candidate) >= severity(track.shown)) {
+    track.shown = candidate;
+    track.pending = candidate;
+    track.better_since_s = -1;
+    row.health_reason = reason;
+  } else {
+    if (track.pending != candidate || track.better_since_s < 0) {
+      track.pending = candidate;
+      track.better_since_s = now_s;
+    }
+    if (now_s - track.better_since_s >= t.recover_s) {
+      track.shown = candidate;
+      track.better_since_s = -1;
+      row.health_reason = reason;
+    } else {
+      row.health_reason = reason.empty() ? "recovering" : reason + ", recovering";
+    }
+  }
+  row.health = track.shown;
+}
+
+}  // namespace hdstream

@@ -1,0 +1,129 @@
+// What the operator's panel shows, computed from typed snapshots without Qt: one row per feed
+// (sender and receiver sides paired by stream id and port), rates over sliding windows, health
+// lights averaged over a few seconds with hysteresis, stale detection, an aggregate row and
+// 60 s of chart history. Fed on a timer (~10 Hz), never per packet.
+//   PanelModel model;  model.update(inputs, now_s);  for (const FeedRow& r : model.rows()) ...
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stats/labeled_snapshot.hpp"
+
+namespace hdstream {
+
+struct PanelThresholds {
+  double drops_warn_fraction = 0.01;  // > 1% of frames dropped over the window: yellow
+  double drops_bad_fraction = 0.05;   // > 5%: red
+  double rate_warn_fraction = 0.95;   // < 95% of the nominal rate: yellow
+  double window_s = 3.0;              // health is judged over this much history
+  double rate_window_s = 1.0;         // the Mbps / fps figures shown
+  double recover_s = 2.0;             // a light turns better only after this long being better
+  double stale_after_s = 3.0;         // no new data for this long: the row greys out
+  double history_s = 60.0;            // chart span
+  double history_step_s = 0.5;        // chart resolution
+};
+
+enum class Health : std::uint8_t { unknown = 0, good, warn, bad, stale };
+std::string_view to_string(Health health);
+
+// One source of snapshots as the panel sees it. `fresh_s` is the panel clock time at which
+// this data was current (now, in process; the last successful poll, in monitor).
+struct PanelInput {
+  LabeledSnapshot source;
+  double fresh_s = 0;
+};
+
+struct FeedRow {
+  std::string key;  // "stream/port": how sides are paired
+  std::uint16_t stream = 0;
+  StreamState state = StreamState::invalid;
+  bool has_send = false;
+  bool has_recv = false;
+  double mbps = 0;  // over rate_window_s, receiver side when known
+  double planned_mbps = 0;
+  std::uint64_t drops = 0;   // cumulative, both sides
+  std::uint64_t frames = 0;  // delivered (receiver / far end), else sent
+  double drop_percent = 0;   // drops / (frames + drops)
+  bool has_jitter = false;
+  double jitter_ms = 0;
+  bool has_rtt = false;
+  double rtt_ms = 0;
+  std::uint64_t retransmits = 0;
+  bool has_latency = false;
+  double latency_ms = 0;
+  std::uint32_t latency_budget_ms = 0;
+  bool has_fps = false;
+  double fps = 0;
+  bool far_end = false;  // receiver figures come from the sender's FEEDBACK
+  std::string transport;
+  std::string destination;  // sender's destination, or the receiver's listen address
+  std::string hosts;        // "sender-host -> receiver-host" as far as known
+  Health health = Health::unknown;
+  std::string health_reason;  // why it is not green, one short phrase
+  double window_drop_fraction = 0;
+  double window_rate_fraction = 0;  // window rate / planned (0 when unknown)
+};
+
+struct AggregateRow {
+  std::size_t feeds = 0;
+  std::size_t healthy = 0;
+  double mbps = 0;
+  double planned_mbps = 0;
+  std::uint64_t drops = 0;
+  std::uint64_t frames = 0;
+  Health health = Health::unknown;
+};
+
+struct HistoryPoint {
+  double t = 0;  // panel clock
+  double aggregate_mbps = 0;
+  std::vector<double> feed_mbps;  // indexed like rows(); shorter when feeds appeared later
+};
+
+// Cell texts shared by the Qt panel and the console rendering of `hdstream monitor`.
+std::string format_drops(const FeedRow& row);    // "3 / 1200 (0.25%)"
+std::string format_latency(const FeedRow& row);  // "2.31 ms", or with the budget's margin
+
+class PanelModel {
+ public:
+  explicit PanelModel(PanelThresholds thresholds = {});
+
+  void update(std::span<const PanelInput> inputs, double now_s);
+
+  const std::vector<FeedRow>& rows() const { return rows_; }
+  const AggregateRow& aggregate() const { return aggregate_; }
+  const std::deque<HistoryPoint>& history() const { return history_; }
+  const PanelThresholds& thresholds() const { return thresholds_; }
+
+ private:
+  struct Sample {
+    double t = 0;  // the source's own clock (snapshot t): rates do not depend on polling
+    std::uint64_t bytes = 0;
+    std::uint64_t frames = 0;
+    std::uint64_t drops = 0;
+  };
+  struct Track {
+    std::deque<Sample> samples;
+    double last_change_s = -1;  // panel clock when the data last moved
+    double last_fresh_s = -1;
+    Health shown = Health::unknown;
+    Health pending = Health::unknown;
+    double better_since_s = -1;
+  };
+
+  void judge(FeedRow& row, Track& track, double now_s);
+
+  PanelThresholds thresholds_;
+  std::vector<FeedRow> rows_;
+  std::map<std::string, Track> tracks_;
+  AggregateRow aggregate_;
+  std::deque<HistoryPoint> history_;
+};
+
+}  // namespace hdstream

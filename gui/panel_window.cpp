@@ -1,0 +1,259 @@
+#include "gui/panel_window.hpp"
+
+#include <chrono>
+
+#include <fmt/format.h>
+#include <QtCore/QTimer>
+#include <QtGui/QCloseEvent>
+#include <QtGui/QFont>
+#include <QtGui/QPainter>
+#include <QtGui/QPixmap>
+#include <QtWidgets/QApplication>
+#include <QtWidgets/QHBoxLayout>
+#include <QtWidgets/QHeaderView>
+#include <QtWidgets/QLabel>
+#include <QtWidgets/QStyleFactory>
+#include <QtWidgets/QTableWidget>
+#include <QtWidgets/QVBoxLayout>
+
+#include "gui/palette.hpp"
+
+namespace hdstream {
+namespace {
+
+QIcon light_icon(Health health) {
+  // Cached: building a pixmap per cell per tick would be the panel's main cost.
+  static std::map<Health, QIcon> cache;
+  auto found = cache.find(health);
+  if (found != cache.end()) return found->second;
+  QPixmap pixmap(28, 28);
+  pixmap.fill(Qt::transparent);
+  QPainter painter(&pixmap);
+  painter.setRenderHint(QPainter::Antialiasing);
+  const QColor color = health_color(health);
+  painter.setPen(QPen(color.darker(160), 2));
+  painter.setBrush(color);
+  painter.drawEllipse(QRectF(3, 3, 22, 22));
+  painter.end();
+  return cache.emplace(health, QIcon(pixmap)).first->second;
+}
+
+QString qs(const std::string& text) {
+  return QString::fromStdString(text);
+}
+
+std::string state_text(const FeedRow& row) {
+  if (row.health == Health::stale) return "stale";
+  return std::string(to_string(row.state));
+}
+
+}  // namespace
+
+double PanelWindow::now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds thresholds,
+                         QWidget* parent)
+    : QWidget(parent), provider_(std::move(provider)), model_(thresholds) {
+  setWindowTitle(qs(title));
+  setAttribute(Qt::WA_DeleteOnClose, false);
+  resize(1280, 760);
+  setAutoFillBackground(true);
+  QPalette pal = palette();
+  pal.setColor(QPalette::Window, QColor(panel_colors::kWindow));
+  pal.setColor(QPalette::WindowText, QColor(panel_colors::kText));
+  setPalette(pal);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(12, 10, 12, 10);
+  layout->setSpacing(8);
+
+  // Aggregate strip: the one line an operator reads from across the room.
+  auto* strip = new QHBoxLayout();
+  aggregate_light_ = new QLabel(this);
+  aggregate_light_->setFixedSize(28, 28);
+  aggregate_label_ = new QLabel(this);
+  QFont big = aggregate_label_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.45);
+  big.setBold(true);
+  aggregate_label_->setFont(big);
+  auto* heading = new QLabel(qs(title), this);
+  QFont heading_font = heading->font();
+  heading_font.setPointSizeF(heading_font.pointSizeF() * 1.1);
+  heading->setFont(heading_font);
+  heading->setStyleSheet(QString("color: %1;").arg(panel_colors::kMuted));
+  strip->addWidget(aggregate_light_);
+  strip->addWidget(aggregate_label_, 1);
+  strip->addWidget(heading);
+  layout->addLayout(strip);
+
+  chart_ = make_bandwidth_chart(this);
+  layout->addWidget(chart_->widget(), 3);
+
+  table_ = new QTableWidget(0, kColumnCount, this);
+  table_->setHorizontalHeaderLabels({"", "Feed", "State", "Mbps", "Jitter", "Drops", "RTT", "Retx",
+                                     "Latency", "FPS", "Transport", "Destination"});
+  table_->verticalHeader()->setVisible(false);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionMode(QAbstractItemView::NoSelection);
+  table_->setFocusPolicy(Qt::NoFocus);
+  table_->setShowGrid(false);
+  table_->setAlternatingRowColors(true);
+  table_->setIconSize(QSize(16, 16));
+  table_->verticalHeader()->setDefaultSectionSize(26);
+  auto* header = table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(kColumnDestination, QHeaderView::Stretch);
+  header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  table_->setStyleSheet(
+      QString("QTableWidget { background: %1; alternate-background-color: %2;"
+              " color: %3; border: none; }"
+              "QHeaderView::section { background: %2; color: %4; border: none;"
+              " padding: 4px 8px; font-weight: bold; }")
+          .arg(panel_colors::kSurface, "#222731", panel_colors::kText, panel_colors::kMuted));
+  layout->addWidget(table_, 2);
+
+  status_label_ = new QLabel(this);
+  status_label_->setStyleSheet(QString("color: %1;").arg(panel_colors::kMuted));
+  layout->addWidget(status_label_);
+
+  timer_ = new QTimer(this);
+  QObject::connect(timer_, &QTimer::timeout, this, [this] { refresh(); });
+}
+
+PanelWindow::~PanelWindow() = default;
+
+void PanelWindow::start_timer(int interval_ms) {
+  timer_->start(interval_ms);
+}
+
+void PanelWindow::set_status(const QString& text) {
+  status_label_->setText(text);
+}
+
+void PanelWindow::refresh() {
+  refresh_at(now_s());
+}
+
+void PanelWindow::refresh_at(double now) {
+  const auto inputs = provider_(now);
+  model_.update(inputs, now);
+  show_rows();
+  show_aggregate();
+  std::vector<std::string> names;
+  for (const auto& row : model_.rows()) names.push_back(fmt::format("#{}", row.stream));
+  chart_->show_history(model_.history(), names, now, model_.aggregate().planned_mbps);
+}
+
+void PanelWindow::show_rows() {
+  const auto& rows = model_.rows();
+  const int count = static_cast<int>(rows.size()) + 1;  // + the aggregate row
+  if (table_->rowCount() != count) {
+    table_->setRowCount(count);
+    for (int r = 0; r < count; ++r) {
+      for (int c = 0; c < kColumnCount; ++c) {
+        if (table_->item(r, c) == nullptr) {
+          auto* item = new QTableWidgetItem();
+          const bool numeric = c == kColumnMbps || c == kColumnJitter || c == kColumnRtt ||
+                               c == kColumnRetransmits || c == kColumnFps;
+          item->setTextAlignment((numeric ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+          table_->setItem(r, c, item);
+        }
+      }
+    }
+  }
+  auto set = [&](int r, int c, const std::string& text) {
+    auto* item = table_->item(r, c);
+    const QString value = qs(text);
+    if (item->text() != value) item->setText(value);  // unchanged cells cost no repaint
+  };
+  const QColor text_color(panel_colors::kText);
+  const QColor stale_color(panel_colors::kStale);
+  for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
+    const FeedRow& row = rows[static_cast<std::size_t>(r)];
+    const bool stale = row.health == Health::stale;
+    table_->item(r, kColumnLight)->setIcon(light_icon(row.health));
+    table_->item(r, kColumnLight)
+        ->setToolTip(qs(std::string(to_string(row.health)) +
+                        (row.health_reason.empty() ? "" : ": " + row.health_reason)));
+    set(r, kColumnFeed, fmt::format("#{}", row.stream));
+    set(r, kColumnState,
+        state_text(row) + (row.health_reason.empty() || row.health == Health::good ||
+                                   row.health_reason == state_text(row)
+                               ? ""
+                               : " \u00b7 " + row.health_reason));
+    set(r, kColumnMbps, fmt::format("{:.1f}", row.mbps));
+    set(r, kColumnJitter, row.has_jitter ? fmt::format("{:.2f} ms", row.jitter_ms) : "\u2014");
+    set(r, kColumnDrops, format_drops(row));
+    set(r, kColumnRtt, row.has_rtt ? fmt::format("{:.2f} ms", row.rtt_ms) : "\u2014");
+    set(r, kColumnRetransmits, fmt::format("{}", row.retransmits));
+    set(r, kColumnLatency, format_latency(row));
+    set(r, kColumnFps, row.has_fps ? fmt::format("{:.2f}", row.fps) : "\u2014");
+    set(r, kColumnTransport, row.transport + (row.far_end ? " (far end)" : ""));
+    set(r, kColumnDestination, row.destination + "   " + row.hosts);
+    for (int c = 0; c < kColumnCount; ++c) {
+      auto* item = table_->item(r, c);
+      const QColor want = stale ? stale_color : text_color;
+      if (item->foreground().color() != want) item->setForeground(want);
+    }
+    auto* drops_item = table_->item(r, kColumnDrops);
+    if (!stale && row.drops > 0)
+      drops_item->setForeground(
+          health_color(row.health == Health::good ? Health::warn : row.health));
+  }
+  // The aggregate row, bold, last.
+  const int a = static_cast<int>(rows.size());
+  const AggregateRow& agg = model_.aggregate();
+  table_->item(a, kColumnLight)->setIcon(light_icon(agg.health));
+  set(a, kColumnFeed, "All");
+  set(a, kColumnState, fmt::format("{}/{} healthy", agg.healthy, agg.feeds));
+  set(a, kColumnMbps, fmt::format("{:.1f}", agg.mbps));
+  set(a, kColumnDrops,
+      fmt::format("{} / {} ({:.2f}%)", agg.drops, agg.frames + agg.drops,
+                  agg.frames + agg.drops ? 100.0 * static_cast<double>(agg.drops) /
+                                               static_cast<double>(agg.frames + agg.drops)
+                                         : 0.0));
+  set(a, kColumnDestination, fmt::format("planned {:.1f} Mbps", agg.planned_mbps));
+  for (int c = 0; c < kColumnCount; ++c) {
+    auto* item = table_->item(a, c);
+    QFont font = item->font();
+    if (!font.bold()) {
+      font.setBold(true);
+      item->setFont(font);
+    }
+  }
+}
+
+void PanelWindow::show_aggregate() {
+  const AggregateRow& agg = model_.aggregate();
+  static std::map<Health, QPixmap> lights;
+  aggregate_light_->setPixmap(light_icon(agg.health).pixmap(28, 28));
+  const double percent = agg.planned_mbps > 0 ? 100.0 * agg.mbps / agg.planned_mbps : 0.0;
+  aggregate_label_->setText(qs(fmt::format(
+      "{:.1f} Mbps of {:.0f} planned ({:.0f}%)   \u00b7   drops {}   \u00b7   {}/{} feeds healthy",
+      agg.mbps, agg.planned_mbps, percent, agg.drops, agg.healthy, agg.feeds)));
+}
+
+void PanelWindow::closeEvent(QCloseEvent* event) {
+  timer_->stop();
+  if (on_close_) on_close_();
+  event->accept();
+}
+
+void apply_panel_style() {
+  QApplication::setStyle(QStyleFactory::create("Fusion"));
+  QPalette dark;
+  dark.setColor(QPalette::Window, QColor(panel_colors::kWindow));
+  dark.setColor(QPalette::WindowText, QColor(panel_colors::kText));
+  dark.setColor(QPalette::Base, QColor(panel_colors::kSurface));
+  dark.setColor(QPalette::AlternateBase, QColor("#222731"));
+  dark.setColor(QPalette::Text, QColor(panel_colors::kText));
+  dark.setColor(QPalette::Button, QColor(panel_colors::kSurface));
+  dark.setColor(QPalette::ButtonText, QColor(panel_colors::kText));
+  dark.setColor(QPalette::ToolTipBase, QColor(panel_colors::kSurface));
+  dark.setColor(QPalette::ToolTipText, QColor(panel_colors::kText));
+  QApplication::setPalette(dark);
+}
+
+}  // namespace hdstream

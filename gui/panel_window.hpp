@@ -1,0 +1,81 @@
+// The operator's panel: aggregate strip, bandwidth chart, one table row per feed with a
+// traffic light. Pulls snapshots from `provider` on a 10 Hz timer (never per packet).
+//   PanelWindow window("hdstream demo", [&] { return inputs(); });  window.show();
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QtWidgets/QWidget>
+
+#include "gui/bandwidth_chart.hpp"
+#include "gui/panel_model.hpp"
+
+class QLabel;
+class QTableWidget;
+class QTimer;
+
+namespace hdstream {
+
+// Table columns, in order.
+enum PanelColumn : int {
+  kColumnLight = 0,
+  kColumnFeed,
+  kColumnState,
+  kColumnMbps,
+  kColumnJitter,
+  kColumnDrops,
+  kColumnRtt,
+  kColumnRetransmits,
+  kColumnLatency,
+  kColumnFps,
+  kColumnTransport,
+  kColumnDestination,
+  kColumnCount,
+};
+
+class PanelWindow : public QWidget {
+ public:
+  // Panel clock: seconds on a steady clock (the same one inputs' fresh_s use).
+  using Provider = std::function<std::vector<PanelInput>(double now_s)>;
+
+  PanelWindow(std::string title, Provider provider, PanelThresholds thresholds = {},
+              QWidget* parent = nullptr);
+  ~PanelWindow() override;
+
+  // Pulls new inputs, updates the model and every widget. The timer calls it at ~10 Hz.
+  void refresh();
+  void refresh_at(double now_s);  // for tests: a chosen panel clock
+  void start_timer(int interval_ms = 100);
+  void set_on_close(std::function<void()> on_close) { on_close_ = std::move(on_close); }
+  void set_status(const QString& text);
+
+  const PanelModel& model() const { return model_; }
+  QTableWidget* table() const { return table_; }
+  QLabel* aggregate_label() const { return aggregate_label_; }
+  static double now_s();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void show_rows();
+  void show_aggregate();
+
+  Provider provider_;
+  PanelModel model_;
+  std::function<void()> on_close_;
+  std::unique_ptr<BandwidthChart> chart_;
+  QTableWidget* table_ = nullptr;
+  QLabel* aggregate_light_ = nullptr;
+  QLabel* aggregate_label_ = nullptr;
+  QLabel* status_label_ = nullptr;
+  QTimer* timer_ = nullptr;
+};
+
+// "hdstream demo" panels use a dark Fusion palette: call once after QApplication exists.
+void apply_panel_style();
+
+}  // namespace hdstream

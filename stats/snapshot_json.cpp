@@ -1,0 +1,153 @@
+#include "stats/snapshot_json.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace hdstream {
+namespace {
+
+double round3(double value) {
+  return std::round(value * 1000.0) / 1000.0;
+}
+
+nlohmann::ordered_json far_end_object(const FarEndSnapshot& f) {
+  return {
+      {"bytes", f.bytes},
+      {"frames", f.frames},
+      {"drops", f.drops},
+      {"checksum_errors", f.checksum_errors},
+      {"jitter_ms", round3(f.jitter_ms)},
+      {"fps", round3(f.fps)},
+      {"latency_ms", round3(f.latency_ms)},
+      {"age_ms", round3(f.age_ms)},
+      {"reports", f.reports},
+  };
+}
+
+template <typename T>
+T field(const nlohmann::json& object, const char* name, T fallback = T{}) {
+  auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return fallback;
+  return it->get<T>();
+}
+
+}  // namespace
+
+void fill_rates(Snapshot& now, const Snapshot& before) {
+  const double interval_s = now.t - before.t;
+  if (interval_s <= 0 || now.streams.size() != before.streams.size()) return;
+  for (std::size_t i = 0; i < now.streams.size(); ++i) {
+    const auto delta = now.streams[i].bytes - before.streams[i].bytes;
+    now.streams[i].mbps = static_cast<double>(delta) * 8 / interval_s / 1e6;
+  }
+}
+
+std::optional<StreamState> stream_state_from_string(std::string_view name) {
+  for (auto state :
+       {StreamState::waiting, StreamState::running, StreamState::finished, StreamState::failed}) {
+    if (to_string(state) == name) return state;
+  }
+  return std::nullopt;
+}
+
+nlohmann::ordered_json snapshot_json(const LabeledSnapshot& source) {
+  const Snapshot& snapshot = source.snapshot;
+  auto streams = nlohmann::ordered_json::array();
+  for (const auto& s : snapshot.streams) {
+    nlohmann::ordered_json stream = {
+        {"stream", s.stream},
+        {"transport", s.transport},
+        {"state", to_string(s.state)},
+        {"bytes", s.bytes},
+        {"frames", s.frames},
+        {"mbps", round3(s.mbps)},
+        {"drops", s.drops},
+        {"checksum_errors", s.checksum_errors},
+        {"jitter_ms", round3(s.jitter_ms)},
+        {"rtt_ms", round3(s.rtt_ms)},
+        {"retransmits", s.retransmits},
+        {"planned_bps", s.planned_bps},
+        {"latency_ms", round3(s.latency_ms)},
+        {"latency_budget_ms", s.latency_budget_ms},
+        {"first_frame_ns", s.first_frame_ns},
+        {"last_frame_ns", s.last_frame_ns},
+    };
+    if (s.far_end.valid) stream["far_end"] = far_end_object(s.far_end);
+    streams.push_back(std::move(stream));
+  }
+  return {
+      {"host", source.host},
+      {"role", to_string(snapshot.role)},
+      {"endpoint", source.endpoint},
+      {"t", round3(snapshot.t)},
+      {"mbps", round3(snapshot.aggregate_mbps())},
+      {"drops", snapshot.aggregate_drops()},
+      {"streams", std::move(streams)},
+  };
+}
+
+nlohmann::ordered_json stats_document(std::string_view host,
+                                      std::span<const LabeledSnapshot> sources) {
+  auto snapshots = nlohmann::ordered_json::array();
+  for (const auto& source : sources) snapshots.push_back(snapshot_json(source));
+  return {{"version", kStatsDocumentVersion}, {"host", host}, {"snapshots", std::move(snapshots)}};
+}
+
+std::vector<LabeledSnapshot> parse_stats_document(std::string_view text) {
+  try {
+    const auto doc = nlohmann::json::parse(text);
+    if (!doc.is_object() || field<int>(doc, "version") != kStatsDocumentVersion) {
+      throw StatsDocumentError("not a version 1 hdstream /stats.json document");
+    }
+    std::vector<LabeledSnapshot> out;
+    for (const auto& item : doc.at("snapshots")) {
+      LabeledSnapshot source;
+      source.host = field<std::string>(item, "host", field<std::string>(doc, "host"));
+      source.endpoint = field<std::string>(item, "endpoint");
+      const auto role = field<std::string>(item, "role");
+      if (role != "send" && role != "recv") throw StatsDocumentError("unknown role '" + role + "'");
+      source.snapshot.role = role == "send" ? Role::send : Role::recv;
+      source.snapshot.t = field<double>(item, "t");
+      for (const auto& js : item.at("streams")) {
+        StreamSnapshot s;
+        s.stream = field<std::uint16_t>(js, "stream");
+        s.transport = field<std::string>(js, "transport");
+        s.state = stream_state_from_string(field<std::string>(js, "state"))
+                      .value_or(StreamState::invalid);
+        s.bytes = field<std::uint64_t>(js, "bytes");
+        s.frames = field<std::uint64_t>(js, "frames");
+        s.mbps = field<double>(js, "mbps");
+        s.drops = field<std::uint64_t>(js, "drops");
+        s.checksum_errors = field<std::uint64_t>(js, "checksum_errors");
+        s.jitter_ms = field<double>(js, "jitter_ms");
+        s.rtt_ms = field<double>(js, "rtt_ms");
+        s.retransmits = field<std::uint64_t>(js, "retransmits");
+        s.planned_bps = field<std::uint64_t>(js, "planned_bps");
+        s.latency_ms = field<double>(js, "latency_ms");
+        s.latency_budget_ms = field<std::uint32_t>(js, "latency_budget_ms");
+        s.first_frame_ns = field<std::int64_t>(js, "first_frame_ns");
+        s.last_frame_ns = field<std::int64_t>(js, "last_frame_ns");
+        if (auto far = js.find("far_end"); far != js.end() && far->is_object()) {
+          s.far_end.valid = true;
+          s.far_end.bytes = field<std::uint64_t>(*far, "bytes");
+          s.far_end.frames = field<std::uint64_t>(*far, "frames");
+          s.far_end.drops = field<std::uint64_t>(*far, "drops");
+          s.far_end.checksum_errors = field<std::uint64_t>(*far, "checksum_errors");
+          s.far_end.jitter_ms = field<double>(*far, "jitter_ms");
+          s.far_end.fps = field<double>(*far, "fps");
+          s.far_end.latency_ms = field<double>(*far, "latency_ms");
+          s.far_end.age_ms = field<double>(*far, "age_ms");
+          s.far_end.reports = field<std::uint64_t>(*far, "reports");
+        }
+        source.snapshot.streams.push_back(std::move(s));
+      }
+      out.push_back(std::move(source));
+    }
+    return out;
+  } catch (const nlohmann::json::exception& error) {
+    throw StatsDocumentError(fmt::format("malformed /stats.json: {}", error.what()));
+  }
+}
+
+}  // namespace hdstream

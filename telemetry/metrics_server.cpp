@@ -1,0 +1,245 @@
+#include "telemetry/metrics_server.hpp"
+
+#include <unistd.h>
+
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "common/log.hpp"
+#include "stats/snapshot_json.hpp"
+#include "telemetry/prometheus.hpp"
+
+namespace hdstream {
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+namespace {
+std::shared_ptr<spdlog::logger> log() {
+  return logger("metrics");
+}
+
+std::string machine_hostname() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  return name;
+}
+
+http::response<http::string_body> make_response(http::status status, std::string body,
+                                                std::string_view content_type) {
+  http::response<http::string_body> response{status, 11};
+  response.set(http::field::server, "hdstream");
+  response.set(http::field::content_type,
+               boost::beast::string_view(content_type.data(), content_type.size()));
+  response.set(http::field::cache_control, "no-store");
+  response.body() = std::move(body);
+  return response;
+}
+
+}  // namespace
+
+struct MetricsServer::Connection {
+  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
+  beast::tcp_stream stream;
+};
+
+Endpoint parse_metrics_listen(std::string_view text) {
+  // Telemetry is bound to loopback unless the operator names an address: counters say a lot
+  // about a studio's links, and there is no authentication on /metrics.
+  if (!text.empty() && text.front() == ':') {
+    Endpoint endpoint = parse_endpoint(text, /*listening=*/true);
+    endpoint.host = "127.0.0.1";
+    return endpoint;
+  }
+  return parse_endpoint(text, /*listening=*/true);
+}
+
+MetricsServer::MetricsServer(asio::io_context& context, MetricsServerOptions options,
+                             Provider provider)
+    : context_(context),
+      options_(std::move(options)),
+      provider_(std::move(provider)),
+      acceptor_(asio::make_strand(context)),
+      refresh_timer_(acceptor_.get_executor()) {
+  if (options_.host_label.empty()) options_.host_label = machine_hostname();
+}
+
+void MetricsServer::start() {
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(options_.listen.host, ec);
+  if (ec) {
+    tcp::resolver resolver(context_);
+    auto results = resolver.resolve(options_.listen.host, std::to_string(options_.listen.port), ec);
+    if (ec || results.empty()) {
+      throw std::system_error(ec, "cannot resolve --metrics-listen " + options_.listen.to_string());
+    }
+    address = results.begin()->endpoint().address();
+  }
+  try {
+    const tcp::endpoint endpoint(address, options_.listen.port);
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(tcp::acceptor::reuse_address(true));
+    acceptor_.bind(endpoint);
+    acceptor_.listen();
+  } catch (const boost::system::system_error& error) {
+    throw std::system_error(error.code(),
+                            "cannot listen for metrics on " + options_.listen.to_string());
+  }
+  refresh();
+  log()->info("serving /metrics and /stats.json on http://{}/", local_endpoint().to_string());
+  auto self = shared_from_this();
+  asio::co_spawn(
+      acceptor_.get_executor(), [self] { return self->accept_loop(); }, asio::detached);
+  asio::co_spawn(
+      acceptor_.get_executor(), [self] { return self->refresh_loop(); }, asio::detached);
+}
+
+Endpoint MetricsServer::local_endpoint() const {
+  auto endpoint = acceptor_.local_endpoint();
+  return Endpoint{endpoint.address().to_string(), endpoint.port()};
+}
+
+void MetricsServer::refresh() {
+  std::vector<LabeledSnapshot> now = provider_();
+  std::lock_guard lock(mutex_);
+  // Rates over the oldest sample still inside the window: smooth enough to read, fresh enough
+  // to follow a feed that stalls.
+  const double window_s = std::chrono::duration<double>(options_.rate_window).count();
+  auto t_of = [](const std::vector<LabeledSnapshot>& v) {
+    return v.empty() ? 0.0 : v.front().snapshot.t;
+  };
+  while (history_.size() > 1 && t_of(now) - t_of(history_[1]) >= window_s) history_.pop_front();
+  if (!history_.empty() && history_.front().size() == now.size()) {
+    for (std::size_t i = 0; i < now.size(); ++i) {
+      fill_rates(now[i].snapshot, history_.front()[i].snapshot);
+    }
+  }
+  history_.push_back(now);
+  latest_ = std::move(now);
+}
+
+std::vector<LabeledSnapshot> MetricsServer::latest() const {
+  std::lock_guard lock(mutex_);
+  return latest_;
+}
+
+awaitable<void> MetricsServer::refresh_loop() {
+  for (;;) {
+    refresh_timer_.expires_after(options_.refresh);
+    error_code ec;
+    co_await refresh_timer_.async_wait(nothrow(ec));
+    {
+      std::lock_guard lock(mutex_);
+      if (ec || stopped_) co_return;
+    }
+    refresh();
+  }
+}
+
+awaitable<void> MetricsServer::accept_loop() {
+  for (;;) {
+    error_code ec;
+    auto socket = co_await acceptor_.async_accept(asio::make_strand(context_), nothrow(ec));
+    if (ec) {
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+      log()->warn("accept failed: {}", ec.message());
+      continue;
+    }
+    auto connection = std::make_shared<Connection>(std::move(socket));
+    {
+      std::lock_guard lock(mutex_);
+      if (stopped_) co_return;
+      std::erase_if(connections_, [](const auto& weak) { return weak.expired(); });
+      if (connections_.size() >= options_.max_connections) {
+        log()->warn("refusing a connection: {} already open", connections_.size());
+        continue;  // the socket closes as `connection` goes out of scope
+      }
+      connections_.push_back(connection);
+    }
+    auto executor = connection->stream.get_executor();
+    asio::co_spawn(
+        executor, [self = shared_from_this(), connection] { return self->serve(connection); },
+        asio::detached);
+  }
+}
+
+awaitable<void> MetricsServer::serve(std::shared_ptr<Connection> connection) {
+  auto& stream = connection->stream;
+  beast::flat_buffer buffer(options_.max_header_bytes + 1024);
+  for (std::size_t served = 0; served < options_.max_requests_per_connection; ++served) {
+    http::request_parser<http::empty_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
+    parser.body_limit(0);
+    // One deadline for the whole request: a client trickling bytes (slowloris) is cut off.
+    stream.expires_after(options_.request_timeout);
+    error_code ec;
+    co_await http::async_read(stream, buffer, parser, nothrow(ec));
+    if (ec) {
+      const bool quiet = ec == http::error::end_of_stream || ec == beast::error::timeout ||
+                         ec == asio::error::operation_aborted || ec == asio::error::eof ||
+                         ec == asio::error::connection_reset;
+      if (!quiet) {
+        log()->debug("closing a client after a bad request: {}", ec.message());
+        auto bad = make_response(http::status::bad_request, "bad request\n", "text/plain");
+        bad.keep_alive(false);
+        bad.prepare_payload();
+        error_code ignored;
+        stream.expires_after(std::chrono::seconds(1));
+        co_await http::async_write(stream, bad, nothrow(ignored));
+      }
+      break;
+    }
+    const auto& request = parser.get();
+    std::string_view target(request.target().data(), request.target().size());
+    target = target.substr(0, target.find('?'));
+
+    http::response<http::string_body> response;
+    if (request.method() != http::verb::get) {
+      response = make_response(http::status::method_not_allowed, "only GET\n", "text/plain");
+      response.set(http::field::allow, "GET");
+    } else if (target == "/metrics") {
+      const auto sources = latest();
+      response = make_response(http::status::ok, prometheus_text(sources), kPrometheusContentType);
+    } else if (target == "/stats.json") {
+      const auto sources = latest();
+      response = make_response(http::status::ok,
+                               stats_document(options_.host_label, sources).dump() + "\n",
+                               "application/json");
+    } else if (target == "/") {
+      response =
+          make_response(http::status::ok,
+                        "hdstream telemetry: /metrics (Prometheus), /stats.json\n", "text/plain");
+    } else {
+      response = make_response(http::status::not_found, "not found\n", "text/plain");
+    }
+    response.keep_alive(request.keep_alive());
+    response.prepare_payload();
+    stream.expires_after(options_.request_timeout);
+    co_await http::async_write(stream, response, nothrow(ec));
+    if (ec || !response.keep_alive()) break;
+  }
+  error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream.close();
+}
+
+void MetricsServer::stop() {
+  std::vector<std::shared_ptr<Connection>> open;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopped_) return;
+    stopped_ = true;
+    for (auto& weak : connections_) {
+      if (auto connection = weak.lock()) open.push_back(std::move(connection));
+    }
+  }
+  asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+    boost::system::error_code ignored;
+    self->acceptor_.close(ignored);
+    self->refresh_timer_.cancel();
+  });
+  for (auto& connection : open) {
+    asio::post(connection->stream.get_executor(), [connection] { connection->stream.close(); });
+  }
+}
+
+}  // namespace hdstream

@@ -1,0 +1,72 @@
+// Serves /metrics (Prometheus text) and /stats.json over HTTP/1.1 with Boost.Beast, on the
+// run's io_context. Defensive: bounded header size, no request bodies, a deadline per request
+// (slowloris), a cap on concurrent connections; a bad client only ever loses its own connection.
+//   auto server = std::make_shared<MetricsServer>(io, parse_metrics_listen(":9100"), provider);
+//   server->start();  ...  server->stop();
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/asio.hpp"
+#include "stats/labeled_snapshot.hpp"
+#include "transport/endpoint.hpp"
+
+namespace hdstream {
+
+struct MetricsServerOptions {
+  Endpoint listen{"127.0.0.1", 9100};
+  std::string host_label;  // "host" in /stats.json; the machine's hostname by default
+  std::chrono::milliseconds refresh{250};           // how often snapshots are re-read
+  std::chrono::milliseconds rate_window{1000};      // mbps in /stats.json is over this window
+  std::chrono::milliseconds request_timeout{5000};  // whole request, headers included
+  std::size_t max_header_bytes = 8 * 1024;
+  std::size_t max_connections = 64;
+  std::size_t max_requests_per_connection = 1000;
+};
+
+// "--metrics-listen" text: ":9100" binds 127.0.0.1:9100 (never all interfaces by accident);
+// "HOST:PORT" binds that address. Throws EndpointError.
+Endpoint parse_metrics_listen(std::string_view text);
+
+class MetricsServer : public std::enable_shared_from_this<MetricsServer> {
+ public:
+  // Returns cumulative snapshots (StatsRegistry::read()); called on the io_context's threads.
+  using Provider = std::function<std::vector<LabeledSnapshot>()>;
+
+  MetricsServer(asio::io_context& context, MetricsServerOptions options, Provider provider);
+
+  // Binds and starts; throws std::system_error naming the address.
+  void start();
+  Endpoint local_endpoint() const;
+  // Closes the listener, the refresh timer and every connection; safe from any thread.
+  void stop();
+
+  // The snapshots as last refreshed, with rates filled in.
+  std::vector<LabeledSnapshot> latest() const;
+
+ private:
+  awaitable<void> accept_loop();
+  awaitable<void> refresh_loop();
+  struct Connection;
+  awaitable<void> serve(std::shared_ptr<Connection> connection);
+  void refresh();
+
+  asio::io_context& context_;
+  MetricsServerOptions options_;
+  Provider provider_;
+  tcp::acceptor acceptor_;
+  asio::steady_timer refresh_timer_;
+  mutable std::mutex mutex_;  // guards the members below
+  std::vector<LabeledSnapshot> latest_;
+  std::deque<std::vector<LabeledSnapshot>> history_;  // for rates over rate_window
+  std::vector<std::weak_ptr<Connection>> connections_;
+  bool stopped_ = false;
+};
+
+}  // namespace hdstream

@@ -1,0 +1,129 @@
+#include "telemetry/prometheus.hpp"
+
+#include <functional>
+#include <iterator>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace hdstream {
+namespace {
+
+enum class Kind { counter, gauge };
+
+// One metric family: HELP/TYPE once, then a sample per stream of the roles it applies to.
+struct Family {
+  const char* name;
+  Kind kind;
+  const char* help;
+  std::optional<Role> only_role;  // nullopt: every role
+  std::function<std::optional<double>(const StreamSnapshot&)> value;
+};
+
+std::string escape_label(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\' || c == '"') out.push_back('\\');
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+const std::vector<Family>& families() {
+  auto u = [](std::uint64_t v) { return std::optional<double>(static_cast<double>(v)); };
+  auto far = [](auto pick) {
+    return [pick](const StreamSnapshot& s) -> std::optional<double> {
+      if (!s.far_end.valid) return std::nullopt;
+      return pick(s.far_end);
+    };
+  };
+  static const std::vector<Family> list{
+      {"hdstream_bytes_sent_total", Kind::counter, "Payload bytes of frames sent.", Role::send,
+       [u](const StreamSnapshot& s) { return u(s.bytes); }},
+      {"hdstream_bytes_received_total", Kind::counter,
+       "Payload bytes of frames received whole and verified.", Role::recv,
+       [u](const StreamSnapshot& s) { return u(s.bytes); }},
+      {"hdstream_frames_sent_total", Kind::counter, "Frames sent.", Role::send,
+       [u](const StreamSnapshot& s) { return u(s.frames); }},
+      {"hdstream_frames_received_total", Kind::counter, "Frames received whole and verified.",
+       Role::recv, [u](const StreamSnapshot& s) { return u(s.frames); }},
+      {"hdstream_frames_dropped_total", Kind::counter,
+       "Frames dropped: send queue full (send), missing, incomplete or late (recv).", std::nullopt,
+       [u](const StreamSnapshot& s) { return u(s.drops); }},
+      {"hdstream_checksum_errors_total", Kind::counter,
+       "Chunks or frames that failed XXH3 or end-to-end verification.", std::nullopt,
+       [u](const StreamSnapshot& s) { return u(s.checksum_errors); }},
+      {"hdstream_retransmits_total", Kind::counter, "TCP segments retransmitted (TCP_INFO).",
+       Role::send, [u](const StreamSnapshot& s) { return u(s.retransmits); }},
+      {"hdstream_jitter_seconds", Kind::gauge, "RFC 3550 inter-arrival jitter of frames.",
+       Role::recv, [](const StreamSnapshot& s) { return std::optional(s.jitter_ms / 1e3); }},
+      {"hdstream_rtt_seconds", Kind::gauge, "Smoothed round-trip time from TCP_INFO.", std::nullopt,
+       [](const StreamSnapshot& s) { return std::optional(s.rtt_ms / 1e3); }},
+      {"hdstream_latency_seconds", Kind::gauge,
+       "Smoothed frame latency: arrival minus the sender's timestamp.", Role::recv,
+       [](const StreamSnapshot& s) { return std::optional(s.latency_ms / 1e3); }},
+      {"hdstream_planned_bytes_per_second", Kind::gauge, "Nominal rate of the feed.", std::nullopt,
+       [](const StreamSnapshot& s) {
+         return std::optional(static_cast<double>(s.planned_bps) / 8);
+       }},
+      {"hdstream_stream_running", Kind::gauge, "1 while the feed's session is running.",
+       std::nullopt,
+       [](const StreamSnapshot& s) {
+         return std::optional(s.state == StreamState::running ? 1.0 : 0.0);
+       }},
+      {"hdstream_far_end_frames_received_total", Kind::counter,
+       "Frames the receiver reports as delivered whole and verified (FEEDBACK).", Role::send,
+       far([](const FarEndSnapshot& f) { return static_cast<double>(f.frames); })},
+      {"hdstream_far_end_frames_dropped_total", Kind::counter,
+       "Frames the receiver reports as dropped (FEEDBACK).", Role::send,
+       far([](const FarEndSnapshot& f) { return static_cast<double>(f.drops); })},
+      {"hdstream_far_end_jitter_seconds", Kind::gauge, "Jitter the receiver reports (FEEDBACK).",
+       Role::send, far([](const FarEndSnapshot& f) { return f.jitter_ms / 1e3; })},
+      {"hdstream_far_end_latency_seconds", Kind::gauge,
+       "Frame latency the receiver reports (FEEDBACK).", Role::send,
+       far([](const FarEndSnapshot& f) { return f.latency_ms / 1e3; })},
+      {"hdstream_far_end_frames_per_second", Kind::gauge,
+       "Frames per second the receiver delivers (FEEDBACK).", Role::send,
+       far([](const FarEndSnapshot& f) { return f.fps; })},
+      {"hdstream_far_end_report_age_seconds", Kind::gauge,
+       "Age of the receiver's last FEEDBACK report.", Role::send,
+       far([](const FarEndSnapshot& f) { return f.age_ms / 1e3; })},
+  };
+  return list;
+}
+
+}  // namespace
+
+std::string prometheus_text(std::span<const LabeledSnapshot> sources) {
+  std::string out;
+  out.reserve(8192);
+  auto it = std::back_inserter(out);
+  for (const auto& family : families()) {
+    fmt::format_to(it, "# HELP {} {}\n# TYPE {} {}\n", family.name, family.help, family.name,
+                   family.kind == Kind::counter ? "counter" : "gauge");
+    for (const auto& source : sources) {
+      const Snapshot& snapshot = source.snapshot;
+      if (family.only_role && *family.only_role != snapshot.role) continue;
+      for (const auto& s : snapshot.streams) {
+        const auto value = family.value(s);
+        if (!value) continue;
+        fmt::format_to(it, "{}{{role=\"{}\",stream=\"{}\",transport=\"{}\"}} {}\n", family.name,
+                       to_string(snapshot.role), s.stream, escape_label(s.transport), *value);
+      }
+    }
+  }
+  fmt::format_to(it,
+                 "# HELP hdstream_uptime_seconds Seconds since the run started.\n"
+                 "# TYPE hdstream_uptime_seconds gauge\n");
+  for (const auto& source : sources) {
+    fmt::format_to(it, "hdstream_uptime_seconds{{role=\"{}\"}} {}\n",
+                   to_string(source.snapshot.role), source.snapshot.t);
+  }
+  return out;
+}
+
+}  // namespace hdstream

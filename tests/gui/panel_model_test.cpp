@@ -1,0 +1,232 @@
+// The panel model on synthetic snapshots: rates, health thresholds with averaging and
+// hysteresis, stale detection, pairing, 16 feeds. No Qt.
+#include <gtest/gtest.h>
+
+#include "gui/panel_model.hpp"
+
+namespace hdstream {
+namespace {
+
+constexpr double kFps = 30000.0 / 1001.0;
+constexpr std::uint64_t kRateBps = 270'000'000;
+
+// A feed simulated at 10 Hz: cumulative counters that grow like a real one.
+struct FakeFeed {
+  double rate_fraction = 1.0;  // of kRateBps
+  double drop_fraction = 0.0;  // of frames
+  double frames = 0;
+  double drops = 0;
+  double bytes = 0;
+  StreamState state = StreamState::running;
+
+  void advance(double dt_s) {
+    if (state != StreamState::running) return;
+    const double produced = kFps * dt_s;
+    frames += produced * (1 - drop_fraction);
+    drops += produced * drop_fraction;
+    bytes += static_cast<double>(kRateBps) * rate_fraction / 8 * dt_s;
+  }
+};
+
+StreamSnapshot stream_of(std::uint16_t id, const FakeFeed& feed) {
+  StreamSnapshot s;
+  s.stream = id;
+  s.transport = "tcp";
+  s.state = feed.state;
+  s.bytes = static_cast<std::uint64_t>(feed.bytes);
+  s.frames = static_cast<std::uint64_t>(feed.frames);
+  s.drops = static_cast<std::uint64_t>(feed.drops);
+  s.planned_bps = kRateBps;
+  s.jitter_ms = 0.4;
+  s.rtt_ms = 0.05;
+  s.latency_ms = 1.5;
+  return s;
+}
+
+PanelInput input_of(Role role, double t, std::vector<FakeFeed>& feeds, double fresh_s,
+                    std::string endpoint = "127.0.0.1:9000") {
+  PanelInput input;
+  input.source.host = role == Role::send ? "seattle" : "portland";
+  input.source.endpoint = std::move(endpoint);
+  input.source.snapshot.role = role;
+  input.source.snapshot.t = t;
+  for (std::size_t i = 0; i < feeds.size(); ++i) {
+    input.source.snapshot.streams.push_back(stream_of(static_cast<std::uint16_t>(i), feeds[i]));
+  }
+  input.fresh_s = fresh_s;
+  return input;
+}
+
+// Runs `seconds` of 10 Hz updates of a receiver-side source.
+void run(PanelModel& model, std::vector<FakeFeed>& feeds, double& t, double seconds) {
+  for (double end = t + seconds; t < end - 1e-9;) {
+    t += 0.1;
+    for (auto& feed : feeds) feed.advance(0.1);
+    std::vector<PanelInput> inputs{input_of(Role::recv, t, feeds, t)};
+    model.update(inputs, t);
+  }
+}
+
+TEST(PanelModel, RatesAndGreenLightForAHealthyFeed) {
+  PanelModel model;
+  std::vector<FakeFeed> feeds(1);
+  double t = 0;
+  run(model, feeds, t, 5);
+  ASSERT_EQ(model.rows().size(), 1u);
+  const FeedRow& row = model.rows()[0];
+  EXPECT_NEAR(row.mbps, 270.0, 2.0);
+  EXPECT_NEAR(row.fps, kFps, 1.5);
+  EXPECT_NEAR(row.planned_mbps, 270.0, 1e-9);
+  EXPECT_EQ(row.health, Health::good);
+  EXPECT_EQ(row.drops, 0u);
+  EXPECT_EQ(model.aggregate().feeds, 1u);
+  EXPECT_EQ(model.aggregate().healthy, 1u);
+  EXPECT_NEAR(model.aggregate().mbps, 270.0, 2.0);
+}
+
+TEST(PanelModel, DropThresholdsYellowAboveOnePercentRedAboveFive) {
+  PanelModel model;
+  std::vector<FakeFeed> feeds(3);
+  feeds[1].drop_fraction = 0.02;
+  feeds[2].drop_fraction = 0.10;
+  double t = 0;
+  run(model, feeds, t, 6);
+  EXPECT_EQ(model.rows()[0].health, Health::good);
+  EXPECT_EQ(model.rows()[1].health, Health::warn);
+  EXPECT_EQ(model.rows()[2].health, Health::bad);
+  EXPECT_EQ(model.aggregate().health, Health::bad);
+  EXPECT_NEAR(model.rows()[2].drop_percent, 10.0, 1.0);
+  EXPECT_EQ(format_drops(model.rows()[0]).rfind("0 / ", 0), 0u);
+}
+
+TEST(PanelModel, LowRateIsYellow) {
+  PanelModel model;
+  std::vector<FakeFeed> feeds(2);
+  feeds[1].rate_fraction = 0.90;
+  double t = 0;
+  run(model, feeds, t, 5);
+  EXPECT_EQ(model.rows()[0].health, Health::good);
+  EXPECT_EQ(model.rows()[1].health, Health::warn);
+  EXPECT_NE(model.rows()[1].health_reason.find("nominal"), std::string::npos);
+}
+
+TEST(PanelModel, AShortBurstDoesNotFlickerAndRecoveryWaits) {
+  PanelThresholds thresholds;
+  PanelModel model(thresholds);
+  std::vector<FakeFeed> feeds(1);
+  double t = 0;
+  run(model, feeds, t, 5);
+  ASSERT_EQ(model.rows()[0].health, Health::good);
+  // One lost frame in 3 s of ~90 frames is ~1.1%: over the window, not per sample, so the
+  // light turns yellow (not red, as a per-100 ms ratio of 1/3 would).
+  feeds[0].drops += 1;
+  run(model, feeds, t, 0.1);
+  EXPECT_EQ(model.rows()[0].health, Health::warn);
+  // Once the drop leaves the 3 s window the feed is better, but the light waits recover_s.
+  run(model, feeds, t, thresholds.window_s + 0.3);
+  EXPECT_EQ(model.rows()[0].health, Health::warn) << "recovered without hysteresis";
+  run(model, feeds, t, thresholds.recover_s + 0.2);
+  EXPECT_EQ(model.rows()[0].health, Health::good);
+}
+
+TEST(PanelModel, StaleWhenReportsStopOrFramesStop) {
+  PanelModel model;
+  std::vector<FakeFeed> feeds(2);
+  double t = 0;
+  run(model, feeds, t, 3);
+  // Feed 1's frames stop while its source keeps reporting: stale after 3 s.
+  feeds[1].state = StreamState::running;
+  const FakeFeed frozen = feeds[1];
+  for (int i = 0; i < 40; ++i) {
+    t += 0.1;
+    feeds[0].advance(0.1);
+    feeds[1] = frozen;
+    std::vector<PanelInput> inputs{input_of(Role::recv, t, feeds, t)};
+    model.update(inputs, t);
+  }
+  EXPECT_EQ(model.rows()[0].health, Health::good);
+  EXPECT_EQ(model.rows()[1].health, Health::stale);
+  // The whole source goes silent (fresh_s stops advancing): every row greys out.
+  const double last_fresh = t;
+  for (int i = 0; i < 40; ++i) {
+    t += 0.1;
+    std::vector<PanelInput> inputs{input_of(Role::recv, last_fresh, feeds, last_fresh)};
+    model.update(inputs, t);
+  }
+  EXPECT_EQ(model.rows()[0].health, Health::stale);
+  EXPECT_EQ(model.aggregate().mbps, 0.0);
+}
+
+TEST(PanelModel, PairsSenderAndReceiverByStreamAndPort) {
+  PanelModel model;
+  std::vector<FakeFeed> feeds(2);
+  std::vector<FakeFeed> other(1);
+  double t = 0;
+  for (int i = 0; i < 30; ++i) {
+    t += 0.1;
+    for (auto& f : feeds) f.advance(0.1);
+    other[0].advance(0.1);
+    std::vector<PanelInput> inputs{
+        input_of(Role::send, t, feeds, t, "portland:9000"),
+        input_of(Role::recv, t, feeds, t, "0.0.0.0:9000"),
+        input_of(Role::send, t, other, t, "portland:9100"),  // another receiver's feed 0
+    };
+    model.update(inputs, t);
+  }
+  ASSERT_EQ(model.rows().size(), 3u);
+  const auto& rows = model.rows();
+  EXPECT_EQ(rows[0].key, "0/9000");
+  EXPECT_TRUE(rows[0].has_send && rows[0].has_recv);
+  EXPECT_EQ(rows[0].hosts, "seattle \u2192 portland");
+  EXPECT_EQ(rows[1].key, "0/9100");
+  EXPECT_TRUE(rows[1].has_send && !rows[1].has_recv);
+  EXPECT_EQ(rows[2].key, "1/9000");
+  EXPECT_TRUE(rows[2].has_send && rows[2].has_recv);
+}
+
+TEST(PanelModel, SenderOnlyRowsShowTheFarEnd) {
+  PanelModel model;
+  std::vector<FakeFeed> feeds(1);
+  double t = 0;
+  for (int i = 0; i < 30; ++i) {
+    t += 0.1;
+    feeds[0].advance(0.1);
+    auto input = input_of(Role::send, t, feeds, t);
+    auto& far = input.source.snapshot.streams[0].far_end;
+    far.valid = true;
+    far.frames = 80;
+    far.drops = 5;
+    far.jitter_ms = 2.5;
+    far.fps = 29.9;
+    far.latency_ms = 4.0;
+    std::vector<PanelInput> inputs{input};
+    model.update(inputs, t);
+  }
+  const FeedRow& row = model.rows()[0];
+  EXPECT_TRUE(row.far_end);
+  EXPECT_EQ(row.drops, 5u);
+  EXPECT_EQ(row.frames, 80u);
+  EXPECT_DOUBLE_EQ(row.jitter_ms, 2.5);
+  EXPECT_DOUBLE_EQ(row.fps, 29.9);
+  EXPECT_DOUBLE_EQ(row.latency_ms, 4.0);
+}
+
+TEST(PanelModel, SixteenFeedsAndSixtySecondsOfHistory) {
+  PanelModel model;
+  std::vector<FakeFeed> feeds(16);
+  double t = 0;
+  run(model, feeds, t, 90);
+  ASSERT_EQ(model.rows().size(), 16u);
+  EXPECT_NEAR(model.aggregate().mbps, 16 * 270.0, 16 * 2.0);
+  EXPECT_NEAR(model.aggregate().planned_mbps, 16 * 270.0, 1e-6);
+  EXPECT_EQ(model.aggregate().healthy, 16u);
+  const auto& history = model.history();
+  ASSERT_FALSE(history.empty());
+  EXPECT_LE(history.back().t - history.front().t, 60.0 + 1e-9);
+  EXPECT_GE(history.back().t - history.front().t, 59.0);
+  EXPECT_LE(history.size(), 122u);  // 0.5 s resolution: bounded work per repaint
+  EXPECT_EQ(history.back().feed_mbps.size(), 16u);
+}
+
+}  // namespace
+}  // namespace hdstream

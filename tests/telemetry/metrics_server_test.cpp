@@ -1,0 +1,274 @@
+// /metrics and /stats.json over real HTTP on loopback while real feeds run, and clients that
+// misbehave.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "http_helpers.hpp"
+#include "loopback_feeds.hpp"
+#include "stats/snapshot_json.hpp"
+#include "telemetry/http_client.hpp"
+#include "telemetry/metrics_server.hpp"
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::body_of;
+using testing::http_exchange;
+using testing::RawConnection;
+
+class MetricsServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    feeds_ = std::make_unique<testing::LoopbackFeeds>(3, 30'000'000);
+    feeds_->start();
+    MetricsServerOptions options;
+    options.listen = Endpoint{"127.0.0.1", 0};
+    options.host_label = "test-host";
+    options.refresh = 100ms;
+    options.request_timeout = 500ms;
+    const std::string endpoint = feeds_->endpoint().to_string();
+    server_ = std::make_shared<MetricsServer>(feeds_->io(), options, [this, endpoint] {
+      return std::vector<LabeledSnapshot>{
+          {"test-host", endpoint, feeds_->sent.read()},
+          {"test-host", endpoint, feeds_->received.read()},
+      };
+    });
+    server_->start();
+    port_ = server_->local_endpoint().port;
+  }
+  void TearDown() override {
+    server_->stop();
+    EXPECT_TRUE(feeds_->finish());
+  }
+
+  std::unique_ptr<testing::LoopbackFeeds> feeds_;
+  std::shared_ptr<MetricsServer> server_;
+  std::uint16_t port_ = 0;
+};
+
+struct Sample {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  double value = 0;
+};
+
+// A strict reader of the text exposition format for what we emit: every sample belongs to a
+// family announced by HELP and TYPE, counters end in _total, values are numbers.
+std::vector<Sample> parse_exposition(const std::string& text) {
+  static const std::regex sample_re(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\} (\S+)$)");
+  static const std::regex label_re(R"re(([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)")re");
+  std::map<std::string, std::string> types;
+  std::set<std::string> helped;
+  std::vector<Sample> samples;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("# HELP ", 0) == 0) {
+      helped.insert(line.substr(7, line.find(' ', 7) - 7));
+      continue;
+    }
+    if (line.rfind("# TYPE ", 0) == 0) {
+      std::istringstream fields(line.substr(7));
+      std::string name, type;
+      fields >> name >> type;
+      EXPECT_TRUE(type == "counter" || type == "gauge") << line;
+      if (type == "counter") {
+        EXPECT_TRUE(name.size() > 6 && name.ends_with("_total")) << line;
+      }
+      EXPECT_FALSE(types.contains(name)) << "family announced twice: " << name;
+      types[name] = type;
+      continue;
+    }
+    if (line.empty()) continue;
+    std::smatch match;
+    EXPECT_TRUE(std::regex_match(line, match, sample_re)) << "not a sample line: " << line;
+    if (match.empty()) continue;
+    Sample sample;
+    sample.name = match[1];
+    EXPECT_TRUE(types.contains(sample.name)) << "no TYPE before " << line;
+    EXPECT_TRUE(helped.contains(sample.name)) << "no HELP before " << line;
+    const std::string labels = match[2];
+    for (auto it = std::sregex_iterator(labels.begin(), labels.end(), label_re);
+         it != std::sregex_iterator(); ++it) {
+      sample.labels[(*it)[1]] = (*it)[2];
+    }
+    std::size_t used = 0;
+    sample.value = std::stod(match[3].str(), &used);
+    EXPECT_EQ(used, match[3].str().size()) << line;
+    samples.push_back(std::move(sample));
+  }
+  return samples;
+}
+
+double find_value(const std::vector<Sample>& samples, const std::string& name,
+                  const std::string& stream) {
+  for (const auto& s : samples) {
+    if (s.name == name && s.labels.count("stream") && s.labels.at("stream") == stream) {
+      return s.value;
+    }
+  }
+  return -1;
+}
+
+TEST_F(MetricsServerTest, MetricsIsValidExpositionAndCountsGrow) {
+  std::vector<Sample> samples;
+  std::string response;
+  ASSERT_TRUE(testing::wait_until([&] {
+    response = http_exchange(port_, "/metrics");
+    samples = parse_exposition(body_of(response));
+    return find_value(samples, "hdstream_bytes_received_total", "0") > 0 &&
+           find_value(samples, "hdstream_far_end_frames_received_total", "2") > 0;
+  }));
+  EXPECT_EQ(response.rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_NE(response.find("text/plain; version=0.0.4"), std::string::npos);
+  // Labels are low-cardinality: role, stream, transport (uptime: role only).
+  for (const auto& s : samples) {
+    for (const auto& [key, value] : s.labels) {
+      EXPECT_TRUE(key == "role" || key == "stream" || key == "transport") << s.name << " " << key;
+    }
+  }
+  const double first = find_value(samples, "hdstream_bytes_received_total", "0");
+  ASSERT_TRUE(testing::wait_until([&] {
+    return find_value(parse_exposition(body_of(http_exchange(port_, "/metrics"))),
+                      "hdstream_bytes_received_total", "0") > first;
+  }));
+  EXPECT_GE(find_value(samples, "hdstream_jitter_seconds", "1"), 0.0);
+  EXPECT_EQ(find_value(samples, "hdstream_stream_running", "2"), 1.0);
+}
+
+TEST_F(MetricsServerTest, MetricsPassesThePrometheusPythonParser) {
+  std::string body;
+  ASSERT_TRUE(testing::wait_until([&] {
+    body = body_of(http_exchange(port_, "/metrics"));
+    return find_value(parse_exposition(body), "hdstream_far_end_frames_received_total", "0") > 0;
+  }));
+  const std::string path = ::testing::TempDir() + "/hdstream_metrics.txt";
+  std::ofstream(path) << body;
+  const std::string command = std::string(HDSTREAM_PYTHON) +
+                              " -c \"import sys; from prometheus_client.parser import "
+                              "text_string_to_metric_families as parse; "
+                              "fams = list(parse(open(sys.argv[1]).read())); "
+                              "names = {f.name for f in fams}; "
+                              "assert 'hdstream_bytes_received' in names, names; "
+                              "print(len(fams), sum(len(f.samples) for f in fams))\" " +
+                              path + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char output[4096] = {};
+  const std::size_t n = std::fread(output, 1, sizeof(output) - 1, pipe);
+  const int status = ::pclose(pipe);
+  ASSERT_EQ(status, 0) << "prometheus_client rejected /metrics (is python3-prometheus-client "
+                          "installed? scripts/install-deps.sh does): "
+                       << std::string(output, n);
+  int families = 0, sample_count = 0;
+  ASSERT_EQ(std::sscanf(output, "%d %d", &families, &sample_count), 2) << output;
+  EXPECT_GE(families, 15);
+  EXPECT_GE(sample_count, 30);
+}
+
+TEST_F(MetricsServerTest, StatsJsonIsTheLatestSnapshot) {
+  std::vector<LabeledSnapshot> sources;
+  ASSERT_TRUE(testing::wait_until([&] {
+    const std::string response = http_exchange(port_, "/stats.json");
+    if (response.rfind("HTTP/1.1 200", 0) != 0) return false;
+    sources = parse_stats_document(body_of(response));
+    return sources.size() == 2 && sources[1].snapshot.streams.size() == 3 &&
+           sources[1].snapshot.streams[2].mbps > 0 && sources[0].snapshot.streams[0].far_end.valid;
+  }));
+  EXPECT_EQ(sources[0].snapshot.role, Role::send);
+  EXPECT_EQ(sources[1].snapshot.role, Role::recv);
+  EXPECT_EQ(sources[0].host, "test-host");
+  EXPECT_EQ(sources[1].endpoint, feeds_->endpoint().to_string());
+  // 30 Mbps feeds; the rate is over the last second.
+  EXPECT_NEAR(sources[1].snapshot.streams[0].mbps, 30.0, 12.0);
+}
+
+// A plain coroutine (no lambda captures, no co_await inside call arguments): GCC 12's
+// coroutine support is fragile with either.
+awaitable<void> fetch(Endpoint server, HttpReply& reply, std::atomic<bool>& done) {
+  auto executor = co_await asio::this_coro::executor;
+  reply = co_await http_get(executor, server, "/stats.json", 2s);
+  done = true;
+}
+
+TEST_F(MetricsServerTest, BeastClientFetchesStatsJson) {
+  HttpReply reply;
+  std::atomic<bool> done{false};
+  asio::co_spawn(feeds_->io(), fetch(Endpoint{"127.0.0.1", port_}, reply, done), asio::detached);
+  ASSERT_TRUE(testing::wait_until([&] { return done.load(); }));
+  EXPECT_EQ(reply.error, "");
+  EXPECT_EQ(reply.status, 200u);
+  EXPECT_NO_THROW(parse_stats_document(reply.body));
+}
+
+TEST_F(MetricsServerTest, UnknownPathsAndMethodsAreAnswered) {
+  EXPECT_EQ(http_exchange(port_, "/nope").rfind("HTTP/1.1 404", 0), 0u);
+  RawConnection post(port_);
+  post.send("DELETE /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(post.read_all().rfind("HTTP/1.1 405", 0), 0u);
+}
+
+TEST_F(MetricsServerTest, HostileClientsAreClosedWithoutDisturbingTheServer) {
+  // Garbage instead of a request line.
+  RawConnection garbage(port_);
+  garbage.send(std::string("\x16\x03\x01 definitely not http\r\n\r\n", 31));
+  bool closed = false;
+  EXPECT_EQ(garbage.read_all(&closed).rfind("HTTP/1.1 400", 0), 0u);
+  EXPECT_TRUE(closed);
+
+  // Headers far beyond the limit.
+  RawConnection huge(port_);
+  std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+  for (int i = 0; i < 2000; ++i)
+    request += "X-Filler-" + std::to_string(i) + ": " + std::string(40, 'a') + "\r\n";
+  request += "\r\n";
+  huge.send(request);  // may fail part-way once the server has closed: that is the point
+  closed = false;
+  const std::string answer = huge.read_all(&closed);
+  EXPECT_TRUE(closed);
+  EXPECT_EQ(answer.find("HTTP/1.1 200"), std::string::npos);
+
+  // A body where none is allowed.
+  RawConnection body(port_);
+  body.send("GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
+  closed = false;
+  EXPECT_EQ(body.read_all(&closed).find("HTTP/1.1 200"), std::string::npos);
+
+  // Slowloris: half a request, then nothing. The server keeps answering others meanwhile and
+  // closes the slow one at its deadline (500 ms here).
+  RawConnection slow(port_);
+  slow.send("GET /metrics HTTP/1.1\r\nHost: x\r\n");
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(http_exchange(port_, "/metrics").rfind("HTTP/1.1 200", 0), 0u);
+  closed = false;
+  const std::string slow_answer = slow.read_all(&closed);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(closed);
+  EXPECT_TRUE(slow_answer.empty()) << slow_answer;
+  EXPECT_LT(waited, 4s);
+
+  // Keep-alive still works after all that.
+  RawConnection keep(port_);
+  keep.send(
+      "GET /stats.json HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\nConnection: "
+      "close\r\n\r\n");
+  const std::string both = keep.read_all();
+  EXPECT_EQ(both.rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_NE(both.find("HTTP/1.1 200", 10), std::string::npos);
+}
+
+TEST(MetricsListen, PortOnlyBindsLoopback) {
+  EXPECT_EQ(parse_metrics_listen(":9100"), (Endpoint{"127.0.0.1", 9100}));
+  EXPECT_EQ(parse_metrics_listen("0.0.0.0:9100"), (Endpoint{"0.0.0.0", 9100}));
+  EXPECT_THROW(parse_metrics_listen("nonsense"), EndpointError);
+}
+
+}  // namespace
+}  // namespace hdstream

@@ -1,0 +1,152 @@
+// `hdstream monitor` over two real hdstream processes (a receiver and a sender, each with
+// --metrics-listen): both show up, paired by feed.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <sstream>
+
+#include "common/clock.hpp"
+#include "gui/monitor_inputs.hpp"
+#include "loopback_feeds.hpp"
+#include "telemetry/stats_poller.hpp"
+
+extern char** environ;
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A free loopback port: bound by the kernel, released, then used by a child (a small race that
+// only ever fails loudly, with "cannot listen").
+std::uint16_t free_port() {
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  return acceptor.local_endpoint().port();
+}
+
+// A child hdstream process; interrupted and reaped on destruction.
+class Child {
+ public:
+  explicit Child(std::vector<std::string> args) {
+    args.insert(args.begin(), HDSTREAM_BINARY);
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    const int rc = posix_spawn(&pid_, HDSTREAM_BINARY, &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) pid_ = -1;
+  }
+  ~Child() { stop(); }
+  bool running() const { return pid_ > 0; }
+  // SIGINT (graceful), then reap with a deadline; returns the exit status or -1.
+  int stop() {
+    if (pid_ <= 0) return exit_code_;
+    ::kill(pid_, SIGINT);
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (::waitpid(pid_, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    pid_ = -1;
+    exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return exit_code_;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int exit_code_ = -1;
+};
+
+TEST(Monitor, PairsSenderAndReceiverRowsFromTwoProcesses) {
+  const auto data_port = free_port();
+  const auto recv_metrics = free_port();
+  const auto send_metrics = free_port();
+  const std::string data = "127.0.0.1:" + std::to_string(data_port);
+  Child receiver({"recv", "--listen", data, "--streams", "2", "--no-gui", "--metrics-listen",
+                  "127.0.0.1:" + std::to_string(recv_metrics), "--log-level", "warn"});
+  ASSERT_TRUE(receiver.running());
+  Child sender({"send", "--dest", data, "--streams", "2", "--rate", "20M", "--no-gui",
+                "--metrics-listen", "127.0.0.1:" + std::to_string(send_metrics), "--log-level",
+                "warn"});
+  ASSERT_TRUE(sender.running());
+
+  asio::io_context io;
+  auto poller = std::make_shared<StatsPoller>(
+      io, std::vector<Endpoint>{{"127.0.0.1", recv_metrics}, {"127.0.0.1", send_metrics}}, 200ms);
+  poller->start();
+  std::jthread runner([&] { io.run(); });
+
+  PanelModel model;
+  const double start_s = 1000;
+  double now_s = start_s;
+  ASSERT_TRUE(testing::wait_until(
+      [&] {
+        now_s += 0.1;
+        model.update(monitor_inputs(poller->latest(), now_s, wall_clock_ns()), now_s);
+        if (model.rows().size() != 2) return false;
+        for (const auto& row : model.rows()) {
+          if (!row.has_send || !row.has_recv || row.frames < 5) return false;
+        }
+        return true;
+      },
+      20s))
+      << "rows: " << model.rows().size();
+  for (const auto& row : model.rows()) {
+    EXPECT_EQ(row.destination, data);
+    EXPECT_TRUE(row.has_jitter);
+    EXPECT_EQ(row.transport, "tcp");
+  }
+  const auto hosts = poller->latest();
+  EXPECT_EQ(hosts[0].error, "");
+  EXPECT_EQ(hosts[1].error, "");
+  poller->stop();
+  runner.join();
+
+  // The command itself, console mode: its JSON rows pair both sides too.
+  const std::string command = std::string(HDSTREAM_BINARY) +
+                              " monitor 127.0.0.1:" + std::to_string(recv_metrics) +
+                              " 127.0.0.1:" + std::to_string(send_metrics) +
+                              " --no-gui --stats json --interval 300ms --poll 100ms "
+                              "--duration 1500ms --log-level warn";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) output.append(buffer, n);
+  EXPECT_EQ(::pclose(pipe), 0);
+  std::istringstream lines(output);
+  std::string line;
+  std::set<int> paired_streams;
+  while (std::getline(lines, line)) {
+    const auto row = nlohmann::json::parse(line);
+    if (row["type"] == "monitor" && row["has_send"] && row["has_recv"]) {
+      paired_streams.insert(row["stream"].get<int>());
+    }
+  }
+  EXPECT_EQ(paired_streams, (std::set<int>{0, 1})) << output;
+
+  // An interrupted sender exits 130 (CLI contract) after ending its feeds with END; the
+  // receiver then sees every session end cleanly and exits on its own with its verdict.
+  EXPECT_EQ(sender.stop(), 130);
+  EXPECT_EQ(receiver.stop(), 0);
+}
+
+}  // namespace
+}  // namespace hdstream
