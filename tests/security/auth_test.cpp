@@ -186,17 +186,21 @@ class AuthHandshakeTest : public ::testing::Test {
     options.max_queued_frames = 64;
     options.connect_patience = 300ms;
     options.key = key;
-    return std::make_shared<TcpSender>(asio::make_strand(io_), options, counters);
+    auto strand = asio::make_strand(io_);
+    auto sender = std::make_shared<TcpSender>(strand, options, counters);
+    strands_[sender.get()] = strand;
+    return sender;
   }
 
   bool open(const std::shared_ptr<TcpSender>& sender) {
-    auto opened = asio::co_spawn(io_, [sender]() -> awaitable<bool> { co_return co_await sender->open(); },
+    // Every call on a sender runs on its strand, as in the pipeline.
+    auto opened = asio::co_spawn(strands_.at(sender.get()), [sender]() -> awaitable<bool> { co_return co_await sender->open(); },
                                  asio::use_future);
     return opened.get();
   }
   bool send_and_close(const std::shared_ptr<TcpSender>& sender, std::uint16_t stream, int frames) {
     auto done = asio::co_spawn(
-        io_,
+        strands_.at(sender.get()),
         [this, sender, stream, frames]() -> awaitable<bool> {
           for (int seq = 0; seq < frames; ++seq) {
             auto frame = pool_.acquire(20'000);
@@ -233,6 +237,7 @@ class AuthHandshakeTest : public ::testing::Test {
   Collector collector_;
   std::shared_ptr<TcpReceiver> receiver_;
   FramePool pool_;
+  std::map<TcpSender*, asio::any_io_executor> strands_;
   std::vector<std::jthread> threads_;
 };
 
