@@ -16,7 +16,8 @@ inline FramePtr random_frame(FramePool& pool, std::uint16_t stream, std::uint64_
   FramePtr frame = pool.acquire(bytes);
   frame->stream_id = stream;
   frame->seq = seq;
-  frame->ready_ns = 1'000'000'000 + static_cast<std::int64_t>(seq) * 33'366'667;
+  // Unsigned arithmetic wraps where a huge (hostile) seq would overflow int64 (UBSan finding).
+  frame->ready_ns = static_cast<std::int64_t>(1'000'000'000u + seq * 33'366'667u);
   std::mt19937_64 random(seq * 7919 + stream);
   for (auto& b : frame->data) b = static_cast<std::byte>(random());
   return frame;
