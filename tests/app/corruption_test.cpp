@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "common/asio.hpp"
+#include "tests/support/eventually.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
 
@@ -80,6 +81,9 @@ TEST(Corruption, FlippedByteIsCountedAsAChecksumErrorAndADrop) {
                       "127.0.0.1:" + std::to_string(receiver_port), "--streams", "1", "--stats",
                       "json", "--duration", "30s"},
                      dir, "recv");
+  // The proxy connects upstream once, at once: the receiver must be listening by then.
+  ASSERT_TRUE(test::eventually([&] { return recv.err().find("listening on") != std::string::npos; }))
+      << recv.err();
   // Byte 100,000 lies in the payload of the first frame's second 64 KiB chunk.
   CorruptingProxy proxy(static_cast<std::uint16_t>(receiver_port), 100'000);
   test::Process send({HDSTREAM_BINARY, "send", "--dest",
