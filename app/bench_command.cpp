@@ -33,7 +33,9 @@ int run_bench_receiver(const BenchOptions& options) {
     receivers->stop();
     runtime.shutdown();
   };
-  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish);
+  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
+                                              MediaOutput{}, SrtSettings{}, Mux::none,
+                                              options.common.key);
   receivers->start();
   runtime.on_interrupt(finish);
   CpuClock cpu;
@@ -78,6 +80,7 @@ int run_bench_sender(const BenchOptions& options) {
   send.chunk_bytes = options.chunk_bytes;
   send.unpaced = options.rate_bps == 0;
   send.frame_bytes = options.frame_bytes;
+  send.common.key = options.common.key;
   std::atomic<std::int64_t> done_ns{0};
   SenderGroup senders(runtime, stats, plan, [&] {
     done_ns = wall_clock_ns();

@@ -12,6 +12,7 @@
 
 #include "common/units.hpp"
 #include "presets/presets.hpp"
+#include "transport/key_file.hpp"
 
 namespace hdstream {
 namespace {
@@ -46,6 +47,7 @@ struct CommonText {
   std::string stats = "text";
   std::string interval = "1s";
   std::string config;
+  std::string key_file;
 };
 
 void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
@@ -70,6 +72,25 @@ void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
   command.add_option("--config", text.config,
                      "Preset file with the highest precedence (over user and system presets)")
       ->envname("HDSTREAM_CONFIG");
+  command.add_option("--key-file", text.key_file,
+                     "Pre-shared key file (mode 600): tcp/mtcp sessions authenticate with it "
+                     "(64 hex digits); srt uses its text as the AES passphrase (10..79 characters)")
+      ->envname("HDSTREAM_KEY_FILE");
+}
+
+// The key file is an HMAC key for tcp/mtcp and an AES passphrase for srt: read it once the
+// transport is known. Errors name the file and what is wrong with it.
+void load_key(CommonOptions& options, TransportKind transport, std::string& srt_passphrase_file) {
+  if (options.key_file.empty()) return;
+  if (transport == TransportKind::srt) {
+    srt_passphrase_file = options.key_file;
+    return;
+  }
+  try {
+    options.key = load_key_file(options.key_file);
+  } catch (const KeyFileError& error) {
+    throw CLI::ValidationError("--key-file", error.what());
+  }
 }
 
 void finish_common(const CLI::App& command, CommonOptions& options, const CommonText& text) {
@@ -79,6 +100,7 @@ void finish_common(const CLI::App& command, CommonOptions& options, const Common
     throw CLI::ValidationError("--interval", "must be at least 10ms");
   }
   if (!text.config.empty()) options.config_file = text.config;
+  options.key_file = text.key_file;
   for (const CLI::Option* option : command.get_options()) {
     if (option->count() > 0) options.explicit_options.insert(option->get_single_name());
   }
@@ -164,8 +186,6 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
                      "Write a link report: Markdown with a PNG plot beside it, or one .html file");
   command.add_option("--conns", send.connections, "mtcp: TCP sub-connections per feed (default 4)")
       ->check(CLI::Range(1, 16));
-  command.add_option("--key-file", send.key_file,
-                     "srt: file holding the passphrase (10..79 characters)");
   command.add_option("--key-length", send.key_length_bytes, "srt: AES key length in bytes")
       ->check(CLI::IsMember({16, 24, 32}))
       ->capture_default_str();
@@ -203,6 +223,7 @@ Finisher add_send(CLI::App& app) {
   return [command, send, text, common]() -> Command {
     finish_common(*command, send->common, *common);
     finish_send_options(*send, *text);
+    load_key(send->common, send->transport, send->key_file);
     return *send;
   };
 }
@@ -233,7 +254,6 @@ Finisher add_recv(CLI::App& app) {
       ->check(kDuration)
       ->capture_default_str();
   auto latency = std::make_shared<std::string>("120ms");
-  command->add_option("--key-file", recv->key_file, "srt: file holding the passphrase");
   command->add_option("--latency", *latency, "srt: receive latency")
       ->check(kDuration)
       ->capture_default_str();
@@ -246,6 +266,7 @@ Finisher add_recv(CLI::App& app) {
     recv->duration = parse_duration(text->first);
     recv->transport = *transport_from_string(text->second);
     recv->latency = parse_duration(*latency);
+    load_key(recv->common, recv->transport, recv->key_file);
     if (recv->mux == "ts" && recv->transport != TransportKind::srt) {
       throw CLI::ValidationError("--mux", "ts needs --transport srt");
     }
@@ -276,6 +297,8 @@ Finisher add_demo(CLI::App& app) {
   add_common(*command, demo->common, *common);
   return [command, demo, text, common]() -> Command {
     finish_common(*command, demo->common, *common);
+    std::string no_srt;
+    load_key(demo->common, TransportKind::tcp, no_srt);
     demo->rate_bps = parse_rate_bps(text->first);
     demo->duration = parse_duration(text->second);
     return *demo;
@@ -297,6 +320,7 @@ Finisher add_check(CLI::App& app) {
   return [command, check, text, probe, common]() -> Command {
     finish_common(*command, check->common, *common);
     finish_send_options(check->send, *text);
+    load_key(check->common, check->send.transport, check->send.key_file);
     check->send.common = check->common;
     check->probe_duration = parse_duration(*probe);
     if (check->probe_duration < std::chrono::milliseconds(500)) {
@@ -348,6 +372,8 @@ Finisher add_bench(CLI::App& app) {
   add_common(*command, bench->common, *common);
   return [command, bench, text, common, report]() -> Command {
     finish_common(*command, bench->common, *common);
+    std::string no_srt;
+    load_key(bench->common, *transport_from_string(text->transport), no_srt);
     if (!report->empty()) bench->report = *report;
     if (bench->dest.empty() == bench->listen.empty()) {
       throw CLI::ValidationError("bench", "give exactly one of --dest (send) or --listen (receive)");

@@ -46,7 +46,7 @@ int run_demo(const DemoOptions& options) {
         receivers->stop();
         part_done();
       },
-      std::move(media));
+      std::move(media), SrtSettings{}, Mux::none, options.common.key);
   receivers->start();
 
   SendPlan plan;
@@ -56,6 +56,7 @@ int run_demo(const DemoOptions& options) {
   plan.options.duration = options.duration;
   plan.options.format = options.format;
   plan.options.sources = options.sources;
+  plan.options.common.key = options.common.key;
   plan.destination = resolve_destination(store, plan.options.dest);
   plan.format = resolve_format(store, plan.options.format);
   plan.endpoints.assign(options.streams, receivers->local_endpoint());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
 #include "stats/report.hpp"
 
@@ -25,6 +26,8 @@ struct CommonOptions {
   std::string stats_file = "-";  // "-" is stdout
   std::chrono::nanoseconds interval = 1s;
   std::string log_level = "info";
+  std::string key_file;              // --key-file as given (HMAC key, or srt passphrase)
+  std::optional<PresharedKey> key;  // --key-file: sessions authenticate with it (docs/SECURITY.md)
   std::optional<bool> gui;     // --gui / --no-gui; unset: the command's default
   std::string metrics_listen;  // --metrics-listen ADDR; empty: no telemetry server
 };

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "app/runtime.hpp"
 #include "pipeline/feed_receiver.hpp"
@@ -17,7 +18,8 @@ class ReceiverGroup {
   // `output` decodes video feeds and sends them to a sink (pipeline/media_output.hpp).
   ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind, Endpoint listen,
                 std::function<void()> on_all_ended, MediaOutput output = {},
-                SrtSettings srt = {}, Mux mux = Mux::none);
+                SrtSettings srt = {}, Mux mux = Mux::none,
+                std::optional<PresharedKey> key = std::nullopt);
 
   // Binds and listens; throws std::system_error naming the address.
   void start() { transport_->start(); }

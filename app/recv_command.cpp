@@ -37,7 +37,8 @@ int run_recv(const RecvOptions& options) {
       options.transport == TransportKind::srt ? srt_settings(options) : SrtSettings{};
   receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
                                               std::move(media), srt,
-                                              options.mux == "ts" ? Mux::ts : Mux::none);
+                                              options.mux == "ts" ? Mux::ts : Mux::none,
+                                              options.common.key);
   receivers->start();
   runtime.on_interrupt(finish);
 

@@ -4,6 +4,7 @@
 
 #include "app/runtime.hpp"
 #include "common/units.hpp"
+#include "transport/key_file.hpp"
 
 namespace hdstream {
 namespace {
@@ -46,9 +47,19 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   fill(o, "latency", o.latency, d.latency);
   fill(o, "cc", o.congestion_control, d.cc);
   fill(o, "conns", o.connections, profile.conns, d.conns);
-  fill(o, "key-file", o.key_file, d.key_file);
   if (o.common.explicit_options.count("latency") == 0 && d.latency) o.latency_given = true;
 
+  // A destination preset may name the key; --key-file (or HDSTREAM_KEY_FILE) wins. srt reads
+  // it as its passphrase, tcp/mtcp as the HMAC key.
+  if (o.transport == TransportKind::srt) {
+    if (o.key_file.empty() && d.key_file) o.key_file = *d.key_file;
+  } else if (!o.common.key && d.key_file) {
+    try {
+      o.common.key = load_key_file(*d.key_file);
+    } catch (const KeyFileError& error) {
+      throw UsageError(fmt::format("destination '{}': {}", d.name, error.what()));
+    }
+  }
   plan.format = resolve_format(store, o.format);
   for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints.push_back(d.endpoint_for(i));
   return plan;

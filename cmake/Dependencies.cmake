@@ -17,3 +17,4 @@ pkg_check_modules(MEDIA REQUIRED IMPORTED_TARGET
 pkg_check_modules(SRT REQUIRED IMPORTED_TARGET srt)
 # libav (FFmpeg) alone, for MPEG-TS demux/decode in mux/.
 pkg_check_modules(LIBAV REQUIRED IMPORTED_TARGET libavformat libavcodec libavutil)
+pkg_check_modules(GNUTLS REQUIRED IMPORTED_TARGET gnutls)  # HMAC-SHA-256 and nonces (protocol/auth)

@@ -9,6 +9,14 @@ endif()
 
 option(HDSTREAM_BUILD_TESTS "Build the test suite" ON)
 option(HDSTREAM_WERROR "Treat warnings as errors" ON)
+# libFuzzer targets (fuzz/) need clang; on by default when clang++ is installed.
+find_program(HDSTREAM_FUZZ_CXX NAMES clang++ clang++-14)
+if(HDSTREAM_FUZZ_CXX)
+  option(HDSTREAM_FUZZ "Build the libFuzzer targets with clang and run them briefly in ctest" ON)
+else()
+  option(HDSTREAM_FUZZ "Build the libFuzzer targets with clang and run them briefly in ctest" OFF)
+endif()
+set(HDSTREAM_FUZZ_SECONDS 20 CACHE STRING "Seconds each fuzz target runs in ctest")
 
 # hdstream_target_defaults(<target>): the warning set every project target compiles with.
 function(hdstream_target_defaults target)

@@ -25,6 +25,11 @@ void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
   Feed& feed = feeds_[stream];
   feed.codec = hello.feed.codec;
   feed.jitter = JitterEstimator{};  // a new session has a new transit-time baseline
+  // A sender that broke off and came back (resume after a fault): the stream is live again.
+  if (feed.ended) {
+    feed.ended = false;
+    ended_.fetch_sub(1);
+  }
   feed.has_latency = false;
   if (output_.kind == MediaOutput::Kind::none) return;
   if (!is_video(hello.feed.codec)) {

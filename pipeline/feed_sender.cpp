@@ -69,9 +69,28 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
     if (result == SubmitResult::dropped) {
       counters.drops.fetch_add(1, std::memory_order_relaxed);
     } else if (result == SubmitResult::closed) {
-      break;
+      if (stop.stop_requested()) break;
+      // The session broke (receiver restarted, link reset): this frame is lost; retry and
+      // resume with the frame due when the new session is up. Frames due meanwhile are
+      // dropped and counted; the receiver sees them as a gap.
+      counters.drops.fetch_add(1, std::memory_order_relaxed);
+      bool resumed = false;
+      {
+        std::stop_callback abort_on_stop(stop, [&transport] { transport.stop(); });
+        resumed = co_await transport.reopen(plan.first_seq + produced + 1);
+      }
+      if (!resumed) break;
+      const auto elapsed_ns = std::chrono::duration<double, std::nano>(
+          std::chrono::steady_clock::now() - start).count();
+      auto next = static_cast<std::uint64_t>(std::ceil(elapsed_ns / frame_period_ns));
+      if (plan.frames != 0) next = std::min(next, plan.frames);
+      if (next > produced + 1) {
+        counters.drops.fetch_add(next - produced - 1, std::memory_order_relaxed);
+        produced = next - 1;  // the loop's ++produced makes it `next`
+      }
     }
   }
+  if (plan.frames != 0) produced = std::min(produced, plan.frames);
   co_return co_await transport.close(plan.first_seq + produced);
 }
 

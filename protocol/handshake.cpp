@@ -77,6 +77,7 @@ std::string_view to_string(AckStatus status) {
     case AckStatus::bad_stream: return "stream id not served";
     case AckStatus::stream_busy: return "stream id already in use";
     case AckStatus::bad_request: return "bad request";
+    case AckStatus::unauthorized: return "unauthorized";
     case AckStatus::invalid: break;
   }
   return "invalid";
@@ -169,7 +170,7 @@ std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body) {
   std::span<const std::byte> reason;
   if (!(r.get(status) && r.get(reserved) && r.get(reason_bytes))) return std::nullopt;
   if (reason_bytes > kMaxReasonBytes || !r.get_bytes(reason_bytes, reason)) return std::nullopt;
-  if (status == 0 || status > static_cast<std::uint8_t>(AckStatus::bad_request)) {
+  if (status == 0 || status > static_cast<std::uint8_t>(AckStatus::unauthorized)) {
     return std::nullopt;
   }
   HelloAck ack;

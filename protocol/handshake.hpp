@@ -73,6 +73,7 @@ enum class AckStatus : std::uint8_t {
   bad_stream = 2,     // stream id outside what the receiver serves
   stream_busy = 3,    // another session already carries this stream id
   bad_request = 4,    // malformed or unsupported feed / transport parameters
+  unauthorized = 5,   // no or wrong pre-shared key (protocol/auth.hpp)
 };
 
 std::string_view to_string(AckStatus status);

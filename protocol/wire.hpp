@@ -28,8 +28,10 @@ enum class MessageType : std::uint8_t {
   end = 4,        // sender -> receiver: feed finished, with the count of frames sent
   feedback = 5,   // receiver -> sender: far-end health (reserved in v1)
   ack = 6,        // receiver -> sender (mtcp): what arrived, per sub-connection (protocol/ack.hpp)
+  challenge = 7,  // receiver -> sender: nonce to answer with the pre-shared key (protocol/auth.hpp)
+  auth = 8,       // sender -> receiver: HMAC over the challenge and the HELLO
 };
-inline constexpr std::uint8_t kLastMessageType = static_cast<std::uint8_t>(MessageType::ack);
+inline constexpr std::uint8_t kLastMessageType = static_cast<std::uint8_t>(MessageType::auth);
 
 struct MessageHeader {
   MessageType type = MessageType::invalid;

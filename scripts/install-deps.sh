@@ -7,8 +7,9 @@ set -euo pipefail
 
 groups=(
   "build-essential cmake ninja-build pkg-config clang-format"
-  "libboost-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libxxhash-dev"
+  "libboost-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libxxhash-dev libgnutls28-dev"
   "libgtest-dev libgmock-dev libbenchmark-dev"
+  "clang libclang-rt-14-dev"
   "libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libx11-dev"
   "gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-tools gstreamer1.0-x"
   "libavcodec-dev libavformat-dev libavutil-dev libswscale-dev"

@@ -5,3 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 ctest --preset default -j "$(nproc)" "$@"
+
+# The unit and loopback integration tests again under ASan + UBSan (build-asan/, preset asan).
+# HDSTREAM_SKIP_ASAN=1 skips this stage.
+if [ "${HDSTREAM_SKIP_ASAN:-0}" != 1 ]; then
+  cmake --preset asan >/dev/null
+  # Only what these tests need (the Qt panel tests, WAN runner and link emulator are skipped).
+  cmake --build --preset asan --target hdstream protocol_tests transport_tests presets_tests \
+    security_tests stats_tests common_tests pipeline_tests fuzz_replay_wire_reassembler \
+    fuzz_replay_handshake fuzz_replay_presets security_process_tests loopback_tests
+  ctest --preset asan -j "$(nproc)" -L unit
+  ctest --preset asan -R "$(cat scripts/asan-integration-tests.txt | paste -sd'|')"
+fi

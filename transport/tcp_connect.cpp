@@ -1,5 +1,7 @@
 #include "transport/tcp_connect.hpp"
 
+#include "transport/auth_handshake.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -70,7 +72,8 @@ std::uint64_t tune_sender_socket(tcp::socket& socket, const SenderOptions& optio
 
 awaitable<HandshakeOutcome> client_handshake(tcp::socket& socket, std::span<const std::byte> hello,
                                              std::chrono::nanoseconds timeout,
-                                             std::shared_ptr<void> keep_alive) {
+                                             std::shared_ptr<void> keep_alive,
+                                             std::optional<PresharedKey> key) {
   // A silent receiver must not hold the feed forever: the watchdog closes the socket.
   asio::steady_timer watchdog(socket.get_executor(), timeout);
   auto timed_out = std::make_shared<bool>(false);
@@ -88,9 +91,32 @@ awaitable<HandshakeOutcome> client_handshake(tcp::socket& socket, std::span<cons
   BodyRead body_read;
   if (!write_ec) reply = co_await read_header(socket);
   if (!write_ec && !reply.error) body_read = co_await read_control_body(socket, reply.header, body);
+  // A receiver with a key answers the HELLO with a CHALLENGE first (transport/auth_handshake).
+  HandshakeOutcome outcome;
+  outcome.challenged = !write_ec && !reply.error && !body_read.error && body_read.checksum_ok &&
+                       reply.header.type == MessageType::challenge;
+  std::string auth_problem;
+  if (outcome.challenged && !key) {
+    auth_problem = "receiver requires authentication: give --key-file with the receiver's key";
+  } else if (outcome.challenged) {
+    MessageHeader hello_header;
+    decode_header(hello, hello_header);
+    std::vector<std::byte> hello_body(hello.begin() + kHeaderBytes, hello.end());
+    std::vector<std::byte> challenge_body = body;
+    auto check = co_await answer_auth(socket, *key, hello_header.stream_id,
+                                      std::move(challenge_body), std::move(hello_body));
+    auth_problem = check.problem;
+    if (check.ok) {
+      reply = co_await read_header(socket);
+      if (!reply.error) body_read = co_await read_control_body(socket, reply.header, body);
+    }
+  }
   watchdog.cancel();
 
-  HandshakeOutcome outcome;
+  if (!auth_problem.empty() && !*timed_out) {
+    outcome.error = auth_problem;
+    co_return outcome;
+  }
   if (*timed_out) {
     outcome.error = fmt::format("no handshake reply within {}", format_duration(timeout));
     co_return outcome;

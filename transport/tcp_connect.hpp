@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,14 +34,17 @@ std::uint64_t tune_sender_socket(tcp::socket& socket, const SenderOptions& optio
 
 struct HandshakeOutcome {
   bool accepted = false;
-  std::string error;  // why not, one line (empty when accepted)
+  bool challenged = false;  // the receiver asked for the pre-shared key
+  std::string error;        // why not, one line (empty when accepted)
 };
 
 // Writes `hello` (a complete HELLO message) and reads the HELLO_ACK. A receiver silent for
 // `timeout` gets its socket closed. `keep_alive` holds the socket's owner until the watchdog
 // has fired or been cancelled.
+// With `key`, a CHALLENGE from the receiver is answered (HMAC, docs/SECURITY.md).
 awaitable<HandshakeOutcome> client_handshake(tcp::socket& socket, std::span<const std::byte> hello,
                                              std::chrono::nanoseconds timeout,
-                                             std::shared_ptr<void> keep_alive);
+                                             std::shared_ptr<void> keep_alive,
+                                             std::optional<PresharedKey> key = std::nullopt);
 
 }  // namespace hdstream

@@ -4,6 +4,7 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "protocol/reassembler.hpp"
+#include "transport/auth_handshake.hpp"
 #include "common/async_event.hpp"
 #include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
@@ -136,13 +137,18 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
   auto read = co_await read_header(socket_);
   BodyRead body_read;
   if (!read.error) body_read = co_await read_control_body(socket_, read.header, body_);
-  watchdog.cancel();
 
   if (read.detail != HeaderError::none) {
     log()->warn("closing {}: {}", peer_, to_string(read.detail));
     co_return std::nullopt;
   }
-  if (read.error || body_read.error) co_return std::nullopt;  // timed out or gone: logged above
+  if (read.error || body_read.error) {
+    const auto& ec = read.error ? read.error : body_read.error;
+    if (ec != asio::error::operation_aborted) {  // aborted: the watchdog has logged it
+      log()->warn("closing {}: connection ended before a complete HELLO: {}", peer_, ec.message());
+    }
+    co_return std::nullopt;
+  }
   if (read.header.type != MessageType::hello || !body_read.checksum_ok) {
     log()->warn("closing {}: expected a HELLO, got {}", peer_,
                 body_read.checksum_ok ? "another message" : "a corrupted message");
@@ -154,6 +160,26 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
   AckStatus status = AckStatus::accepted;
   std::string reason;
   auto hello = decode_hello(body_);
+  // With a key, nothing about this receiver is revealed before the peer proves it holds it.
+  if (hello && owner_->options_.key) {
+    std::vector<std::byte> hello_body = body_;
+    auto check = co_await demand_auth(socket_, *owner_->options_.key, stream_id,
+                                      std::move(hello_body));
+    if (!check.ok) {
+      std::string why = check.connection_lost
+                            ? std::string("the sender left without answering the challenge "
+                                          "(no --key-file?)")
+                            : std::move(check.problem);
+      if (check.connection_lost) {
+        log()->warn("refused feed from {} (stream {}): {}: {}", peer_, stream_id,
+                    to_string(AckStatus::unauthorized), why);
+      } else {
+        co_await refuse(stream_id, AckStatus::unauthorized, std::move(why));
+      }
+      co_return std::nullopt;
+    }
+  }
+  watchdog.cancel();
   if (!hello) {
     status = AckStatus::bad_request;
     reason = "malformed HELLO";
@@ -356,6 +382,10 @@ void TcpReceiver::start() {
     throw std::system_error(error.code(), "cannot listen on " + options_.listen.to_string());
   }
   log()->info("listening on {} for {} stream(s)", local_endpoint().to_string(), options_.streams);
+  if (!options_.key && !address.is_loopback()) {
+    log()->warn("listening on {} without --key-file: any host that reaches it can send a feed "
+                "(docs/SECURITY.md)", local_endpoint().to_string());
+  }
   asio::co_spawn(acceptor_.get_executor(),
                  [self = shared_from_this()] { return self->accept_loop(); }, asio::detached);
 }

@@ -5,6 +5,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "transport/auth_handshake.hpp"
 #include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
 #include "transport/tcp_connect.hpp"
@@ -48,10 +49,17 @@ std::string TcpSender::label() const { return fmt::format("stream {}", options_.
 
 awaitable<bool> TcpSender::handshake() {
   auto hello = encode_hello(options_.stream_id, options_.hello);
-  auto outcome =
-      co_await client_handshake(socket_, hello, options_.handshake_timeout, shared_from_this());
-  if (!outcome.accepted) fail(outcome.error);
-  co_return outcome.accepted;
+  auto outcome = co_await client_handshake(socket_, hello, options_.handshake_timeout,
+                                          shared_from_this(), options_.key);
+  if (!outcome.accepted) {
+    fail(outcome.error);
+    co_return false;
+  }
+  if (options_.key && !outcome.challenged) {
+    log()->warn("stream {}: {} did not ask for the key: it accepts unauthenticated feeds",
+                options_.stream_id, options_.destination.to_string());
+  }
+  co_return true;
 }
 
 awaitable<bool> TcpSender::open() {
@@ -150,7 +158,8 @@ awaitable<void> TcpSender::read_loop() {
 
 awaitable<void> TcpSender::sample_tcp_info() {
   asio::steady_timer timer(executor_);
-  while (socket_.is_open()) {
+  const std::uint64_t session = session_;
+  while (socket_.is_open() && session == session_) {
     if (auto info = read_tcp_info(socket_.native_handle())) {
       counters_.rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
       counters_.retransmits.store(info->total_retransmits, std::memory_order_relaxed);
@@ -187,6 +196,45 @@ awaitable<bool> TcpSender::close(std::uint64_t frames_sent) {
   if (broken_) co_return false;
   counters_.state.store(StreamState::finished, std::memory_order_relaxed);
   co_return true;
+}
+
+awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
+  if (stopped_ || closing_ || !broken_) co_return false;
+  // The broken session's loops end on the closed socket; wait for them before reusing state.
+  co_await writer_done_.wait();
+  co_await reader_done_.wait();
+  counters_.drops.fetch_add(queue_.size(), std::memory_order_relaxed);
+  queue_.clear();
+  ++session_;
+  writer_done_ = AsyncEvent(executor_);
+  reader_done_ = AsyncEvent(executor_);
+  options_.hello.first_frame_seq = first_frame_seq;
+  log()->warn("stream {}: reconnecting to {} to resume at frame {} (retrying for {})",
+              options_.stream_id, options_.destination.to_string(), first_frame_seq,
+              format_duration(options_.connect_patience));
+  // A refusal (the receiver has not noticed the old session is gone yet: stream busy) is
+  // retried too, within the same patience.
+  const auto deadline = std::chrono::steady_clock::now() + options_.connect_patience;
+  asio::steady_timer backoff(executor_);
+  while (!stopped_) {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    socket_ = tcp::socket(executor_);
+    broken_ = false;
+    counters_.state.store(StreamState::waiting, std::memory_order_relaxed);
+    if (co_await open()) {
+      log()->info("stream {}: resumed at frame {}", options_.stream_id, first_frame_seq);
+      co_return true;
+    }
+    if (std::chrono::steady_clock::now() + 1s > deadline) break;
+    backoff.expires_after(1s);
+    co_await backoff.async_wait(nothrow(ignored));
+  }
+  broken_ = true;
+  counters_.state.store(StreamState::failed, std::memory_order_relaxed);
+  writer_done_.set();  // no session loops run: close() must not wait for them
+  reader_done_.set();
+  co_return false;
 }
 
 void TcpSender::stop() {

@@ -21,6 +21,7 @@ class TcpSender : public SenderTransport, public std::enable_shared_from_this<Tc
   awaitable<void> wait_for_room() override;
   awaitable<bool> close(std::uint64_t frames_sent) override;
   void stop() override;
+  awaitable<bool> reopen(std::uint64_t first_frame_seq) override;
 
  private:
   std::string label() const;
@@ -42,6 +43,7 @@ class TcpSender : public SenderTransport, public std::enable_shared_from_this<Tc
   bool closing_ = false;
   bool broken_ = false;
   bool stopped_ = false;
+  std::uint64_t session_ = 0;  // bumped by reopen(): loops of an old session stop
   std::uint64_t bad_feedback_ = 0;
   std::vector<EncodedChunk> chunks_;
   std::vector<asio::const_buffer> gather_;

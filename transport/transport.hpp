@@ -9,6 +9,9 @@
 #include <string>
 
 #include "common/asio.hpp"
+#include <optional>
+
+#include "protocol/auth.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/handshake.hpp"
 #include "stats/counters.hpp"
@@ -47,6 +50,7 @@ struct SenderOptions {
   std::chrono::nanoseconds handshake_timeout = 5s;
   std::size_t max_queued_frames = 2;                 // beyond this a live feed drops frames
   SrtSettings srt{};
+  std::optional<PresharedKey> key;  // answers the receiver's challenge (docs/SECURITY.md)
 };
 
 // One feed's sending side. Every member except stop() runs on the executor the transport was
@@ -73,6 +77,14 @@ class SenderTransport {
   virtual awaitable<bool> close(std::uint64_t frames_sent) = 0;
   // Aborts: pending operations complete promptly and open()/close() return false.
   virtual void stop() = 0;
+  // After the session broke (submit() said closed, without close() or stop()): a new session
+  // whose first frame is `first_frame_seq`, retrying with backoff for connect_patience. What
+  // was queued in the broken session is counted as dropped. Transports that cannot resume
+  // keep this default, and their feed ends as failed.
+  virtual awaitable<bool> reopen(std::uint64_t first_frame_seq) {
+    (void)first_frame_seq;
+    co_return false;
+  }
 };
 
 // What a receiver hands its frames to; implemented by the pipeline. Calls for one stream are
@@ -91,6 +103,7 @@ struct ReceiverOptions {
   std::chrono::nanoseconds handshake_timeout = 5s;
   std::size_t max_frames_in_flight = 8;
   SrtSettings srt{};  // srt: one UDP port per stream, listen.port + stream id
+  std::optional<PresharedKey> key;  // set: every session must prove it holds this key
 };
 
 class ReceiverTransport {

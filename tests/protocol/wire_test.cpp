@@ -76,7 +76,7 @@ TEST(Wire, RejectsBadMagicAndUnknownVersions) {
 TEST(Wire, RejectsUnknownTypes) {
   auto bytes = encoded(sample_chunk());
   MessageHeader h;
-  for (int type : {0, 7, 200, 255}) {
+  for (int type : {0, 9, 200, 255}) {
     bytes[5] = static_cast<std::byte>(type);
     EXPECT_EQ(decode_header(bytes, h), HeaderError::unknown_type) << type;
   }

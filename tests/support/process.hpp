@@ -80,6 +80,7 @@ class Process {
   }
 
   bool started() const { return pid_ > 0; }
+  int pid() const { return pid_; }
   void signal(int number) { ::kill(pid_, number); }
 
   // Exit code (128 + signal if killed), or nullopt if still running at the deadline.

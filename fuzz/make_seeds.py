@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Writes the small committed seed corpora in fuzz/corpus/ (run once; output is committed).
+   python3 fuzz/make_seeds.py"""
+import os, struct
+
+here = os.path.dirname(os.path.abspath(__file__))
+MAGIC = 0x48445354
+
+def header(type_, stream=7, seq=0, frame_bytes=0, index=0, count=0, offset=0, payload=0, ts=0, xxh=0):
+    return struct.pack(">IBBHQIHHIIQQ", MAGIC, 1, type_, stream, seq, frame_bytes, index, count,
+                       offset, payload, ts, xxh)
+
+def hello(flags=0, first=0, chunk=65536):
+    return struct.pack(">BBHHIIQBBHIIIQ", 1, flags, 1920, 1080, 30000, 1001, 270_000_000,
+                       1, 1, 0, chunk, 120, 1000, first)
+
+def write(target, name, data):
+    d = os.path.join(here, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+# wire_reassembler: mode byte, then [header][payload] records (mode bit 0 fixes checksums).
+def chunk(seq, index, count, frame_bytes, stride, stream=7):
+    offset = index * stride
+    size = min(stride, frame_bytes - offset)
+    return header(1, stream, seq, frame_bytes, index, count, offset, size) + bytes([seq & 255]) * size
+
+frame = b"".join(chunk(0, i, 4, 1000, 256) for i in range(4))
+write("wire_reassembler", "one_frame", bytes([3]) + frame)
+write("wire_reassembler", "reordered", bytes([3]) + chunk(0, 2, 4, 1000, 256) + chunk(0, 0, 4, 1000, 256)
+      + chunk(0, 3, 4, 1000, 256) + chunk(0, 1, 4, 1000, 256) + chunk(1, 0, 1, 100, 100))
+write("wire_reassembler", "gap_and_dup", bytes([7]) + chunk(0, 0, 2, 300, 200) + chunk(0, 0, 2, 300, 200)
+      + chunk(2, 0, 1, 50, 50) + chunk(0, 1, 2, 300, 200) + chunk(3, 0, 1, 50, 50))
+write("wire_reassembler", "bad_checksum", bytes([2]) + chunk(0, 0, 1, 64, 64))
+write("wire_reassembler", "finish", bytes([3 | 8 | 0x30]) + chunk(0, 0, 1, 64, 64) + chunk(1, 0, 1, 64, 64))
+write("wire_reassembler", "control_then_chunk", bytes([3]) + header(2, payload=len(hello())) + hello()
+      + chunk(0, 0, 1, 10, 10))
+write("wire_reassembler", "far_ahead", bytes([3]) + chunk(1 << 40, 0, 1, 10, 10) + chunk(0, 0, 1, 10, 10))
+
+# handshake: selector byte (0 hello, 1 ack, 2 end, 3 challenge, 4 auth, 5 whole message).
+write("handshake", "hello", bytes([0]) + hello())
+write("handshake", "hello_probe_resume", bytes([0]) + hello(flags=1, first=123456))
+write("handshake", "hello_extended", bytes([0]) + hello() + b"\0" * 16)
+write("handshake", "ack_accepted", bytes([1]) + struct.pack(">BBH", 1, 0, 0))
+write("handshake", "ack_refused", bytes([1]) + struct.pack(">BBH", 5, 0, 18) + b"authentication bad")
+write("handshake", "end", bytes([2]) + struct.pack(">Q", 300))
+write("handshake", "challenge", bytes([3]) + struct.pack(">BBH", 1, 0, 0) + bytes(range(32)))
+write("handshake", "auth", bytes([4]) + struct.pack(">BBH", 1, 0, 0) + bytes(range(32)) + bytes(range(64, 96)))
+write("handshake", "auth_short", bytes([4]) + struct.pack(">BBH", 1, 0, 0) + bytes(range(40)))
+
+# presets: small TOML files in the shapes hdstream.toml uses.
+write("presets", "destination.toml", b'''[destinations.portland]
+description = "SC99"
+hosts = ["10.0.0.1", "10.0.0.2"]
+port = 9000
+transport = "tcp"
+streams = 5
+rate = "270M"
+rtt = "4ms"
+link_rate = "2.488G"
+mtu = 9000
+distance_km = 300
+latency = "120ms"
+cc = "bbr"
+key_file = "/etc/hdstream/portland.key"
+''')
+write("presets", "format.toml", b'''[formats.dnxhd220]
+codec = "dnxhd"
+width = 1920
+height = 1080
+frame_rate = "30000/1001"
+rate = "220M"
+''')
+write("presets", "profile.toml", b'''[profiles.show]
+destination = "portland"
+format = "dnxhd220"
+streams = 5
+rate = "270M"
+transport = "tcp"
+
+[destinations.portland]
+hosts = ["[::1]"]
+port = 65535
+''')
+write("presets", "errors.toml", b'[destinations.x]\nport = -1\nrate = "fast"\nhosts = []\n')
