@@ -15,8 +15,9 @@ if [ "${HDSTREAM_SKIP_ASAN:-0}" != 1 ]; then
     security_tests stats_tests common_tests pipeline_tests fuzz_replay_wire_reassembler \
     fuzz_replay_handshake fuzz_replay_presets security_process_tests loopback_tests
   # The media feed tests make their clips with GStreamer, whose process-lifetime allocations
-  # LeakSanitizer would report; they run in the normal build above.
-  ctest --preset asan -j "$(nproc)" -L unit -E '^(MediaFeed|MediaOutputSpec)\.'
+  # LeakSanitizer would report, and the micro-benchmark smoke run is not built here; both run
+  # in the normal build above.
+  ctest --preset asan -j "$(nproc)" -L unit -E '^(MediaFeed\.|MediaOutputSpec\.|micro_bench_smoke$)'
 
   ctest --preset asan -R "$(cat scripts/asan-integration-tests.txt | paste -sd'|')"
 fi
