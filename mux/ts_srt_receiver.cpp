@@ -80,20 +80,8 @@ TsSrtReceiver::~TsSrtReceiver() {
 void TsSrtReceiver::start() {
   SrtPlan plan = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
   plan.payload_bytes = kSrtTsPayloadBytes;  // what ffmpeg and GStreamer send: 7 TS packets
-  std::vector<SrtSocket> listeners;
-  for (std::size_t stream = 0; stream < options_.streams; ++stream) {
-    Endpoint local = options_.listen;
-    if (local.host == "0.0.0.0") local.host.clear();
-    if (stream > 0 || local.port != 0) {
-      local.port = static_cast<std::uint16_t>((stream == 0 ? local.port : base_port_) + stream);
-    }
-    try {
-      listeners.push_back(SrtSocket::listener(plan, local));
-    } catch (const SrtError& error) {
-      throw std::system_error(std::make_error_code(std::errc::address_in_use), error.what());
-    }
-    if (stream == 0) base_port_ = listeners.back().local_port();
-  }
+  std::vector<SrtSocket> listeners = listen_per_stream(plan, options_.listen, options_.streams);
+  base_port_ = listeners.front().local_port();
   log()->info("listening on UDP ports {}..{} for {} MPEG-TS over SRT stream(s)", base_port_,
               base_port_ + options_.streams - 1, options_.streams);
   for (std::size_t stream = 0; stream < options_.streams; ++stream) {

@@ -7,6 +7,7 @@
 #include <sys/syslog.h>
 
 #include <algorithm>
+#include <system_error>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -270,6 +271,23 @@ std::string SrtSocket::peer() const {
 
 void SrtSocket::close() {
   if (socket_ >= 0) srt_close(std::exchange(socket_, -1));
+}
+
+std::vector<SrtSocket> listen_per_stream(const SrtPlan& plan, Endpoint listen, std::size_t streams) {
+  if (listen.host == "0.0.0.0") listen.host.clear();
+  std::vector<SrtSocket> listeners;
+  std::uint16_t base_port = listen.port;
+  for (std::size_t stream = 0; stream < streams; ++stream) {
+    Endpoint local = listen;
+    if (stream > 0 || local.port != 0) local.port = static_cast<std::uint16_t>(base_port + stream);
+    try {
+      listeners.push_back(SrtSocket::listener(plan, local));
+    } catch (const SrtError& error) {
+      throw std::system_error(std::make_error_code(std::errc::address_in_use), error.what());
+    }
+    if (stream == 0) base_port = listeners.back().local_port();
+  }
+  return listeners;
 }
 
 }  // namespace hdstream

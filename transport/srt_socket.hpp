@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "transport/endpoint.hpp"
 
@@ -104,5 +105,9 @@ class SrtSocket {
 // srt_startup once per process and libsrt's own log lines routed to our "srt" logger (a
 // refused caller, e.g. a wrong passphrase, is logged on the listener's side as a warning).
 void ensure_srt_started();
+
+// One listener per stream on consecutive UDP ports from `listen.port` (0: the first port is
+// ephemeral and the rest follow it). Throws std::system_error naming the port that is taken.
+std::vector<SrtSocket> listen_per_stream(const SrtPlan& plan, Endpoint listen, std::size_t streams);
 
 }  // namespace hdstream
