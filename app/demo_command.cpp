@@ -78,9 +78,11 @@ int run_demo(const DemoOptions& options) {
                      fmt::format("hdstream demo \u00b7 {} feeds", options.streams));
   receivers->finish_media();
 
-  const Summary send_summary = summarize(sent.sample());
+  const Snapshot last_sent = sent.sample();
+  const Summary send_summary = summarize(last_sent);
   const Snapshot last_received = received.sample();
   const Summary recv_summary = summarize(last_received);
+  output.report().far_end(last_sent);
   output.report().media(last_received);
   output.report().summary(send_summary);
   output.report().summary(recv_summary);

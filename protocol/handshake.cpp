@@ -29,12 +29,14 @@ constexpr std::size_t kHelloExtension1Bytes = 1 + 1 + 8;  // subconnection, rese
 constexpr std::size_t kHelloBodyBytes = kHelloBaseBytes + kHelloExtension1Bytes;
 
 std::vector<std::byte> with_header(MessageType type, std::uint16_t stream_id,
-                                   std::vector<std::byte> body_space, std::size_t body_bytes) {
+                                   std::vector<std::byte> body_space, std::size_t body_bytes,
+                                   std::uint64_t frame_seq = 0) {
   body_space.resize(kHeaderBytes + body_bytes);
   auto body = std::span<const std::byte>(body_space).subspan(kHeaderBytes);
   MessageHeader header;
   header.type = type;
   header.stream_id = stream_id;
+  header.frame_seq = frame_seq;
   header.payload_bytes = static_cast<std::uint32_t>(body_bytes);
   header.payload_xxh3 = payload_checksum(body);
   encode_header(header, std::span<std::byte, kHeaderBytes>(body_space.data(), kHeaderBytes));
@@ -193,7 +195,8 @@ std::optional<End> decode_end(std::span<const std::byte> body) {
   return end;
 }
 
-std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& feedback) {
+std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& feedback,
+                                       bool last) {
   std::vector<std::byte> out(kHeaderBytes + kFeedbackBodyBytes);
   ByteWriter w{std::span(out).subspan(kHeaderBytes)};
   w.put<std::uint64_t>(static_cast<std::uint64_t>(feedback.report_ns));
@@ -205,7 +208,8 @@ std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& 
   w.put<std::uint32_t>(feedback.fps_milli);
   w.put<std::uint32_t>(static_cast<std::uint32_t>(feedback.latency_us));
   w.put<std::uint32_t>(feedback.interval_ms);
-  return with_header(MessageType::feedback, stream_id, std::move(out), w.size());
+  return with_header(MessageType::feedback, stream_id, std::move(out), w.size(),
+                     last ? kLastFeedbackMark : 0);
 }
 
 std::optional<Feedback> decode_feedback(std::span<const std::byte> body) {

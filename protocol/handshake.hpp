@@ -112,12 +112,16 @@ inline constexpr std::size_t kFeedbackBodyBytes = 8 * 5 + 4 * 4;
 inline constexpr std::uint32_t kMaxFeedbackFpsMilli = 1000 * 1000;   // 1000 fps
 inline constexpr std::uint32_t kMaxFeedbackJitterUs = 60'000'000;    // 60 s
 inline constexpr std::uint32_t kMaxFeedbackIntervalMs = 60'000;
+// A FEEDBACK header whose frame_seq is this carries the session's last report.
+inline constexpr std::uint64_t kLastFeedbackMark = 1;
 
 // Each encoder returns a complete message: 48-byte header followed by the body.
 std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello);
 std::vector<std::byte> encode_hello_ack(std::uint16_t stream_id, const HelloAck& ack);
 std::vector<std::byte> encode_end(std::uint16_t stream_id, const End& end);
-std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& feedback);
+// `last`: the session's final report, sent after END (header frame_seq = kLastFeedbackMark).
+std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& feedback,
+                                       bool last = false);
 
 // Each decoder takes the body (after the header). Longer bodies from newer minor revisions are
 // accepted and the extra bytes ignored; shorter or inconsistent bodies yield nullopt. A HELLO is

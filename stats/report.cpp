@@ -44,6 +44,21 @@ Summary summarize(const Snapshot& last, double min_rate_fraction) {
     }
   }
   if (summary.drops > 0) summary.reasons.push_back(fmt::format("{} frames dropped", summary.drops));
+  // A sender's verdict is end to end: what the receiver reported (FEEDBACK) counts too.
+  std::uint64_t far_drops = 0;
+  std::uint64_t far_checksum_errors = 0;
+  for (const auto& s : last.streams) {
+    if (!s.far_end.valid) continue;
+    far_drops += s.far_end.drops;
+    far_checksum_errors += s.far_end.checksum_errors;
+  }
+  if (far_drops > 0) {
+    summary.reasons.push_back(fmt::format("the receiver reported {} frames dropped", far_drops));
+  }
+  if (far_checksum_errors > 0) {
+    summary.reasons.push_back(
+        fmt::format("the receiver reported {} checksum errors", far_checksum_errors));
+  }
   if (summary.checksum_errors > 0) {
     summary.reasons.push_back(fmt::format("{} checksum errors", summary.checksum_errors));
   }
@@ -203,6 +218,21 @@ void StatsReport::media(const Snapshot& snapshot) {
     }
   }
   out_.flush();
+}
+
+void StatsReport::far_end(const Snapshot& snapshot) {
+  for (const auto& s : snapshot.streams) {
+    if (!s.far_end.valid) continue;
+    if (format_ == StatsFormat::json) {
+      out_ << far_end_json(snapshot, s).dump() << '\n';
+    } else {
+      fmt::print(out_,
+                 "final   {} #{:<2} far end  frames {:>7}  drops {:>4}  cksum {:>3}  jitter "
+                 "{:6.2f} ms  latency {:7.2f} ms\n",
+                 to_string(snapshot.role), s.stream, s.far_end.frames, s.far_end.drops,
+                 s.far_end.checksum_errors, s.far_end.jitter_ms, s.far_end.latency_ms);
+    }
+  }
 }
 
 void StatsReport::summary(const Summary& summary) {

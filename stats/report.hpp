@@ -42,6 +42,8 @@ class StatsReport {
   // Final media figures (JSON "media" lines / text media lines) after the decoders drained,
   // written just before the summary so the last media line holds the run's totals.
   void media(const Snapshot& snapshot);
+  // A sender's final far-end figures (the receiver's last FEEDBACK report), before its summary.
+  void far_end(const Snapshot& snapshot);
   void latency(Role role, const LatencySummary& latency);
 
  private:

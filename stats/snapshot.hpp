@@ -103,8 +103,9 @@ struct Summary {
   std::vector<std::string> reasons;  // why it failed, one line each (empty on pass)
 };
 
-// Builds the summary from the last snapshot. Fails on any drop or checksum error, any stream
-// that never ran or failed, or an aggregate below `min_rate_fraction` of the planned rate.
+// Builds the summary from the last snapshot. Fails on any drop or checksum error (a sender's
+// own, or one its receiver reported back), any stream that never ran or failed, or an
+// aggregate below `min_rate_fraction` of the planned rate.
 Summary summarize(const Snapshot& last, double min_rate_fraction = 0.95);
 
 }  // namespace hdstream

@@ -9,6 +9,7 @@
 #include "common/units.hpp"
 #include "protocol/ack.hpp"
 #include "protocol/reassembler.hpp"
+#include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
 #include "transport/mtcp_scheduler.hpp"
 #include "transport/server_handshake.hpp"
@@ -76,8 +77,9 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
     ++member.generation;
     member.up = true;
     member.chunks_received = 0;
-    member.ack_in_flight = false;
+    member.writing = false;
     member.ack_wanted = false;
+    member.feedback_wanted = false;
     auto& sub_counters = counters_.subconnections[index];
     sub_counters.state.store(StreamState::running, std::memory_order_relaxed);
     if (rejoined) {
@@ -103,9 +105,14 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
     std::string peer;
     std::uint64_t generation = 0;
     std::uint64_t chunks_received = 0;
+    // Everything the receiver says on a sub-connection goes through pump(): one write in
+    // flight at a time, an ACK before a FEEDBACK report.
     std::array<std::byte, kAckMessageBytes> ack{};
-    bool ack_in_flight = false;
+    std::vector<std::byte> feedback;      // the next report
+    std::vector<std::byte> feedback_out;  // the report being written
+    bool writing = false;
     bool ack_wanted = false;
+    bool feedback_wanted = false;
     bool up = false;
   };
 
@@ -122,6 +129,8 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
   awaitable<void> read_loop(std::uint8_t index, std::uint64_t generation);
   awaitable<void> ticker();
   void send_ack(std::uint8_t index);
+  void send_feedback(bool last);
+  void pump(std::uint8_t index);
   void member_lost(std::uint8_t index, std::uint64_t generation, const std::string& why);
   void deliver(std::int64_t now_ns);
   void sample_tcp_info();
@@ -139,7 +148,14 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
   std::vector<std::byte> scratch_;
   std::chrono::steady_clock::time_point down_since_;
   std::int64_t next_info_ns_ = 0;
+  std::int64_t next_feedback_ns_ = 0;
+  FeedbackMeter feedback_meter_;
   std::uint64_t checksum_warnings_ = 0;
+  // END has arrived: the last FEEDBACK report is on its way on final_member_, then the
+  // session ends (by ending_deadline_ at the latest, should the sender stop reading).
+  bool ending_ = false;
+  int final_member_ = -1;
+  std::chrono::steady_clock::time_point ending_deadline_;
   bool ended_ = false;
 };
 
@@ -200,7 +216,9 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
       }
       reassembler_.finish(end->frames_sent);
       deliver(wall_clock_ns());
-      end_session(true);
+      // The sender learns the final counts before the session closes (docs/PROTOCOL.md).
+      ending_ = true;
+      send_feedback(/*last=*/true);
       co_return;
     }
     member_lost(index, generation,
@@ -210,22 +228,59 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
 }
 
 void MultiTcpReceiver::Group::send_ack(std::uint8_t index) {
-  Member& member = members_[index];
-  member.ack_wanted = true;
-  if (member.ack_in_flight || !member.up) return;
   // One ACK in flight per sub-connection; whatever arrives meanwhile is covered by the next,
   // so the rate of ACKs adapts to the path by itself.
-  member.ack_wanted = false;
-  member.ack_in_flight = true;
-  encode_ack(stream_, Ack{reassembler_.next_seq(), member.chunks_received, index}, member.ack);
-  asio::async_write(*member.socket, asio::buffer(member.ack),
+  members_[index].ack_wanted = true;
+  pump(index);
+}
+
+void MultiTcpReceiver::Group::send_feedback(bool last) {
+  // Reports go on the lowest sub-connection that is up; the sender reads every one of them.
+  auto member = std::find_if(members_.begin(), members_.end(), [](const Member& m) { return m.up; });
+  if (member == members_.end()) {
+    if (last) end_session(true);
+    return;
+  }
+  const auto index = static_cast<std::uint8_t>(member - members_.begin());
+  if (last) {
+    final_member_ = index;
+    ending_deadline_ = std::chrono::steady_clock::now() + owner_->options_.handshake_timeout;
+  }
+  member->feedback = encode_feedback(stream_, feedback_meter_.take(counters_, wall_clock_ns()), last);
+  member->feedback_wanted = true;
+  pump(index);
+}
+
+void MultiTcpReceiver::Group::pump(std::uint8_t index) {
+  Member& member = members_[index];
+  if (member.writing || !member.up || ended_) return;
+  asio::const_buffer message;
+  if (member.ack_wanted && !ending_) {
+    member.ack_wanted = false;
+    encode_ack(stream_, Ack{reassembler_.next_seq(), member.chunks_received, index}, member.ack);
+    message = asio::buffer(member.ack);
+  } else if (member.feedback_wanted) {
+    member.feedback_wanted = false;
+    std::swap(member.feedback, member.feedback_out);
+    message = asio::buffer(member.feedback_out);
+  } else {
+    if (ending_ && index == final_member_) end_session(true);  // the last report is out
+    return;
+  }
+  member.writing = true;
+  asio::async_write(*member.socket, message,
                     asio::bind_executor(
                         strand_, [self = shared_from_this(), index, generation = member.generation](
                                      boost::system::error_code ec, std::size_t) {
                           Member& m = self->members_[index];
                           if (m.generation != generation) return;
-                          m.ack_in_flight = false;
-                          if (!ec && m.ack_wanted && !self->ended_) self->send_ack(index);
+                          m.writing = false;
+                          if (ec) {
+                            if (self->ending_ && index == self->final_member_)
+                              self->end_session(true);
+                            return;
+                          }
+                          self->pump(index);
                         }));
 }
 
@@ -236,6 +291,10 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
   member.up = false;
   boost::system::error_code ignored;
   member.socket->close(ignored);
+  if (ending_ && index == final_member_) {
+    end_session(true);  // everything arrived; only the last report is lost
+    return;
+  }
   counters_.subconnections[index].state.store(StreamState::waiting, std::memory_order_relaxed);
   log()->warn(
       "stream {} sub-connection {} from {} lost: {}; waiting for the sender to "
@@ -295,6 +354,16 @@ awaitable<void> MultiTcpReceiver::Group::ticker() {
     // Frames held back for a gap are given up here when no chunk arrives to do it.
     deliver(wall_clock_ns());
     sample_tcp_info();
+    if (const std::int64_t now = wall_clock_ns(); now >= next_feedback_ns_ && !ending_) {
+      next_feedback_ns_ = now + std::chrono::nanoseconds(kFeedbackInterval).count();
+      send_feedback(/*last=*/false);
+    }
+    if (ending_ && std::chrono::steady_clock::now() > ending_deadline_) {
+      log()->warn("stream {}: the sender did not read the last report; ending the session",
+                  stream_);
+      end_session(true);
+      break;
+    }
     const bool all_down =
         std::none_of(members_.begin(), members_.end(), [](const Member& m) { return m.up; });
     if (all_down && std::chrono::steady_clock::now() - down_since_ > kRejoinPatience) {
@@ -350,6 +419,7 @@ void MultiTcpReceiver::start() {
   open_listener(acceptor_, options_.listen);
   log()->info("listening on {} for {} mtcp stream(s)", local_endpoint().to_string(),
               options_.streams);
+  warn_if_open_to_anyone(acceptor_, options_.key.has_value(), "mtcp");
   asio::co_spawn(
       acceptor_.get_executor(), [self = shared_from_this()] { return self->accept_loop(); },
       asio::detached);
@@ -384,8 +454,8 @@ awaitable<void> MultiTcpReceiver::accept_loop() {
 
 awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
   const std::string peer = peer_name(*socket);
-  auto intake =
-      co_await read_hello(*socket, options_.handshake_timeout, peer, TransportKind::mtcp, "mtcp");
+  auto intake = co_await read_hello(*socket, options_.handshake_timeout, peer,
+                                    TransportKind::mtcp, "mtcp", options_.key);
   const std::uint16_t stream = intake.stream_id;
   if (!intake.hello) {
     if (intake.reply)

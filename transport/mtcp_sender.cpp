@@ -9,6 +9,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
 #include "transport/mtcp_scheduler.hpp"
 #include "transport/tcp_connect.hpp"
@@ -116,8 +117,10 @@ awaitable<bool> MultiTcpSender::establish(Subconnection& sub, bool first) {
   }
   tune_sender_socket(*sub.socket, options_, "mtcp", name);
   const auto hello = hello_for(sub);
-  auto outcome =
-      co_await client_handshake(*sub.socket, hello, options_.handshake_timeout, shared_from_this());
+  // Named, not temporaries: GCC 12 destroys temporaries inside a co_await expression twice.
+  auto keep_alive = shared_from_this();
+  auto outcome = co_await client_handshake(*sub.socket, hello, options_.handshake_timeout,
+                                           keep_alive, options_.key);
   if (!outcome.accepted) {
     if (first || outcome.error.starts_with("receiver refused")) fail(outcome.error);
     co_return false;
@@ -276,7 +279,16 @@ awaitable<void> MultiTcpSender::read_loop(Subconnection& sub, std::uint64_t gene
       broken(sub, generation, why);
       break;
     }
-    if (read.header.type != MessageType::ack) continue;  // feedback: not used by mtcp yet
+    if (read.header.type == MessageType::feedback) {
+      auto feedback = body_read.checksum_ok ? decode_feedback(body) : std::nullopt;
+      if (feedback) {
+        apply_feedback(*feedback, counters_.far_end, wall_clock_ns());
+      } else if (bad_feedback_++ < 5) {
+        log()->warn("{}: ignoring a malformed FEEDBACK report", label(sub));
+      }
+      continue;
+    }
+    if (read.header.type != MessageType::ack) continue;
     auto ack = body_read.checksum_ok ? decode_ack(body) : std::nullopt;
     if (!ack || ack->subconnection != sub.index) {
       broken(sub, generation, "malformed ACK from the receiver");

@@ -87,6 +87,7 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   SenderOptions options_;
   StreamCounters& counters_;
   std::uint64_t session_id_ = 0;
+  std::uint64_t bad_feedback_ = 0;  // malformed FEEDBACK reports logged so far
   std::vector<std::unique_ptr<Subconnection>> subs_;
   std::vector<SubconnectionLoad> loads_;
   std::uint64_t room_bytes_ = 0;

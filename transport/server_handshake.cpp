@@ -6,6 +6,7 @@
 
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "transport/auth_handshake.hpp"
 #include "transport/message_io.hpp"
 
 namespace hdstream {
@@ -36,11 +37,23 @@ std::string peer_name(const tcp::socket& socket) {
             : Endpoint{peer.address().to_string(), peer.port()}.to_string();
 }
 
+void warn_if_open_to_anyone(const tcp::acceptor& acceptor, bool has_key,
+                            const std::string& component) {
+  boost::system::error_code ec;
+  const auto local = acceptor.local_endpoint(ec);
+  if (ec || has_key || local.address().is_loopback()) return;
+  logger(component)->warn(
+      "listening on {} without --key-file: any host that reaches it can send a feed "
+      "(docs/SECURITY.md)",
+      Endpoint{local.address().to_string(), local.port()}.to_string());
+}
+
 awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds timeout,
-                                  const std::string& peer, TransportKind transport,
-                                  const std::string& component) {
+                                  std::string peer, TransportKind transport,
+                                  std::string component, std::optional<PresharedKey> key) {
   auto log = logger(component);
-  // Until a valid HELLO arrives a peer gets 48 + 4096 bytes of memory and `timeout`.
+  // Until a peer has sent a valid HELLO (and, with a key, proved it holds the key) it gets
+  // 48 + 4096 bytes of memory and `timeout`.
   asio::steady_timer watchdog(socket.get_executor(), timeout);
   auto timed_out = std::make_shared<bool>(false);
   watchdog.async_wait([&socket, timed_out](boost::system::error_code ec) {
@@ -54,7 +67,6 @@ awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds 
   auto read = co_await read_header(socket);
   BodyRead body_read;
   if (!read.error) body_read = co_await read_control_body(socket, read.header, body);
-  watchdog.cancel();
 
   HelloIntake intake;
   if (*timed_out) {
@@ -65,16 +77,37 @@ awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds 
     log->warn("closing {}: {}", peer, to_string(read.detail));
     co_return intake;
   }
-  if (read.error || body_read.error) co_return intake;
+  if (read.error || body_read.error) {
+    const auto& ec = read.error ? read.error : body_read.error;
+    log->warn("closing {}: connection ended before a complete HELLO: {}", peer, ec.message());
+    co_return intake;
+  }
   if (read.header.type != MessageType::hello || !body_read.checksum_ok) {
     log->warn("closing {}: expected a HELLO, got {}", peer,
               body_read.checksum_ok ? "another message" : "a corrupted message");
     co_return intake;
   }
   intake.stream_id = read.header.stream_id;
+  auto hello = decode_hello(body);
+  if (hello && key) {
+    auto check = co_await demand_auth(socket, *key, intake.stream_id, body);
+    if (!check.ok) {
+      if (check.connection_lost) {
+        log->warn("refused feed from {} (stream {}): {}: {}", peer, intake.stream_id,
+                  to_string(AckStatus::unauthorized),
+                  *timed_out ? "no answer to the challenge in time"
+                             : "the sender left without answering the challenge (no --key-file?)");
+      } else {
+        intake.reply = true;
+        intake.status = AckStatus::unauthorized;
+        intake.reason = std::move(check.problem);
+      }
+      co_return intake;
+    }
+  }
+  watchdog.cancel();
   intake.reply = true;
   intake.status = AckStatus::bad_request;
-  auto hello = decode_hello(body);
   if (!hello) {
     intake.reason = "malformed HELLO";
   } else if (intake.reason = validate_hello(*hello); !intake.reason.empty()) {

@@ -1,7 +1,7 @@
-// The receiving side of the HELLO / HELLO_ACK exchange and the listener set-up, shared by the
-// tcp and mtcp receivers.
+// The receiving side of the HELLO / CHALLENGE / AUTH / HELLO_ACK exchange and the listener
+// set-up, shared by the tcp and mtcp receivers.
 //   open_listener(acceptor, options.listen);
-//   auto intake = co_await read_hello(socket, 5s, peer, TransportKind::mtcp);
+//   auto intake = co_await read_hello(socket, 5s, peer, TransportKind::mtcp, "mtcp", key);
 //   if (intake.hello) ... else if (intake.reply) co_await send_hello_ack(socket, id, ...);
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/asio.hpp"
+#include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
 #include "transport/endpoint.hpp"
 
@@ -31,11 +32,17 @@ struct HelloIntake {
   std::string reason;
 };
 
-// Reads and validates a HELLO within `timeout` (the socket is closed when it expires). Logs
-// what it closes, naming `peer`. `component` names the logger.
+// Reads and validates a HELLO within `timeout` (the socket is closed when it expires). With a
+// `key`, the peer must also answer a CHALLENGE within that time (docs/SECURITY.md): nothing
+// about this receiver is revealed before it does. Logs what it closes, naming `peer`.
+// `component` names the logger. Parameters by value: this is a coroutine.
 awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds timeout,
-                                  const std::string& peer, TransportKind transport,
-                                  const std::string& component);
+                                  std::string peer, TransportKind transport,
+                                  std::string component, std::optional<PresharedKey> key);
+
+// Warns when a receiver listens beyond loopback without a key.
+void warn_if_open_to_anyone(const tcp::acceptor& acceptor, bool has_key,
+                            const std::string& component);
 
 // Writes HELLO_ACK; a refusal is logged as a warning first. false if the write failed.
 awaitable<bool> send_hello_ack(tcp::socket& socket, std::uint16_t stream_id, AckStatus status,

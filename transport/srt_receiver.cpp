@@ -5,6 +5,7 @@
 #include "common/units.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/reassembler.hpp"
+#include "transport/feedback.hpp"
 #include "transport/srt_sender.hpp"
 
 namespace hdstream {
@@ -148,13 +149,26 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     published = c;
   };
 
+  // Far-end feedback rides back on the same (bidirectional) SRT connection.
+  FeedbackMeter feedback_meter;
+  auto send_feedback = [&](bool last) {
+    auto report = encode_feedback(stream, feedback_meter.take(counters, wall_clock_ns()), last);
+    return socket.send(report);
+  };
+
   bool clean = false;
   auto next_stats = std::chrono::steady_clock::now();
+  auto next_feedback = next_stats + kFeedbackInterval;
   while (!stopped_) {
     const SrtIo io = socket.receive(message, received);
-    if (std::chrono::steady_clock::now() >= next_stats) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_stats) {
       next_stats += std::chrono::milliseconds(250);
       publish_srt_stats(socket.stats(), /*sender=*/false, counters);
+    }
+    if (now >= next_feedback && io != SrtIo::closed) {
+      next_feedback = now + kFeedbackInterval;
+      send_feedback(/*last=*/false);
     }
     if (io == SrtIo::timeout) continue;
     if (io == SrtIo::closed) {
@@ -187,7 +201,15 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   if (!clean) reassembler.abandon();
   deliver();
   publish_srt_stats(socket.stats(), /*sender=*/false, counters);
-  socket.close();  // tells the sender we have everything
+  if (clean && send_feedback(/*last=*/true) == SrtIo::ok) {
+    // The last report carries the final counts. SRT hands it to the sender only at its play
+    // time (send time + latency), so the sender, not this side, closes once it has it.
+    const auto close_deadline = std::chrono::steady_clock::now() + options_.handshake_timeout;
+    while (!stopped_ && std::chrono::steady_clock::now() < close_deadline &&
+           socket.receive(message, received) != SrtIo::closed) {
+    }
+  }
+  socket.close();  // tells the sender we have everything, if it is still there
   counters.state.store(clean ? StreamState::finished : StreamState::failed,
                        std::memory_order_relaxed);
   consumer_.session_ended(stream, clean);

@@ -6,6 +6,7 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "protocol/handshake.hpp"
+#include "transport/feedback.hpp"
 
 namespace hdstream {
 namespace {
@@ -56,27 +57,27 @@ SrtSender::SrtSender(asio::any_io_executor executor, SenderOptions options,
 }
 
 SrtSender::~SrtSender() {
+  // The thread does not own the sender: whoever drops the last reference waits for it here
+  // (at most ~100 ms: every libsrt call in run() has a timeout), so nothing outlives the
+  // io_context or the stats the sender writes to.
   stopped_ = true;
   queue_changed_.notify_all();
-  if (!thread_.joinable()) return;
-  // The thread holds a reference: the last one may be dropped by the thread itself.
-  if (thread_.get_id() == std::this_thread::get_id()) {
-    thread_.detach();
-  } else {
-    thread_.join();
-  }
+  if (thread_.joinable()) thread_.join();
 }
 
 void SrtSender::report(AsyncEvent& event, bool& result, bool value) {
-  asio::post(executor_, [self = shared_from_this(), &event, &result, value] {
-    result = value;
-    event.set();
+  // Weak: the sender may be going away (its destructor is joining this thread).
+  asio::post(executor_, [weak = weak_from_this(), &event, &result, value] {
+    if (auto self = weak.lock()) {
+      result = value;
+      event.set();
+    }
   });
 }
 
 awaitable<bool> SrtSender::open() {
   counters_.planned_bps.store(options_.hello.feed.bit_rate_bps, std::memory_order_relaxed);
-  thread_ = std::thread([self = shared_from_this()] { self->run(); });
+  thread_ = std::thread([this] { run(); });
   co_await opened_.wait();
   co_return open_ok_;
 }
@@ -127,16 +128,14 @@ bool SrtSender::connect_and_handshake() {
   // The hdstream handshake rides inside the SRT connection: feed descriptor, first frame.
   auto hello = encode_hello(options_.stream_id, options_.hello);
   if (!send_message(hello)) return false;
-  // Live mode refuses to receive into less than a whole packet.
-  std::array<std::byte, kSrtMaxPayloadBytes> reply;
   const auto deadline_ack = std::chrono::steady_clock::now() + options_.handshake_timeout;
   while (!stopped_ && std::chrono::steady_clock::now() < deadline_ack) {
     std::size_t received = 0;
-    const SrtIo io = socket_.receive(reply, received);
+    const SrtIo io = socket_.receive(reply_, received);
     if (io == SrtIo::timeout) continue;
     if (io == SrtIo::closed) break;
     MessageHeader header;
-    const auto bytes = std::span<const std::byte>(reply).first(received);
+    const auto bytes = std::span<const std::byte>(reply_).first(received);
     std::optional<HelloAck> ack;
     if (decode_header(bytes, header) == HeaderError::none &&
         header.type == MessageType::hello_ack && header.payload_bytes == received - kHeaderBytes) {
@@ -174,6 +173,31 @@ bool SrtSender::send_frame(const Frame& frame) {
   return true;
 }
 
+void SrtSender::read_feedback() {
+  // Non-blocking after the handshake: whatever the receiver has reported so far.
+  std::size_t received = 0;
+  while (socket_.receive(reply_, received) == SrtIo::ok) apply_message(received);
+}
+
+bool SrtSender::apply_message(std::size_t received) {
+  MessageHeader header;
+  const auto bytes = std::span<const std::byte>(reply_).first(received);
+  std::optional<Feedback> feedback;
+  if (decode_header(bytes, header) == HeaderError::none &&
+      header.type == MessageType::feedback && header.payload_bytes == received - kHeaderBytes) {
+    feedback = decode_feedback(bytes.subspan(kHeaderBytes));
+  }
+  // Health reports must never take a feed down: a bad one is logged and ignored.
+  if (feedback) {
+    apply_feedback(*feedback, counters_.far_end, wall_clock_ns());
+    return header.frame_seq == kLastFeedbackMark;
+  }
+  if (bad_feedback_++ < 5) {
+    log()->warn("stream {}: ignoring a malformed message from the receiver", options_.stream_id);
+  }
+  return false;
+}
+
 void SrtSender::sample_stats(bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && now < next_stats_) return;
@@ -188,11 +212,14 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
   // receiver closes once it has END, which ends this read.
   const auto deadline =
       std::chrono::steady_clock::now() + options_.handshake_timeout + options_.srt.latency;
-  std::array<std::byte, kSrtMaxPayloadBytes> scratch;
+  socket_.set_receive_blocking(true);
   while (!stopped_ && std::chrono::steady_clock::now() < deadline) {
     std::size_t received = 0;
     sample_stats();
-    if (socket_.receive(scratch, received) == SrtIo::closed) return true;
+    const SrtIo io = socket_.receive(reply_, received);
+    if (io == SrtIo::closed) return true;
+    // The receiver's last report has the final counts; then this side closes.
+    if (io == SrtIo::ok && apply_message(received)) return true;
   }
   if (!stopped_) {
     log()->error("stream {}: receiver did not confirm the end of the feed", options_.stream_id);
@@ -216,6 +243,7 @@ void SrtSender::run() {
                   ? std::string("unencrypted")
                   : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
+  socket_.set_receive_blocking(false);  // FEEDBACK is polled between frames
   report(opened_, open_ok_, true);
 
   bool ok = true;
@@ -234,6 +262,7 @@ void SrtSender::run() {
         }
         lock.unlock();
         sample_stats();
+        read_feedback();
         continue;
       }
       frame = std::move(queue_.front());
@@ -248,6 +277,7 @@ void SrtSender::run() {
     }
     counters_.add_frame(frame->data.size(), wall_clock_ns());
     sample_stats();
+    read_feedback();
   }
   accepting_ = false;
   if (ok && !stopped_) ok = finish(frames_sent);

@@ -44,6 +44,9 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   bool send_frame(const Frame& frame);
   bool finish(std::uint64_t frames_sent);
   void sample_stats(bool force = false);
+  void read_feedback();
+  // A message from the receiver, in reply_; true when it is the session's last report.
+  bool apply_message(std::size_t received);
   void report(AsyncEvent& event, bool& result, bool value);
 
   asio::any_io_executor executor_;
@@ -69,6 +72,9 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
 
   std::vector<EncodedChunk> chunks_;
   std::array<std::byte, kSrtMaxPayloadBytes> packet_{};
+  // What the receiver says (live mode refuses to receive into less than a whole packet).
+  std::array<std::byte, kSrtMaxPayloadBytes> reply_{};
+  std::uint64_t bad_feedback_ = 0;
   std::chrono::steady_clock::time_point next_stats_;
 };
 

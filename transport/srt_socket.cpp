@@ -273,6 +273,12 @@ void SrtSocket::close() {
   if (socket_ >= 0) srt_close(std::exchange(socket_, -1));
 }
 
+void SrtSocket::set_receive_blocking(bool blocking) {
+  const bool value = blocking;
+  if (srt_setsockflag(socket_, SRTO_RCVSYN, &value, sizeof value) == SRT_ERROR)
+    throw_last("setting SRTO_RCVSYN");
+}
+
 std::vector<SrtSocket> listen_per_stream(const SrtPlan& plan, Endpoint listen, std::size_t streams) {
   if (listen.host == "0.0.0.0") listen.host.clear();
   std::vector<SrtSocket> listeners;

@@ -95,6 +95,8 @@ class SrtSocket {
   SrtStats stats();
   std::uint16_t local_port() const;
   std::string peer() const;
+  // false: receive() returns SrtIo::timeout at once when no message is waiting.
+  void set_receive_blocking(bool blocking);
   void close();
 
  private:

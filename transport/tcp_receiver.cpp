@@ -4,10 +4,10 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "protocol/reassembler.hpp"
-#include "transport/auth_handshake.hpp"
 #include "common/async_event.hpp"
 #include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
+#include "transport/server_handshake.hpp"
 
 namespace hdstream {
 namespace {
@@ -19,11 +19,6 @@ std::size_t whole_payload(const boost::system::error_code& ec, std::size_t /*rec
   return ec ? 0 : std::size_t{kMaxChunkBytes};
 }
 
-std::string peer_name(const tcp::socket& socket) {
-  boost::system::error_code ec;
-  auto peer = socket.remote_endpoint(ec);
-  return ec ? std::string("unknown peer") : Endpoint{peer.address().to_string(), peer.port()}.to_string();
-}
 }  // namespace
 
 // One accepted connection: handshake, then chunks until END or an error.
@@ -47,7 +42,6 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
 
  private:
   awaitable<std::optional<Hello>> handshake();
-  awaitable<bool> refuse(std::uint16_t stream_id, AckStatus status, std::string reason);
   awaitable<bool> receive(const Hello& hello);
   void tune_receive_buffer(const Hello& hello);
   void publish(const Reassembler& reassembler, StreamCounters& counters);
@@ -89,7 +83,7 @@ awaitable<void> TcpReceiver::Session::feedback_loop() {
     const bool last = session_over_;
     // After END one last report carries the final counts; after an error nobody listens.
     if (last && !ended_cleanly_) break;
-    auto message = encode_feedback(stream_id_, feedback_meter_.take(counters, wall_clock_ns()));
+    auto message = encode_feedback(stream_id_, feedback_meter_.take(counters, wall_clock_ns()), last);
     error_code ec;
     co_await asio::async_write(socket_, asio::buffer(message), nothrow(ec));
     if (ec || last) break;
@@ -113,99 +107,36 @@ awaitable<void> TcpReceiver::Session::finish_feedback(bool clean) {
   watchdog.cancel();
 }
 
-awaitable<bool> TcpReceiver::Session::refuse(std::uint16_t stream_id, AckStatus status,
-                                             std::string reason) {
-  log()->warn("refused feed from {} (stream {}): {}: {}", peer_, stream_id, to_string(status),
-              reason);
-  auto ack = encode_hello_ack(stream_id, HelloAck{status, std::move(reason)});
-  error_code ignored;
-  co_await asio::async_write(socket_, asio::buffer(ack), nothrow(ignored));
-  co_return false;
-}
-
 awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
-  // Until a valid HELLO arrives a peer gets 48 + 4096 bytes of memory and handshake_timeout.
-  asio::steady_timer watchdog(socket_.get_executor(), owner_->options_.handshake_timeout);
-  watchdog.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-    if (!ec) {
-      log()->warn("closing {}: no handshake within {}", self->peer_,
-                  format_duration(self->owner_->options_.handshake_timeout));
-      boost::system::error_code ignored;
-      self->socket_.close(ignored);
-    }
-  });
-  auto read = co_await read_header(socket_);
-  BodyRead body_read;
-  if (!read.error) body_read = co_await read_control_body(socket_, read.header, body_);
-
-  if (read.detail != HeaderError::none) {
-    log()->warn("closing {}: {}", peer_, to_string(read.detail));
-    co_return std::nullopt;
-  }
-  if (read.error || body_read.error) {
-    const auto& ec = read.error ? read.error : body_read.error;
-    if (ec != asio::error::operation_aborted) {  // aborted: the watchdog has logged it
-      log()->warn("closing {}: connection ended before a complete HELLO: {}", peer_, ec.message());
+  auto intake = co_await read_hello(socket_, owner_->options_.handshake_timeout, peer_,
+                                    TransportKind::tcp, "tcp", owner_->options_.key);
+  // Refusal reasons are built before co_await: GCC 12 destroys temporaries inside a co_await
+  // expression twice.
+  const std::uint16_t stream_id = intake.stream_id;
+  if (!intake.hello) {
+    if (intake.reply) {
+      co_await send_hello_ack(socket_, stream_id, intake.status, std::move(intake.reason), peer_,
+                              "tcp");
     }
     co_return std::nullopt;
   }
-  if (read.header.type != MessageType::hello || !body_read.checksum_ok) {
-    log()->warn("closing {}: expected a HELLO, got {}", peer_,
-                body_read.checksum_ok ? "another message" : "a corrupted message");
-    co_return std::nullopt;
-  }
-  // The refusal reason is built before co_await: GCC 12 destroys temporaries inside a
-  // co_await expression twice.
-  const std::uint16_t stream_id = read.header.stream_id;
-  AckStatus status = AckStatus::accepted;
   std::string reason;
-  auto hello = decode_hello(body_);
-  // With a key, nothing about this receiver is revealed before the peer proves it holds it.
-  if (hello && owner_->options_.key) {
-    std::vector<std::byte> hello_body = body_;
-    auto check = co_await demand_auth(socket_, *owner_->options_.key, stream_id,
-                                      std::move(hello_body));
-    if (!check.ok) {
-      std::string why = check.connection_lost
-                            ? std::string("the sender left without answering the challenge "
-                                          "(no --key-file?)")
-                            : std::move(check.problem);
-      if (check.connection_lost) {
-        log()->warn("refused feed from {} (stream {}): {}: {}", peer_, stream_id,
-                    to_string(AckStatus::unauthorized), why);
-      } else {
-        co_await refuse(stream_id, AckStatus::unauthorized, std::move(why));
-      }
-      co_return std::nullopt;
-    }
-  }
-  watchdog.cancel();
-  if (!hello) {
-    status = AckStatus::bad_request;
-    reason = "malformed HELLO";
-  } else if (reason = validate_hello(*hello); !reason.empty()) {
-    status = AckStatus::bad_request;
-  } else if (hello->transport != TransportKind::tcp) {
-    status = AckStatus::bad_request;
-    reason = fmt::format("this listener serves tcp, not {}", to_string(hello->transport));
-  } else if (status = owner_->claim(stream_id); status == AckStatus::bad_stream) {
+  const AckStatus status = owner_->claim(stream_id);
+  if (status == AckStatus::bad_stream) {
     reason = fmt::format("this receiver serves streams 0..{}", owner_->options_.streams - 1);
   } else if (status == AckStatus::stream_busy) {
     reason = "another sender is already connected";
   }
   if (status != AckStatus::accepted) {
-    co_await refuse(stream_id, status, std::move(reason));
+    co_await send_hello_ack(socket_, stream_id, status, std::move(reason), peer_, "tcp");
     co_return std::nullopt;
   }
   stream_id_ = stream_id;
-  auto ack = encode_hello_ack(stream_id, HelloAck{AckStatus::accepted, {}});
-  error_code ec;
-  co_await asio::async_write(socket_, asio::buffer(ack), nothrow(ec));
-  if (ec) {
+  if (!co_await send_hello_ack(socket_, stream_id, AckStatus::accepted, {}, peer_, "tcp")) {
     owner_->release(stream_id);
     co_return std::nullopt;
   }
-  co_return hello;
+  co_return intake.hello;
 }
 
 void TcpReceiver::Session::tune_receive_buffer(const Hello& hello) {
@@ -365,27 +296,9 @@ TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, Sta
 TcpReceiver::~TcpReceiver() = default;
 
 void TcpReceiver::start() {
-  boost::system::error_code ec;
-  auto address = asio::ip::make_address(options_.listen.host, ec);
-  if (ec) {
-    tcp::resolver resolver(context_);
-    auto results = resolver.resolve(options_.listen.host, std::to_string(options_.listen.port));
-    address = results.begin()->endpoint().address();
-  }
-  const tcp::endpoint endpoint(address, options_.listen.port);
-  try {
-    acceptor_.open(endpoint.protocol());
-    acceptor_.set_option(tcp::acceptor::reuse_address(true));
-    acceptor_.bind(endpoint);
-    acceptor_.listen();
-  } catch (const boost::system::system_error& error) {
-    throw std::system_error(error.code(), "cannot listen on " + options_.listen.to_string());
-  }
+  open_listener(acceptor_, options_.listen);
   log()->info("listening on {} for {} stream(s)", local_endpoint().to_string(), options_.streams);
-  if (!options_.key && !address.is_loopback()) {
-    log()->warn("listening on {} without --key-file: any host that reaches it can send a feed "
-                "(docs/SECURITY.md)", local_endpoint().to_string());
-  }
+  warn_if_open_to_anyone(acceptor_, options_.key.has_value(), "tcp");
   asio::co_spawn(acceptor_.get_executor(),
                  [self = shared_from_this()] { return self->accept_loop(); }, asio::detached);
 }

@@ -49,8 +49,10 @@ std::string TcpSender::label() const { return fmt::format("stream {}", options_.
 
 awaitable<bool> TcpSender::handshake() {
   auto hello = encode_hello(options_.stream_id, options_.hello);
-  auto outcome = co_await client_handshake(socket_, hello, options_.handshake_timeout,
-                                          shared_from_this(), options_.key);
+  // Named, not a temporary: GCC 12 destroys temporaries inside a co_await expression twice.
+  auto keep_alive = shared_from_this();
+  auto outcome = co_await client_handshake(socket_, hello, options_.handshake_timeout, keep_alive,
+                                          options_.key);
   if (!outcome.accepted) {
     fail(outcome.error);
     co_return false;

@@ -1,6 +1,8 @@
 // FEEDBACK encode/decode (protocol/handshake.hpp) and the receiver-side meter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "protocol/checksum.hpp"
 #include "protocol/handshake.hpp"
 #include "transport/feedback.hpp"
@@ -35,9 +37,21 @@ TEST(FeedbackCodec, RoundTripsWithAValidHeader) {
   EXPECT_EQ(header.stream_id, 3);
   EXPECT_EQ(header.payload_bytes, kFeedbackBodyBytes);
   EXPECT_EQ(header.payload_xxh3, payload_checksum(body_of(message)));
+  EXPECT_NE(header.frame_seq, kLastFeedbackMark);
   auto decoded = decode_feedback(body_of(message));
   ASSERT_TRUE(decoded.has_value());
   EXPECT_EQ(*decoded, sample_feedback());
+}
+
+TEST(FeedbackCodec, TheLastReportIsMarkedInTheHeaderOnly) {
+  const auto periodic = encode_feedback(1, sample_feedback());
+  const auto last = encode_feedback(1, sample_feedback(), /*last=*/true);
+  MessageHeader header;
+  ASSERT_EQ(decode_header(last, header), HeaderError::none);
+  EXPECT_EQ(header.frame_seq, kLastFeedbackMark);
+  // Same body, same checksum: only the mark differs.
+  EXPECT_TRUE(std::equal(body_of(last).begin(), body_of(last).end(), body_of(periodic).begin()));
+  EXPECT_EQ(decode_feedback(body_of(last)), sample_feedback());
 }
 
 TEST(FeedbackCodec, RejectsEveryTruncation) {

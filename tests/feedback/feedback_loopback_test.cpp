@@ -1,7 +1,12 @@
-// Far-end feedback over real loopback TCP: the sender's stats show what the receiver reports.
+// Far-end feedback over real loopback tcp, mtcp and srt: the sender's stats show what the
+// receiver reports, and the last report carries the receiver's final counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/clock.hpp"
 #include "loopback_feeds.hpp"
@@ -10,13 +15,21 @@
 #include "transport/message_io.hpp"
 
 namespace hdstream {
+
+// Test names and messages say "mtcp", not "1-byte object <02>".
+void PrintTo(TransportKind kind, std::ostream* out) {
+  *out << to_string(kind);
+}
+
 namespace {
 
 using testing::LoopbackFeeds;
 using namespace std::chrono_literals;
 
-TEST(FeedbackLoopback, SenderSeesTheReceiversFramesAndFinalCount) {
-  LoopbackFeeds feeds(2, 40'000'000);
+class FeedbackOverTransport : public ::testing::TestWithParam<TransportKind> {};
+
+TEST_P(FeedbackOverTransport, SenderSeesTheReceiversFramesAndFinalCount) {
+  LoopbackFeeds feeds(2, 40'000'000, 0, GetParam());
   feeds.start();
   // Reports arrive about every 100 ms: a handful within a second or two.
   ASSERT_TRUE(feeds.wait_until([&] {
@@ -45,7 +58,15 @@ TEST(FeedbackLoopback, SenderSeesTheReceiversFramesAndFinalCount) {
   EXPECT_EQ(line["type"], "far_end");
   EXPECT_EQ(line["frames"], received.streams[0].frames);
   EXPECT_FALSE(interval_json(sent, sent.streams[0]).contains("far_end"));
+  // Nothing was lost, so the sender's end-to-end verdict passes.
+  const auto summary = summarize(sent);
+  EXPECT_TRUE(summary.pass) << fmt::format("{}", fmt::join(summary.reasons, "; "));
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, FeedbackOverTransport,
+                         ::testing::Values(TransportKind::tcp, TransportKind::mtcp,
+                                           TransportKind::srt),
+                         [](const auto& param_info) { return std::string(to_string(param_info.param)); });
 
 // A hand-written receiver: accepts the HELLO, then reports drops the real sender must show,
 // and sends malformed reports the sender must ignore without dropping the feed.
@@ -113,6 +134,12 @@ TEST(FeedbackLoopback, SenderShowsReportedDropsAndIgnoresMalformedReports) {
   EXPECT_EQ(snapshot.streams[0].far_end.drops, 7u);
   EXPECT_EQ(snapshot.streams[0].far_end.frames, 90u);
   EXPECT_EQ(snapshot.streams[0].state, StreamState::running);  // the feed survived them
+  // The sender's own verdict is end to end: the receiver's drops fail it.
+  const auto summary = summarize(snapshot);
+  EXPECT_FALSE(summary.pass);
+  EXPECT_NE(std::find(summary.reasons.begin(), summary.reasons.end(),
+                      "the receiver reported 7 frames dropped"),
+            summary.reasons.end());
   sender->stop();
   ASSERT_TRUE(testing::wait_until([&] { return receiver_done.load(); }));
   io.stop();

@@ -1,6 +1,7 @@
-// Test fixture: N real synthetic feeds over loopback TCP in this process (real sockets, real
+// Test fixture: N real synthetic feeds over loopback in this process (real sockets, real
 // transports, real pipeline), with helpers that wait on conditions with deadlines.
-//   LoopbackFeeds feeds(3, 50'000'000);  feeds.start();
+//   LoopbackFeeds feeds(3, 50'000'000);  feeds.start();           // tcp
+//   LoopbackFeeds feeds(2, 50'000'000, 0, TransportKind::mtcp);   // or mtcp, srt
 //   ASSERT_TRUE(feeds.wait_until([&] { return feeds.received.read().streams[0].frames > 10; }));
 #pragma once
 
@@ -34,13 +35,15 @@ inline bool wait_until(const std::function<bool()>& condition,
 class LoopbackFeeds {
  public:
   // frames == 0: until finish().
-  LoopbackFeeds(std::size_t streams, std::uint64_t rate_bps, std::uint64_t frames = 0)
-      : sent(Role::send, streams, "tcp"),
-        received(Role::recv, streams, "tcp"),
+  LoopbackFeeds(std::size_t streams, std::uint64_t rate_bps, std::uint64_t frames = 0,
+                TransportKind transport = TransportKind::tcp)
+      : sent(Role::send, streams, std::string(to_string(transport))),
+        received(Role::recv, streams, std::string(to_string(transport))),
         consumer_(received, [this] { all_ended_ = true; }),
         guard_(asio::make_work_guard(io_)),
         streams_(streams),
-        frames_(frames) {
+        frames_(frames),
+        transport_(transport) {
     feed_.codec = Codec::synthetic;
     feed_.width = 1920;
     feed_.height = 1080;
@@ -48,7 +51,7 @@ class LoopbackFeeds {
     ReceiverOptions options;
     options.listen = Endpoint{"127.0.0.1", 0};
     options.streams = streams;
-    receiver_ = make_receiver(TransportKind::tcp, io_, options, received, consumer_);
+    receiver_ = make_receiver(transport_, io_, options, received, consumer_);
   }
 
   ~LoopbackFeeds() { finish(); }
@@ -65,11 +68,12 @@ class LoopbackFeeds {
       options.destination = receiver_->local_endpoint();
       options.stream_id = static_cast<std::uint16_t>(i);
       options.hello.feed = feed_;
-      options.hello.transport = TransportKind::tcp;
+      options.hello.transport = transport_;
       options.hello.chunk_bytes = 64 * 1024;
+      options.hello.connections = transport_ == TransportKind::mtcp ? 3 : 1;
       auto strand = asio::make_strand(io_);
       strands_.push_back(strand);
-      senders_.push_back(make_sender(TransportKind::tcp, strand, options, sent.stream(i)));
+      senders_.push_back(make_sender(transport_, strand, options, sent.stream(i)));
       sources_.push_back(std::make_unique<SyntheticSource>(options.stream_id, frame_bytes));
       plans_.push_back(FeedPlan{feed_, 0, frames_});
     }
@@ -114,6 +118,7 @@ class LoopbackFeeds {
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::size_t streams_;
   std::uint64_t frames_;
+  TransportKind transport_;
   FeedDescriptor feed_;
   std::shared_ptr<ReceiverTransport> receiver_;
   std::vector<std::shared_ptr<SenderTransport>> senders_;

@@ -1,6 +1,6 @@
-// --key-file with real processes: the right key carries the feed; a stranger (wrong or no key)
-// is refused with a clear line on both ends while the receiver's feed keeps flowing; bad key
-// files are one line and exit 2.
+// --key-file with real processes, over tcp and mtcp: the right key carries the feed; a stranger
+// (wrong or no key) is refused with a clear line on both ends while the receiver's feed keeps
+// flowing; bad key files are one line and exit 2.
 #include <gtest/gtest.h>
 
 #include "tests/security/process_helpers.hpp"
@@ -10,26 +10,32 @@ namespace {
 
 using namespace std::chrono_literals;
 
-TEST(AuthProcess, RightKeyFlowsStrangersAreRefusedAndTheFeedContinues) {
-  auto dir = test::scratch_dir("auth-process");
+class AuthOverTransport : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AuthOverTransport, RightKeyFlowsStrangersAreRefusedAndTheFeedContinues) {
+  const std::string transport = GetParam();
+  auto dir = test::scratch_dir("auth-process-" + transport);
   const auto key = test::write_key_file(dir, "studio.key", 'a');
   const auto wrong = test::write_key_file(dir, "wrong.key", 'b');
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "1",
-                      "--key-file", key.string(), "--stats", "json", "--interval", "200ms"},
+                      "--transport", transport, "--key-file", key.string(), "--stats", "json",
+                      "--interval", "200ms"},
                      dir, "recv");
   test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M",
-                      "--key-file", key.string(), "--stats", "json", "--interval", "200ms"},
+                      "--transport", transport, "--key-file", key.string(), "--stats", "json",
+                      "--interval", "200ms"},
                      dir, "send");
   ASSERT_TRUE(test::frames_grow([&] { return recv.out(); }, 0, 10)) << recv.err() << send.err();
 
   test::Process stranger({HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M",
-                          "--key-file", wrong.string(), "--connect-timeout", "1s"},
+                          "--transport", transport, "--key-file", wrong.string(),
+                          "--connect-timeout", "1s"},
                          dir, "stranger");
   EXPECT_EQ(stranger.wait(20s), 1) << stranger.err();
   EXPECT_TRUE(test::contains(stranger.err(), "receiver refused the feed: unauthorized")) << stranger.err();
   test::Process keyless({HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M",
-                         "--connect-timeout", "1s"},
+                         "--transport", transport, "--connect-timeout", "1s"},
                         dir, "keyless");
   EXPECT_EQ(keyless.wait(20s), 1) << keyless.err();
   EXPECT_TRUE(test::contains(keyless.err(), "receiver requires authentication")) << keyless.err();
@@ -48,6 +54,9 @@ TEST(AuthProcess, RightKeyFlowsStrangersAreRefusedAndTheFeedContinues) {
   EXPECT_EQ((*received)["frames"], (*sent)["frames"]);
   EXPECT_EQ((*received)["drops"], 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, AuthOverTransport, ::testing::Values("tcp", "mtcp"),
+                         [](const auto& param_info) { return param_info.param; });
 
 TEST(AuthProcess, BadKeyFilesAreOneLineAndExit2) {
   auto dir = test::scratch_dir("auth-keyfiles");
