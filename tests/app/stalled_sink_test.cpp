@@ -2,7 +2,9 @@
 // SIGSTOPped for 6 s at full feed rate, so that feed's writer blocks in write(2) the way a hung
 // recorder or display would. The receiver must keep reading the network, drop (and count) that
 // feed's frames before decode, keep its memory bounded, leave the other feed alone, and resume
-// when the reader is continued.
+// when the reader is continued. The feeds are sdi270 (uncompressed v210, 224 Mbps): decoding it
+// is an unpack, so the untouched feed keeps up even on a loaded 2-core machine, which DNxHD
+// decoding there did not always.
 //   ctest --test-dir build -R StalledSink
 #include <sys/stat.h>
 
@@ -31,7 +33,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kStall = 6s;
 // Receiver RSS may grow by at most this much while a sink is stalled: the decode queue (8
-// frames of ~0.9 MB) and the reassembler's frames in flight are pooled and bounded.
+// frames of ~0.9 MB, sdi270 v210) and the reassembler's frames in flight are pooled and bounded.
 constexpr long kMaxRssGrowthKiB = 48 * 1024;
 
 // Every complete JSON line of a stats file still being written (a half-written one is skipped).
@@ -97,9 +99,12 @@ TEST(StalledSink, ABlockedRecorderDropsCountedFramesWithBoundedMemoryWhileTheNet
                       "--stats", "json", "--stats-file", recv_stats.string(), "--interval",
                       "250ms"},
                      dir, "recv");
+  // --latency 500ms: the sender rides out being starved of CPU for a moment on a loaded 2-core
+  // machine (seen: both feeds dropping 2 frames at once, long after the stall); a receiver that
+  // stopped reading would back TCP up for the whole 6 s stall, far beyond it.
   test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--format",
-                      "dnxhd220", "--duration", "16s", "--stats", "json", "--stats-file",
-                      send_stats.string(), "--interval", "250ms"},
+                      "sdi270", "--duration", "16s", "--latency", "500ms", "--stats", "json",
+                      "--stats-file", send_stats.string(), "--interval", "250ms"},
                      dir, "send");
 
   // Both feeds recording and decoding for a second.
