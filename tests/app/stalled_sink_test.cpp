@@ -78,7 +78,8 @@ long rss_kib(int pid) {
   return 0;
 }
 
-TEST(StalledSink, ABlockedRecorderDropsCountedFramesWithBoundedMemoryWhileTheNetworkAndOtherFeedKeepUp) {
+TEST(StalledSink,
+     ABlockedRecorderDropsCountedFramesWithBoundedMemoryWhileTheNetworkAndOtherFeedKeepUp) {
   ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
   const auto dir = test::scratch_dir("stalled-sink");
   for (int stream = 0; stream < 2; ++stream) {
@@ -86,18 +87,17 @@ TEST(StalledSink, ABlockedRecorderDropsCountedFramesWithBoundedMemoryWhileTheNet
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << fifo;
   }
   // The readers: stand-ins for whatever consumes a recording (a muxer, a playout server).
-  test::Process reader0({"/bin/dd", "if=" + (dir / "feed0.mkv").string(), "of=/dev/null",
-                         "bs=1M", "status=none"},
-                        dir, "reader0");
-  test::Process reader1({"/bin/dd", "if=" + (dir / "feed1.mkv").string(), "of=/dev/null",
-                         "bs=1M", "status=none"},
-                        dir, "reader1");
+  test::Process reader0(
+      {"/bin/dd", "if=" + (dir / "feed0.mkv").string(), "of=/dev/null", "bs=1M", "status=none"},
+      dir, "reader0");
+  test::Process reader1(
+      {"/bin/dd", "if=" + (dir / "feed1.mkv").string(), "of=/dev/null", "bs=1M", "status=none"},
+      dir, "reader1");
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
   const auto recv_stats = dir / "r.jsonl", send_stats = dir / "s.jsonl";
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--output",
-                      "file:" + (dir / "feed{stream}.mkv").string(), "--duration", "60s",
-                      "--stats", "json", "--stats-file", recv_stats.string(), "--interval",
-                      "250ms"},
+                      "file:" + (dir / "feed{stream}.mkv").string(), "--duration", "60s", "--stats",
+                      "json", "--stats-file", recv_stats.string(), "--interval", "250ms"},
                      dir, "recv");
   // --latency 500ms: the sender rides out being starved of CPU for a moment on a loaded 2-core
   // machine (seen: both feeds dropping 2 frames at once, long after the stall); a receiver that
@@ -146,10 +146,10 @@ TEST(StalledSink, ABlockedRecorderDropsCountedFramesWithBoundedMemoryWhileTheNet
     }
   }
   // The network kept reading stream 0 at the rate of the untouched stream 1.
-  const double mbps0 = 8e-6 * static_cast<double>(received_bytes(at_end, 0) -
-                                                  received_bytes(at_stall, 0)) / stall_s;
-  const double mbps1 = 8e-6 * static_cast<double>(received_bytes(at_end, 1) -
-                                                  received_bytes(at_stall, 1)) / stall_s;
+  const double mbps0 =
+      8e-6 * static_cast<double>(received_bytes(at_end, 0) - received_bytes(at_stall, 0)) / stall_s;
+  const double mbps1 =
+      8e-6 * static_cast<double>(received_bytes(at_end, 1) - received_bytes(at_stall, 1)) / stall_s;
   EXPECT_GT(mbps0, 150.0);
   EXPECT_GT(mbps0, 0.9 * mbps1);
   // The other feed did not notice: it decoded at frame rate and dropped nothing.
@@ -159,9 +159,10 @@ TEST(StalledSink, ABlockedRecorderDropsCountedFramesWithBoundedMemoryWhileTheNet
   // Memory bounded.
   EXPECT_GT(rss_before_kib, 0);
   EXPECT_LT(rss_max_kib - rss_before_kib, kMaxRssGrowthKiB);
-  std::printf("receiver RSS %ld MiB before the stall, at most %ld MiB during %.1f s of it; "
-              "stream 0 %.0f Mbps received while stalled (stream 1 %.0f), %ld frames dropped\n",
-              rss_before_kib / 1024, rss_max_kib / 1024, stall_s, mbps0, mbps1, dropped_in_stall);
+  std::printf(
+      "receiver RSS %ld MiB before the stall, at most %ld MiB during %.1f s of it; "
+      "stream 0 %.0f Mbps received while stalled (stream 1 %.0f), %ld frames dropped\n",
+      rss_before_kib / 1024, rss_max_kib / 1024, stall_s, mbps0, mbps1, dropped_in_stall);
 
   // Continued: the recorder drains the pipe and stream 0 decodes again.
   reader0.signal(SIGCONT);

@@ -140,12 +140,12 @@ TEST_P(ThreeFeeds, ArriveCompleteAndVerified) {
   auto dir = test::scratch_dir("three-" + transport);
   const std::string address = "127.0.0.1:" + std::to_string(free_port_range(3));
   std::vector<std::string> common{"--streams", "3", "--transport", transport, "--stats", "json"};
-  std::vector<std::string> recv_args{HDSTREAM_BINARY, "recv",         "--listen",
-                                     address,         "--duration",   "60s",
-                                     "--stats-file",  (dir / "r.jsonl").string()};
-  std::vector<std::string> send_args{HDSTREAM_BINARY, "send",       "--dest",       address,
-                                     "--rate",        "50M",        "--duration",   "3s",
-                                     "--stats-file",  (dir / "s.jsonl").string()};
+  std::vector<std::string> recv_args{
+      HDSTREAM_BINARY, "recv", "--listen",     address,
+      "--duration",    "60s",  "--stats-file", (dir / "r.jsonl").string()};
+  std::vector<std::string> send_args{
+      HDSTREAM_BINARY, "send",       "--dest", address,        "--rate",
+      "50M",           "--duration", "3s",     "--stats-file", (dir / "s.jsonl").string()};
   recv_args.insert(recv_args.end(), common.begin(), common.end());
   send_args.insert(send_args.end(), common.begin(), common.end());
   if (transport == "mtcp") send_args.insert(send_args.end(), {"--conns", "3"});

@@ -33,10 +33,10 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kStreams = 2;
-constexpr double kRateMbps = 200;              // per feed
-constexpr auto kOutage = 2s;                   // how long the cable is out
-constexpr auto kRecoveryLimit = 4s;            // frames flowing again after the link returns
-constexpr auto kNominalRateLimit = 6s;         // each feed back at >= 80 % of its rate
+constexpr double kRateMbps = 200;       // per feed
+constexpr auto kOutage = 2s;            // how long the cable is out
+constexpr auto kRecoveryLimit = 4s;     // frames flowing again after the link returns
+constexpr auto kNominalRateLimit = 6s;  // each feed back at >= 80 % of its rate
 constexpr double kNominalFraction = 0.8;
 
 // Every complete JSON line of a stats file that is still being written.
@@ -98,10 +98,10 @@ class LinkFlap : public ::testing::TestWithParam<std::string> {
 TEST_P(LinkFlap, FeedsRecoverAfterATwoSecondOutageAndTheLostFramesAreCounted) {
   const std::string transport = GetParam();
   // 4 ms RTT, 1 Gbps, jumbo frames (fewer packets for the emulator on a shared 2-core box).
-  linkemu::Emulator wan(linkemu::parse_topology_text(
-      "[link]\nrtt = \"4ms\"\nrate = \"1G\"\nmtu = 9000\n"
-      "[[site]]\nname = \"a\"\n[[site]]\nname = \"b\"\n",
-      "link_flap"));
+  linkemu::Emulator wan(
+      linkemu::parse_topology_text("[link]\nrtt = \"4ms\"\nrate = \"1G\"\nmtu = 9000\n"
+                                   "[[site]]\nname = \"a\"\n[[site]]\nname = \"b\"\n",
+                                   "link_flap"));
   wan.up();
   const std::string listen = "198.18.1.1:9000";
   const std::string recv_stats = file("recv.jsonl"), send_stats = file("send.jsonl");
@@ -110,12 +110,17 @@ TEST_P(LinkFlap, FeedsRecoverAfterATwoSecondOutageAndTheLostFramesAreCounted) {
                          std::to_string(kStreams), "--transport", transport, "--stats", "json",
                          "--stats-file", recv_stats, "--interval", "250ms", "--log-level", "info"},
                         file("recv.out"), file("recv.err"));
-  NetnsProcess sender(wan.netns("a"),
-                      {HDSTREAM_BINARY, "send", "--dest", listen, "--streams",
-                       std::to_string(kStreams), "--transport", transport, "--rate",
-                       fmt::format("{}M", kRateMbps), "--rtt", "4ms", "--duration", "16s",
-                       "--stats", "json", "--stats-file", send_stats, "--interval", "250ms",
-                       "--log-level", "info"},
+  NetnsProcess sender(wan.netns("a"), {HDSTREAM_BINARY, "send",
+                                       "--dest",        listen,
+                                       "--streams",     std::to_string(kStreams),
+                                       "--transport",   transport,
+                                       "--rate",        fmt::format("{}M", kRateMbps),
+                                       "--rtt",         "4ms",
+                                       "--duration",    "16s",
+                                       "--stats",       "json",
+                                       "--stats-file",  send_stats,
+                                       "--interval",    "250ms",
+                                       "--log-level",   "info"},
                       file("send.out"), file("send.err"));
 
   // Every feed flowing (a second of frames) before the cable is pulled.

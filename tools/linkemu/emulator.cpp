@@ -130,9 +130,8 @@ void Emulator::start_forwarders() {
       counters_[from][to] = d.counters;
       directions.push_back(std::move(d));
     }
-    forwarders_.push_back(
-        std::make_unique<Forwarder>(from, tuns_[from]->fd(), routes, std::move(directions),
-                                    link_down_));
+    forwarders_.push_back(std::make_unique<Forwarder>(from, tuns_[from]->fd(), routes,
+                                                      std::move(directions), link_down_));
   }
   for (auto& forwarder : forwarders_) forwarder->start();
 }
