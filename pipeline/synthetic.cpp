@@ -62,10 +62,17 @@ const std::vector<std::uint64_t>& tape() {
 // GCC/Clang vector extension: two SSE2 ops on baseline x86-64, one on AVX2; no intrinsics.
 using Words4 = std::uint64_t __attribute__((vector_size(32)));
 
-__attribute__((target_clones("avx2", "default"))) void xor_copy(std::byte* out,
-                                                                const std::uint64_t* in,
-                                                                std::size_t words,
-                                                                std::uint64_t key) {
+// An AVX2 clone chosen at load time by an ifunc resolver. Under ThreadSanitizer the resolver
+// itself is instrumented and runs during relocation, before the TSan runtime exists, and
+// crashes the process at start-up: there, baseline code only.
+#if defined(__SANITIZE_THREAD__)
+#define HDSTREAM_AVX2_CLONES
+#else
+#define HDSTREAM_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+
+HDSTREAM_AVX2_CLONES void xor_copy(std::byte* out, const std::uint64_t* in, std::size_t words,
+                                   std::uint64_t key) {
   std::size_t i = 0;
   const Words4 keys = {key, key, key, key};
   for (; i + 4 <= words; i += 4) {

@@ -21,3 +21,13 @@ if [ "${HDSTREAM_SKIP_ASAN:-0}" != 1 ]; then
 
   ctest --preset asan -R "$(cat scripts/asan-integration-tests.txt | paste -sd'|')"
 fi
+
+# The transport tests and a few loopback process tests again under ThreadSanitizer (build-tsan/,
+# preset tsan; suppressions in tsan.supp). A data race aborts the process (halt_on_error), so the
+# test fails with the report in its output. HDSTREAM_SKIP_TSAN=1 skips this stage.
+if [ "${HDSTREAM_SKIP_TSAN:-0}" != 1 ]; then
+  cmake --preset tsan >/dev/null
+  cmake --build --preset tsan --target hdstream transport_tests mtcp_transport_tests loopback_tests \
+    security_process_tests
+  ctest --preset tsan -R "$(grep -v '^#' scripts/tsan-tests.txt | paste -sd'|')"
+fi

@@ -130,5 +130,42 @@ TEST(Transports, SrtFeedsStopInBoundedTimeOnInterrupt) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
 }
 
+// Three feeds at a modest rate over each transport: cheap enough for the sanitizer stages
+// (scripts/test.sh runs these under TSan), where a data race aborts a process and fails the
+// test; in the normal build they are a quick end-to-end check of every transport.
+class ThreeFeeds : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ThreeFeeds, ArriveCompleteAndVerified) {
+  const std::string transport = GetParam();
+  auto dir = test::scratch_dir("three-" + transport);
+  const std::string address = "127.0.0.1:" + std::to_string(free_port_range(3));
+  std::vector<std::string> common{"--streams", "3", "--transport", transport, "--stats", "json"};
+  std::vector<std::string> recv_args{
+      HDSTREAM_BINARY, "recv", "--listen",     address,
+      "--duration",    "60s",  "--stats-file", (dir / "r.jsonl").string()};
+  std::vector<std::string> send_args{
+      HDSTREAM_BINARY, "send",       "--dest", address,        "--rate",
+      "50M",           "--duration", "3s",     "--stats-file", (dir / "s.jsonl").string()};
+  recv_args.insert(recv_args.end(), common.begin(), common.end());
+  send_args.insert(send_args.end(), common.begin(), common.end());
+  if (transport == "mtcp") send_args.insert(send_args.end(), {"--conns", "3"});
+  test::Process recv(recv_args, dir, "recv");
+  test::Process send(send_args, dir, "send");
+  EXPECT_EQ(send.wait(60s), 0) << send.err();
+  EXPECT_EQ(recv.wait(60s), 0) << recv.err();
+  auto sent = test::find_line(test::read_file(dir / "s.jsonl"), "summary");
+  auto received = test::find_line(test::read_file(dir / "r.jsonl"), "summary");
+  ASSERT_TRUE(sent && received);
+  EXPECT_EQ((*sent)["frames"], 3 * 90);  // round(3 s x 29.97 fps) per feed
+  EXPECT_EQ((*received)["frames"], 3 * 90);
+  EXPECT_EQ((*received)["bytes"], (*sent)["bytes"]);
+  EXPECT_EQ((*sent)["drops"], 0);
+  EXPECT_EQ((*received)["drops"], 0);
+  EXPECT_EQ((*received)["checksum_errors"], 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, ThreeFeeds, ::testing::Values("tcp", "mtcp", "srt"),
+                         [](const auto& param_info) { return param_info.param; });
+
 }  // namespace
 }  // namespace hdstream

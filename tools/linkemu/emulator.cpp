@@ -130,8 +130,8 @@ void Emulator::start_forwarders() {
       counters_[from][to] = d.counters;
       directions.push_back(std::move(d));
     }
-    forwarders_.push_back(
-        std::make_unique<Forwarder>(from, tuns_[from]->fd(), routes, std::move(directions)));
+    forwarders_.push_back(std::make_unique<Forwarder>(from, tuns_[from]->fd(), routes,
+                                                      std::move(directions), link_down_));
   }
   for (auto& forwarder : forwarders_) forwarder->start();
 }
@@ -162,6 +162,10 @@ void Emulator::down() {
   created_.clear();
 }
 
+void Emulator::set_link_down(bool down) {
+  if (link_down_->exchange(down) != down) log()->info("link {}", down ? "down" : "up");
+}
+
 EmulatorStats Emulator::stats() const {
   EmulatorStats stats;
   stats.t = static_cast<double>(steady_ns() - started_ns_) / 1e9;
@@ -181,6 +185,7 @@ EmulatorStats Emulator::stats() const {
       d.emulated_loss_drops = c->emulated_loss_drops.load();
       d.queue_drops = c->queue_drops.load();
       d.overload_drops = c->overload_drops.load();
+      d.outage_drops = c->outage_drops.load();
       // The TUN queue is per source site, not per destination: charge it to every direction
       // out of the site (with two sites there is only one).
       d.kernel_drops = kernel.tx_dropped;
@@ -191,6 +196,7 @@ EmulatorStats Emulator::stats() const {
     }
   }
   for (const auto& forwarder : forwarders_) stats.unroutable += forwarder->unroutable();
+  stats.link_down = link_down();
   return stats;
 }
 
@@ -207,6 +213,7 @@ nlohmann::ordered_json to_json(const EmulatorStats& stats) {
         {"emulated_loss_drops", d.emulated_loss_drops},
         {"queue_drops", d.queue_drops},
         {"overload_drops", d.overload_drops},
+        {"outage_drops", d.outage_drops},
         {"kernel_drops", d.kernel_drops},
         {"late_packets", d.late_packets},
         {"max_late_us", d.max_late_us},
@@ -218,6 +225,7 @@ nlohmann::ordered_json to_json(const EmulatorStats& stats) {
       {"t", std::round(stats.t * 1000) / 1000},
       {"overloaded", stats.overloaded()},
       {"unroutable", stats.unroutable},
+      {"link_down", stats.link_down},
       {"directions", std::move(directions)},
   };
 }

@@ -7,6 +7,7 @@
 //   nlohmann::json counters = wan.stats_json();   // wan.down() or the destructor tears down
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ struct DirectionStats {
   std::uint64_t packets_in = 0, bytes_in = 0, packets_forwarded = 0, bytes_forwarded = 0;
   std::uint64_t emulated_loss_drops = 0, queue_drops = 0;
   std::uint64_t overload_drops = 0;  // ours: delay line full or TUN write failed
+  std::uint64_t outage_drops = 0;    // sent or in flight while the link was down
   std::uint64_t kernel_drops = 0;    // the source TUN's tx_dropped: we read too slowly
   std::uint64_t late_packets = 0, max_late_us = 0, peak_delay_line_bytes = 0;
 };
@@ -34,6 +36,7 @@ struct EmulatorStats {
   double t = 0;  // seconds since up()
   std::vector<DirectionStats> directions;
   std::uint64_t unroutable = 0;
+  bool link_down = false;
   // True when the emulator itself lost or delayed packets: results are not the link's.
   bool overloaded() const;
 };
@@ -57,6 +60,13 @@ class Emulator {
   // The tcp_rmem / tcp_wmem maximum set inside every namespace.
   std::uint64_t tcp_buffer_max_bytes() const;
 
+  // Takes the link down (both directions, every site pair) or brings it back: while down,
+  // every packet is dropped, including those already in flight (counted as outage_drops).
+  // TCP sees no RST, only silence, as when a cable is pulled. Thread-safe; takes effect on the
+  // forwarders' next packet.
+  void set_link_down(bool down);
+  bool link_down() const { return link_down_->load(std::memory_order_relaxed); }
+
   EmulatorStats stats() const;
   nlohmann::ordered_json stats_json() const;
 
@@ -70,6 +80,7 @@ class Emulator {
   std::vector<std::unique_ptr<Forwarder>> forwarders_;
   std::vector<std::string> created_;
   std::int64_t started_ns_ = 0;
+  std::shared_ptr<std::atomic<bool>> link_down_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 nlohmann::ordered_json to_json(const EmulatorStats& stats);

@@ -43,10 +43,12 @@ void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) {
 }  // namespace
 
 Forwarder::Forwarder(std::uint32_t source_site, int source_fd, std::vector<Route> routes,
-                     std::vector<Direction> directions)
+                     std::vector<Direction> directions,
+                     std::shared_ptr<const std::atomic<bool>> link_down)
     : source_site_(source_site),
       source_fd_(source_fd),
       routes_(std::move(routes)),
+      link_down_(std::move(link_down)),
       scratch_(new std::byte[kMaxPacketBytes]) {
   stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (stop_fd_ < 0) throw std::runtime_error(fmt::format("eventfd: {}", std::strerror(errno)));
@@ -104,6 +106,10 @@ void Forwarder::read_burst() {
     DirectionCounters& c = *lane->direction.counters;
     bump(c.packets_in);
     bump(c.bytes_in, bytes);
+    if (link_down()) {
+      bump(c.outage_drops);
+      continue;
+    }
     const Verdict verdict = lane->model.admit(monotonic_ns(), bytes);
     if (verdict.fate == Fate::lost) {
       bump(c.emulated_loss_drops);
@@ -120,12 +126,18 @@ void Forwarder::read_burst() {
 
 std::int64_t Forwarder::flush(std::int64_t now_ns) {
   std::int64_t next_due = 0;
+  const bool down = link_down();
   for (auto& lane : lanes_) {
     DirectionCounters& c = *lane->direction.counters;
     while (DelayLine::Packet* packet = lane->line.front()) {
       if (packet->due_ns > now_ns) {
         if (next_due == 0 || packet->due_ns < next_due) next_due = packet->due_ns;
         break;
+      }
+      if (down) {  // in flight when the link went down: lost with it
+        bump(c.outage_drops);
+        lane->line.pop();
+        continue;
       }
       const ssize_t written = write(lane->direction.destination_fd, packet->data(), packet->bytes);
       if (written == static_cast<ssize_t>(packet->bytes)) {

@@ -27,6 +27,7 @@ struct DirectionCounters {
   std::atomic<std::uint64_t> emulated_loss_drops{0};  // random and burst loss
   std::atomic<std::uint64_t> queue_drops{0};          // drop-tail at the bottleneck
   std::atomic<std::uint64_t> overload_drops{0};       // delay line full or TUN write failed
+  std::atomic<std::uint64_t> outage_drops{0};         // sent or in flight while the link was down
   std::atomic<std::uint64_t> late_packets{0};         // delivered > kLateThreshold after due
   std::atomic<std::uint64_t> max_late_us{0};
   std::atomic<std::uint64_t> peak_delay_line_bytes{0};
@@ -53,8 +54,11 @@ struct Direction {
 class Forwarder {
  public:
   // `directions` holds one entry per destination site; `routes` maps addresses to sites.
+  // While `*link_down` is true (if given) every packet read, and every packet that falls due,
+  // is dropped and counted as an outage drop: the cable is pulled.
   Forwarder(std::uint32_t source_site, int source_fd, std::vector<Route> routes,
-            std::vector<Direction> directions);
+            std::vector<Direction> directions,
+            std::shared_ptr<const std::atomic<bool>> link_down = nullptr);
   ~Forwarder();
   Forwarder(const Forwarder&) = delete;
   Forwarder& operator=(const Forwarder&) = delete;
@@ -74,6 +78,7 @@ class Forwarder {
   };
 
   void run();
+  bool link_down() const { return link_down_ && link_down_->load(std::memory_order_relaxed); }
   void read_burst();
   std::int64_t flush(std::int64_t now_ns);  // returns the next due time, or 0 if all empty
   Lane* lane_for(const std::byte* packet, std::size_t bytes);
@@ -82,6 +87,7 @@ class Forwarder {
   int source_fd_;
   int stop_fd_ = -1;  // eventfd
   std::vector<Route> routes_;
+  std::shared_ptr<const std::atomic<bool>> link_down_;
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::unique_ptr<std::byte[]> scratch_;
   std::atomic<std::uint64_t> unroutable_{0};

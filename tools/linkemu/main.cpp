@@ -3,6 +3,7 @@
 //   ip netns exec lsr-b iperf3 -s &  ip netns exec lsr-a iperf3 -c 198.18.1.1
 //   linkemu up --config tests/wan/sc99.toml --stats-file counters.jsonl
 //   linkemu down --prefix lsr-      linkemu sweep      linkemu list
+//   kill -USR1 <pid of up>   # link down (cable pulled)     kill -USR2 <pid of up>   # link up
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +61,8 @@ int run_up(const UpFlags& flags) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);  // take the link down (a flap test pulls the cable)
+  sigaddset(&signals, SIGUSR2);  // bring it back up
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   std::ofstream stats_out;
@@ -82,8 +85,11 @@ int run_up(const UpFlags& flags) {
   wait.tv_nsec = interval.count() % 1'000'000'000;
   for (;;) {
     const int signal_number = sigtimedwait(&signals, nullptr, &wait);
+    if (signal_number == SIGUSR1 || signal_number == SIGUSR2) {
+      emulator.set_link_down(signal_number == SIGUSR1);
+    }
     *out << emulator.stats_json().dump() << std::endl;
-    if (signal_number > 0) break;
+    if (signal_number == SIGINT || signal_number == SIGTERM) break;
   }
   emulator.down();
   return 0;
@@ -95,7 +101,8 @@ int main(int argc, char** argv) {
   CLI::App app("linkemu: user-space WAN link emulator between network namespaces", "linkemu");
   app.require_subcommand(1);
   UpFlags up;
-  auto* up_cmd = app.add_subcommand("up", "Bring a topology up; runs until SIGINT/SIGTERM");
+  auto* up_cmd = app.add_subcommand(
+      "up", "Bring a topology up; runs until SIGINT/SIGTERM; SIGUSR1 link down, SIGUSR2 up");
   up_cmd->add_option("--config", up.config, "TOML file with [link] and [[site]] tables");
   up_cmd->add_option("--prefix", up.prefix, "Namespace name prefix (default hds<pid>-)");
   up_cmd->add_option("--rtt", up.rtt, "Round-trip time, e.g. 97ms")->capture_default_str();

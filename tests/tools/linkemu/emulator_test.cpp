@@ -212,6 +212,61 @@ TEST_F(EmulatorTest, JitterDoesNotReorder) {
   EXPECT_TRUE(std::is_sorted(run.received.begin(), run.received.end()));
 }
 
+// Reads every datagram waiting on `fd`, appending its sequence number.
+void drain(int fd, std::vector<std::uint32_t>& received) {
+  char buffer[256];
+  while (recv(fd, buffer, sizeof buffer, MSG_DONTWAIT) >= 4) {
+    std::uint32_t got = 0;
+    std::memcpy(&got, buffer, sizeof got);
+    received.push_back(got);
+  }
+}
+
+TEST_F(EmulatorTest, LinkDownDropsEverythingIncludingPacketsInFlightUntilItComesBack) {
+  // 1 s RTT: datagrams stay in flight (in the delay line) for 500 ms, long enough to pull the
+  // cable under them.
+  Emulator wan(topology("[link]\nrtt = \"1s\""));
+  wan.up();
+  const int rx = socket_in(wan.netns("b"), SOCK_DGRAM);
+  auto server = address("198.18.1.1", 7004);
+  ASSERT_EQ(bind(rx, reinterpret_cast<sockaddr*>(&server), sizeof server), 0);
+  const int tx = socket_in(wan.netns("a"), SOCK_DGRAM);
+  std::vector<std::uint32_t> received;
+  auto send_numbered = [&](std::uint32_t first, std::uint32_t count) {
+    char buffer[200] = {};
+    for (std::uint32_t seq = first; seq < first + count; ++seq) {
+      std::memcpy(buffer, &seq, sizeof seq);
+      sendto(tx, buffer, sizeof buffer, 0, reinterpret_cast<sockaddr*>(&server), sizeof server);
+    }
+  };
+  auto a_to_b = [&] { return wan.stats().directions[0]; };
+
+  send_numbered(0, 50);  // in flight when the link goes down
+  ASSERT_TRUE(wait_until([&] { return a_to_b().packets_in == 50; }, 5s));
+  wan.set_link_down(true);
+  EXPECT_TRUE(wan.stats().link_down);
+  send_numbered(50, 50);  // sent while it is down
+  ASSERT_TRUE(wait_until([&] { return a_to_b().outage_drops == 100; }, 5s));
+  EXPECT_EQ(a_to_b().packets_forwarded, 0u);
+
+  wan.set_link_down(false);
+  EXPECT_FALSE(wan.stats().link_down);
+  send_numbered(100, 50);
+  ASSERT_TRUE(wait_until(
+      [&] {
+        drain(rx, received);
+        return received.size() >= 50;
+      },
+      5s));
+  EXPECT_EQ(received.size(), 50u);
+  EXPECT_EQ(received.front(), 100u);  // nothing from before or during the outage
+  EXPECT_EQ(a_to_b().outage_drops, 100u);
+  EXPECT_EQ(a_to_b().packets_forwarded, 50u);
+  EXPECT_EQ(wan.stats_json()["directions"][0]["outage_drops"], 100u);
+  close(rx);
+  close(tx);
+}
+
 bool any_with_prefix(const std::string& prefix) {
   const auto names = list_netns();
   return std::any_of(names.begin(), names.end(),

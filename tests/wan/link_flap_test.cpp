@@ -1,0 +1,232 @@
+// Link flap: real hdstream processes in two linkemu sites; the emulated link is pulled for 2 s
+// mid-stream (Emulator::set_link_down) and put back. Skipped without root or /dev/net/tun.
+//   ctest --test-dir build -R LinkFlap
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/wan/netns_process.hpp"
+#include "tools/linkemu/emulator.hpp"
+#include "tools/linkemu/topology.hpp"
+
+namespace hdstream::wan {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kStreams = 2;
+constexpr double kRateMbps = 200;       // per feed
+constexpr auto kOutage = 2s;            // how long the cable is out
+constexpr auto kRecoveryLimit = 4s;     // frames flowing again after the link returns
+constexpr auto kNominalRateLimit = 6s;  // each feed back at >= 80 % of its rate
+constexpr double kNominalFraction = 0.8;
+
+// Every complete JSON line of a stats file that is still being written.
+std::vector<json> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<json> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object()) lines.push_back(std::move(j));  // a half-written last line is skipped
+  }
+  return lines;
+}
+
+std::optional<json> last_of(const std::vector<json>& lines, const std::string& type) {
+  std::optional<json> found;
+  for (const auto& j : lines) {
+    if (j.value("type", "") == type) found = j;
+  }
+  return found;
+}
+
+// Cumulative received frames per stream, from the last interval line of each.
+std::map<int, std::uint64_t> frames_per_stream(const std::vector<json>& lines) {
+  std::map<int, std::uint64_t> frames;
+  for (const auto& j : lines) {
+    if (j.value("type", "") == "interval") frames[j.value("stream", -1)] = j.value("frames", 0ULL);
+  }
+  return frames;
+}
+
+// Polls `condition` every 20 ms until it holds or `timeout` passes.
+template <typename Condition>
+bool poll_until(Condition condition, Clock::duration timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (!condition()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+class LinkFlap : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root for network namespaces";
+    const int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+    if (fd < 0) GTEST_SKIP() << "/dev/net/tun is not usable";
+    close(fd);
+    dir_ = std::filesystem::path(WAN_WORK_DIR) / ("link-flap-" + GetParam());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::filesystem::path dir_;
+};
+
+TEST_P(LinkFlap, FeedsRecoverAfterATwoSecondOutageAndTheLostFramesAreCounted) {
+  const std::string transport = GetParam();
+  // 4 ms RTT, 1 Gbps, jumbo frames (fewer packets for the emulator on a shared 2-core box).
+  linkemu::Emulator wan(
+      linkemu::parse_topology_text("[link]\nrtt = \"4ms\"\nrate = \"1G\"\nmtu = 9000\n"
+                                   "[[site]]\nname = \"a\"\n[[site]]\nname = \"b\"\n",
+                                   "link_flap"));
+  wan.up();
+  const std::string listen = "198.18.1.1:9000";
+  const std::string recv_stats = file("recv.jsonl"), send_stats = file("send.jsonl");
+  NetnsProcess receiver(wan.netns("b"),
+                        {HDSTREAM_BINARY, "recv", "--listen", listen, "--streams",
+                         std::to_string(kStreams), "--transport", transport, "--stats", "json",
+                         "--stats-file", recv_stats, "--interval", "250ms", "--log-level", "info"},
+                        file("recv.out"), file("recv.err"));
+  NetnsProcess sender(wan.netns("a"), {HDSTREAM_BINARY, "send",
+                                       "--dest",        listen,
+                                       "--streams",     std::to_string(kStreams),
+                                       "--transport",   transport,
+                                       "--rate",        fmt::format("{}M", kRateMbps),
+                                       "--rtt",         "4ms",
+                                       "--duration",    "16s",
+                                       "--stats",       "json",
+                                       "--stats-file",  send_stats,
+                                       "--interval",    "250ms",
+                                       "--log-level",   "info"},
+                      file("send.out"), file("send.err"));
+
+  // Every feed flowing (a second of frames) before the cable is pulled.
+  ASSERT_TRUE(poll_until(
+      [&] {
+        const auto frames = frames_per_stream(read_lines(recv_stats));
+        if (frames.size() != kStreams) return false;
+        for (const auto& [stream, n] : frames) {
+          if (n < 30) return false;
+        }
+        return true;
+      },
+      20s))
+      << "feeds never started; see " << dir_;
+
+  wan.set_link_down(true);
+  // The outage itself: the fault lasts this long by definition; nothing is being waited for.
+  std::this_thread::sleep_for(kOutage);
+  const auto during = frames_per_stream(read_lines(recv_stats));
+  wan.set_link_down(false);
+  const auto link_up = Clock::now();
+  const auto lines_before_recovery = read_lines(recv_stats).size();
+
+  // Recovery: every stream has received 10 more frames (a third of a second) than it had when
+  // the link came back.
+  std::map<int, std::uint64_t> after;
+  const bool recovered = poll_until(
+      [&] {
+        after = frames_per_stream(read_lines(recv_stats));
+        for (const auto& [stream, n] : during) {
+          if (after[stream] < n + 10) return false;
+        }
+        return true;
+      },
+      kRecoveryLimit + 4s);
+  const double recovery_s = std::chrono::duration<double>(Clock::now() - link_up).count();
+  ASSERT_TRUE(recovered) << "frames did not flow again within " << recovery_s << " s";
+  EXPECT_LT(recovery_s, std::chrono::duration<double>(kRecoveryLimit).count());
+  RecordProperty("recovery_ms", static_cast<int>(recovery_s * 1000));
+  std::printf("[ %s ] frames flowing again %.2f s after the link came back\n", transport.c_str(),
+              recovery_s);
+
+  // Back at nominal rate: each stream shows two consecutive intervals (the first could be the
+  // burst of the few frames the sender held) at >= 80 % of its rate, written after the link
+  // came back.
+  std::map<int, double> back_at_s;
+  poll_until(
+      [&] {
+        const auto lines = read_lines(recv_stats);
+        std::map<int, int> consecutive;
+        for (std::size_t i = lines_before_recovery; i < lines.size(); ++i) {
+          const auto& j = lines[i];
+          if (j.value("type", "") != "interval" || j.value("role", "") != "recv") continue;
+          const int stream = j.value("stream", -1);
+          const bool nominal = j.value("mbps", 0.0) >= kNominalFraction * kRateMbps;
+          consecutive[stream] = nominal ? consecutive[stream] + 1 : 0;
+          if (!back_at_s.count(stream) && consecutive[stream] >= 2) {
+            back_at_s[stream] = std::chrono::duration<double>(Clock::now() - link_up).count();
+          }
+        }
+        return back_at_s.size() == kStreams;
+      },
+      kNominalRateLimit);
+  EXPECT_EQ(back_at_s.size(), static_cast<std::size_t>(kStreams))
+      << "not every feed got back to " << kNominalFraction * kRateMbps << " Mbps within "
+      << std::chrono::duration<double>(kNominalRateLimit).count() << " s";
+  for (const auto& [stream, s] : back_at_s) {
+    std::printf("[ %s ] stream %d back at nominal rate %.2f s after the link came back\n",
+                transport.c_str(), stream, s);
+  }
+
+  ASSERT_TRUE(sender.wait_for(40s)) << "sender did not finish";
+  ASSERT_TRUE(receiver.wait_for(20s)) << "receiver did not finish after the feeds ended";
+  // Drops fail the verdict (exit 3), which is expected here; a runtime failure (1) is not.
+  EXPECT_EQ(sender.exit_code(), 3) << "see " << file("send.err");
+  EXPECT_EQ(receiver.exit_code(), 3) << "see " << file("recv.err");
+
+  const auto recv_lines = read_lines(recv_stats), send_lines = read_lines(send_stats);
+  const auto recv_summary = last_of(recv_lines, "summary");
+  const auto send_summary = last_of(send_lines, "summary");
+  ASSERT_TRUE(recv_summary && send_summary);
+  EXPECT_EQ(recv_summary->value("checksum_errors", 1ULL), 0u);
+  const auto sender_drops = send_summary->value("drops", 0ULL);
+  const auto receiver_drops = recv_summary->value("drops", 0ULL);
+  std::printf("[ %s ] sender drops %llu, receiver drops %llu, frames sent %llu received %llu\n",
+              transport.c_str(), static_cast<unsigned long long>(sender_drops),
+              static_cast<unsigned long long>(receiver_drops),
+              static_cast<unsigned long long>(send_summary->value("frames", 0ULL)),
+              static_cast<unsigned long long>(recv_summary->value("frames", 0ULL)));
+  // A 2 s outage is ~60 frame periods per feed; the sender holds at most --latency (120 ms,
+  // 4 frames) of them, so it must have dropped most of them.
+  EXPECT_GT(sender_drops, static_cast<std::uint64_t>(kStreams) * 40);
+  // What TCP carries it delivers: the connection survives the outage (retransmission, no reset),
+  // so every frame the sender wrote arrives, and the frames the sender dropped are exactly the
+  // receiver's sequence gaps.
+  EXPECT_EQ(receiver_drops, sender_drops);
+  EXPECT_EQ(recv_summary->value("frames", 0ULL), send_summary->value("frames", 1ULL));
+
+  const auto link = wan.stats();
+  std::uint64_t outage_drops = 0;
+  for (const auto& d : link.directions) outage_drops += d.outage_drops;
+  EXPECT_GT(outage_drops, 0u);  // the outage really cut traffic
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, LinkFlap, ::testing::Values("tcp", "mtcp"),
+                         [](const auto& param_info) { return param_info.param; });
+
+}  // namespace
+}  // namespace hdstream::wan
