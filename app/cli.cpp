@@ -219,10 +219,18 @@ Finisher add_send(CLI::App& app) {
   command->add_option("--duration", text->duration, "How long to send, e.g. 10s; 0 runs until interrupted")
       ->check(kDuration)
       ->capture_default_str();
+  command->add_option("--mux", send->mux,
+                      "srt: wire framing; ts = standard MPEG-TS (MPEG-2 4:2:2 at --rate, default "
+                      "50M) for ffplay/srt-live-transmit/GStreamer")
+      ->check(CLI::IsMember({"none", "ts"}))
+      ->capture_default_str();
   add_common(*command, send->common, *common);
   return [command, send, text, common]() -> Command {
     finish_common(*command, send->common, *common);
     finish_send_options(*send, *text);
+    if (send->mux == "ts" && send->transport != TransportKind::srt) {
+      throw CLI::ValidationError("--mux", "ts needs --transport srt");
+    }
     load_key(send->common, send->transport, send->key_file);
     return *send;
   };

@@ -59,6 +59,7 @@ struct SendOptions {
   bool latency_given = false;           // --latency set explicitly (srt otherwise: max(120ms, 4 x RTT))
   std::string key_file;                 // srt passphrase file (--key-file)
   int key_length_bytes = 16;            // srt AES key length (--key-length)
+  std::string mux = "none";             // "ts": MPEG-TS (MPEG-2 4:2:2) over srt (--mux)
 };
 
 struct RecvOptions {

@@ -9,6 +9,9 @@
 #include "pipeline/media_sources.hpp"
 #include "pipeline/synthetic.hpp"
 #include "app/srt_settings.hpp"
+#include "media/formats.hpp"
+#include "mux/ts_encoder.hpp"
+#include "mux/ts_srt_sender.hpp"
 #include "protocol/packetizer.hpp"
 #include "transport/srt_sender.hpp"
 
@@ -26,6 +29,19 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
                                       ? (options.connections > 0 ? options.connections : 4)
                                       : 1;
   const double seconds = std::chrono::duration<double>(options.duration).count();
+  const bool ts = options.mux == "ts";
+  if (ts && !is_video(plan.format.feed.codec)) {
+    throw UsageError(fmt::format(
+        "--mux ts: format '{}' is not video; pick a video --format (dnxhd220, sdi270, uyvy1080, "
+        "v210-1080p60)",
+        plan.format.name));
+  }
+  // --mux ts re-encodes as MPEG-2 4:2:2: --rate sets its bit rate only when the user gave it.
+  const std::uint64_t ts_rate_bps =
+      ts ? ts_video_rate_bps(options.common.explicit_options.count("rate") > 0
+                                 ? std::optional<std::uint64_t>(options.rate_bps)
+                                 : std::nullopt)
+         : 0;
 
   std::vector<std::string> specs;
   try {
@@ -101,8 +117,13 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
 
     Feed entry;
     entry.strand = asio::make_strand(runtime_.io());
-    entry.transport = make_sender(options.transport, entry.strand, std::move(transport_options),
-                                  stats_.stream(i));
+    if (ts) {
+      entry.transport = std::make_shared<TsSrtSender>(entry.strand, std::move(transport_options),
+                                                      ts_rate_bps, stats_.stream(i));
+    } else {
+      entry.transport = make_sender(options.transport, entry.strand,
+                                    std::move(transport_options), stats_.stream(i));
+    }
     entry.source = std::move(made.source);
     entry.plan.feed = feed;
     entry.plan.frames = static_cast<std::uint64_t>(std::llround(seconds * feed.frames_per_second()));

@@ -15,6 +15,7 @@ pkg_check_modules(MEDIA REQUIRED IMPORTED_TARGET
   gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 libavcodec libavformat libavutil x11)
 # libsrt: the GnuTLS build (libsrt-gnutls-dev), the one Debian's GStreamer and FFmpeg load.
 pkg_check_modules(SRT REQUIRED IMPORTED_TARGET srt)
-# libav (FFmpeg) alone, for MPEG-TS demux/decode in mux/.
-pkg_check_modules(LIBAV REQUIRED IMPORTED_TARGET libavformat libavcodec libavutil)
+# libav (FFmpeg) alone, for MPEG-TS in mux/: demux/decode, and MPEG-2 encode/mux (libswscale
+# turns decoded 10-bit or packed pictures into the encoder's 8-bit planar 4:2:2).
+pkg_check_modules(LIBAV REQUIRED IMPORTED_TARGET libavformat libavcodec libavutil libswscale)
 pkg_check_modules(GNUTLS REQUIRED IMPORTED_TARGET gnutls)  # HMAC-SHA-256 and nonces (protocol/auth)

@@ -1,19 +1,7 @@
-// libav error codes stop here: converted once into one line of text for our logs.
+// libav error codes stop here, as in media/: mux/ uses media's one conversion (MediaError,
+// av_check, av_error_text) rather than a second copy of it.
 //   if (rc < 0) log->warn("demux: {}", av_error_text(rc));
+//   av_check(avformat_write_header(format, nullptr), "start the MPEG-TS stream");  // MediaError
 #pragma once
 
-#include <string>
-
-extern "C" {
-#include <libavutil/error.h>
-}
-
-namespace hdstream {
-
-inline std::string av_error_text(int code) {
-  char text[AV_ERROR_MAX_STRING_SIZE] = {};
-  av_strerror(code, text, sizeof text);
-  return text;
-}
-
-}  // namespace hdstream
+#include "media/media_error.hpp"

@@ -40,6 +40,53 @@ void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& count
   link.present.store(true, std::memory_order_relaxed);
 }
 
+std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
+                                            std::chrono::nanoseconds patience,
+                                            const std::atomic<bool>& stopped,
+                                            std::uint16_t stream_id) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  auto backoff = std::chrono::milliseconds(20);
+  for (;;) {
+    try {
+      SrtSocket socket = SrtSocket::caller(plan);
+      socket.connect(remote);
+      return socket;
+    } catch (const SrtError& error) {
+      if (error.wrong_passphrase()) {
+        log()->error(
+            "stream {}: {} refused the connection: wrong passphrase (check --key-file "
+            "on both ends)",
+            stream_id, remote.to_string());
+        return std::nullopt;
+      }
+      if (stopped || std::chrono::steady_clock::now() + backoff > deadline) {
+        if (!stopped) {
+          log()->error("stream {}: {} (gave up after {})", stream_id, error.what(),
+                       format_duration(patience));
+        }
+        return std::nullopt;
+      }
+      std::this_thread::sleep_for(backoff);  // this thread's own backoff, not synchronisation
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+    }
+  }
+}
+
+bool send_srt_message(SrtSocket& socket, std::span<const std::byte> message,
+                      const std::atomic<bool>& stopped) {
+  while (!stopped) {
+    switch (socket.send(message)) {
+      case SrtIo::ok:
+        return true;
+      case SrtIo::timeout:
+        continue;  // the send buffer is full: look at stopped and retry
+      case SrtIo::closed:
+        return false;
+    }
+  }
+  return false;
+}
+
 SrtSender::SrtSender(asio::any_io_executor executor, SenderOptions options,
                      StreamCounters& counters)
     : executor_(std::move(executor)),
@@ -83,48 +130,16 @@ awaitable<bool> SrtSender::open() {
 }
 
 bool SrtSender::send_message(std::span<const std::byte> message) {
-  while (!stopped_) {
-    switch (socket_.send(message)) {
-      case SrtIo::ok:
-        return true;
-      case SrtIo::timeout:
-        continue;  // the send buffer is full: look at stopped_ and retry
-      case SrtIo::closed:
-        return false;
-    }
-  }
-  return false;
+  return send_srt_message(socket_, message, stopped_);
 }
 
 bool SrtSender::connect_and_handshake() {
-  const auto deadline = std::chrono::steady_clock::now() + options_.connect_patience;
-  auto backoff = std::chrono::milliseconds(20);
   const SrtPlan plan =
       srt_plan(options_.hello.feed.bit_rate_bps, options_.srt, options_.expected_rtt);
-  for (;;) {
-    try {
-      socket_ = SrtSocket::caller(plan);
-      socket_.connect(remote_);
-      break;
-    } catch (const SrtError& error) {
-      if (error.wrong_passphrase()) {
-        log()->error(
-            "stream {}: {} refused the connection: wrong passphrase (check --key-file "
-            "on both ends)",
-            options_.stream_id, remote_.to_string());
-        return false;
-      }
-      if (stopped_ || std::chrono::steady_clock::now() + backoff > deadline) {
-        if (!stopped_) {
-          log()->error("stream {}: {} (gave up after {})", options_.stream_id, error.what(),
-                       format_duration(options_.connect_patience));
-        }
-        return false;
-      }
-      std::this_thread::sleep_for(backoff);  // this thread's own backoff, not synchronisation
-      backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
-    }
-  }
+  std::optional<SrtSocket> connected = connect_srt_caller(
+      plan, remote_, options_.connect_patience, stopped_, options_.stream_id);
+  if (!connected) return false;
+  socket_ = std::move(*connected);
   // The hdstream handshake rides inside the SRT connection: feed descriptor, first frame.
   auto hello = encode_hello(options_.stream_id, options_.hello);
   if (!send_message(hello)) return false;

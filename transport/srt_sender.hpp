@@ -4,10 +4,13 @@
 //   auto sender = std::make_shared<SrtSender>(strand, options, counters);  // port + stream id
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -26,6 +29,19 @@ SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings, std::chron
 
 // Samples libsrt's stats into the common counters (sender or receiver view).
 void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& counters);
+
+// The caller side shared by every SRT sender (hdstream chunks or MPEG-TS): connects, retrying
+// with backoff (20 ms doubling to 1 s) for `patience`. nullopt, with the reason logged, on a
+// wrong passphrase, once patience runs out, or once `stopped` is set.
+std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
+                                            std::chrono::nanoseconds patience,
+                                            const std::atomic<bool>& stopped,
+                                            std::uint16_t stream_id);
+
+// Sends one message, retrying while the send buffer is full; false once the connection is
+// closed or `stopped` is set (each try returns within 100 ms).
+bool send_srt_message(SrtSocket& socket, std::span<const std::byte> message,
+                      const std::atomic<bool>& stopped);
 
 class SrtSender : public SenderTransport, public std::enable_shared_from_this<SrtSender> {
  public:

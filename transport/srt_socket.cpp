@@ -246,6 +246,19 @@ SrtStats SrtSocket::stats() {
   return stats;
 }
 
+std::size_t SrtSocket::unacknowledged_bytes() const {
+  std::size_t bytes = 0;
+  if (srt_getsndbuffer(socket_, nullptr, &bytes) == SRT_ERROR) return 0;
+  return bytes;
+}
+
+std::chrono::milliseconds SrtSocket::peer_latency() const {
+  int latency_ms = 0;
+  int length = sizeof latency_ms;
+  if (srt_getsockflag(socket_, SRTO_PEERLATENCY, &latency_ms, &length) == SRT_ERROR) return {};
+  return std::chrono::milliseconds(latency_ms);
+}
+
 std::uint16_t SrtSocket::local_port() const {
   sockaddr_storage address{};
   int length = sizeof address;

@@ -93,6 +93,12 @@ class SrtSocket {
   // One message into `buffer`; its size in `received`.
   SrtIo receive(std::span<std::byte> buffer, std::size_t& received);
   SrtStats stats();
+  // Bytes sent but not yet acknowledged by the peer (live mode has no linger: wait for this to
+  // reach 0 before close() so the last packets are not discarded).
+  std::size_t unacknowledged_bytes() const;
+  // The latency the peer applies to what we send (SRTO_PEERLATENCY, negotiated at connect):
+  // an acknowledged packet is played out, and safe to close on, only this much later.
+  std::chrono::milliseconds peer_latency() const;
   std::uint16_t local_port() const;
   std::string peer() const;
   // false: receive() returns SrtIo::timeout at once when no message is waiting.
