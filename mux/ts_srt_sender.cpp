@@ -32,28 +32,25 @@ TsSrtSender::TsSrtSender(asio::any_io_executor executor, SenderOptions options,
       closed_(executor_) {}
 
 TsSrtSender::~TsSrtSender() {
+  // The thread does not own the sender (see SrtSender): the last owner waits for it here.
   stopped_ = true;
   queue_changed_.notify_all();
-  if (!thread_.joinable()) return;
-  // The thread holds a reference: the last one may be dropped by the thread itself.
-  if (thread_.get_id() == std::this_thread::get_id()) {
-    thread_.detach();
-  } else {
-    thread_.join();
-  }
+  if (thread_.joinable()) thread_.join();
 }
 
 void TsSrtSender::report(AsyncEvent& event, bool& result, bool value) {
-  asio::post(executor_, [self = shared_from_this(), &event, &result, value] {
-    result = value;
-    event.set();
+  asio::post(executor_, [weak = weak_from_this(), &event, &result, value] {
+    if (auto self = weak.lock()) {
+      result = value;
+      event.set();
+    }
   });
 }
 
 awaitable<bool> TsSrtSender::open() {
   // What goes on the wire is the MPEG-2 stream, not the feed's own rate.
   counters_.planned_bps.store(video_rate_bps_, std::memory_order_relaxed);
-  thread_ = std::thread([self = shared_from_this()] { self->run(); });
+  thread_ = std::thread([this] { run(); });
   co_await opened_.wait();
   co_return open_ok_;
 }

@@ -114,6 +114,39 @@ nlohmann::ordered_json far_end_json(const Snapshot& snapshot, const StreamSnapsh
   };
 }
 
+nlohmann::ordered_json subconnection_json(const Snapshot& snapshot, const StreamSnapshot& s,
+                                          const SubconnectionSnapshot& sub) {
+  return {
+      {"type", "subconn"},
+      {"t", round3(snapshot.t)},
+      {"role", to_string(snapshot.role)},
+      {"stream", s.stream},
+      {"index", sub.index},
+      {"state", to_string(sub.state)},
+      {"bytes", sub.bytes},
+      {"mbps", round3(sub.mbps)},
+      {"rtt_ms", round3(sub.rtt_ms)},
+      {"retransmits", sub.retransmits},
+      {"reconnects", sub.reconnects},
+  };
+}
+
+nlohmann::ordered_json link_json(const Snapshot& snapshot, const StreamSnapshot& s) {
+  return {
+      {"type", "link"},
+      {"t", round3(snapshot.t)},
+      {"role", to_string(snapshot.role)},
+      {"stream", s.stream},
+      {"transport", s.transport},
+      {"resent_chunks", s.link.resent_chunks},
+      {"duplicate_chunks", s.link.duplicate_chunks},
+      {"lost_packets", s.link.lost_packets},
+      {"dropped_packets", s.link.dropped_packets},
+      {"belated_packets", s.link.belated_packets},
+      {"buffer_ms", round3(s.link.buffer_ms)},
+  };
+}
+
 nlohmann::ordered_json aggregate_json(const Snapshot& snapshot) {
   return {
       {"type", "aggregate"},
@@ -169,6 +202,9 @@ void StatsReport::interval(const Snapshot& snapshot) {
   if (format_ == StatsFormat::json) {
     for (const auto& s : snapshot.streams) {
       out_ << interval_json(snapshot, s).dump() << '\n';
+      for (const auto& sub : s.subconnections)
+        out_ << subconnection_json(snapshot, s, sub).dump() << '\n';
+      if (s.link.present) out_ << link_json(snapshot, s).dump() << '\n';
       if (s.far_end.valid) out_ << far_end_json(snapshot, s).dump() << '\n';
       if (s.media) out_ << media_json(snapshot, s).dump() << '\n';
     }
@@ -182,6 +218,20 @@ void StatsReport::interval(const Snapshot& snapshot) {
                snapshot.t, to_string(snapshot.role), s.stream, s.transport, to_string(s.state),
                s.mbps, s.frames, s.drops, s.checksum_errors, s.jitter_ms, s.rtt_ms,
                s.retransmits);
+    for (const auto& sub : s.subconnections) {
+      fmt::print(out_,
+                 "{:7.1f}s     conn {:<2} {:<8}           {:8.1f} Mbps  rtt {:7.2f} ms  retx {}  "
+                 "reconnects {}\n",
+                 snapshot.t, sub.index, to_string(sub.state), sub.mbps, sub.rtt_ms,
+                 sub.retransmits, sub.reconnects);
+    }
+    if (s.link.present) {
+      fmt::print(out_,
+                 "{:7.1f}s     link:   resent {}  duplicates {}  lost pkts {}  dropped pkts {}  "
+                 "belated {}  buffer {:.1f} ms\n",
+                 snapshot.t, s.link.resent_chunks, s.link.duplicate_chunks, s.link.lost_packets,
+                 s.link.dropped_packets, s.link.belated_packets, s.link.buffer_ms);
+    }
     if (s.far_end.valid) {
       fmt::print(out_,
                  "{:7.1f}s     far end:          frames {:>7}  drops {:>4}  cksum {:>3}  jitter "

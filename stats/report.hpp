@@ -25,6 +25,12 @@ nlohmann::ordered_json aggregate_json(const Snapshot& snapshot);
 // The receiver's view of a sent feed, from FEEDBACK: {"type":"far_end",...} (docs/PROTOCOL.md#feedback).
 // A separate line type, so the "interval" schema stays exactly as documented.
 nlohmann::ordered_json far_end_json(const Snapshot& snapshot, const StreamSnapshot& stream);
+// mtcp: one "subconn" line per sub-connection of a feed (Mbps, RTT, retransmits, state).
+nlohmann::ordered_json subconnection_json(const Snapshot& snapshot, const StreamSnapshot& stream,
+                                          const SubconnectionSnapshot& sub);
+// Transport extras: mtcp re-sent / duplicate chunks, SRT lost / dropped / belated packets and
+// buffer; a "link" line when the transport has them.
+nlohmann::ordered_json link_json(const Snapshot& snapshot, const StreamSnapshot& stream);
 nlohmann::ordered_json summary_json(const Summary& summary);
 // Receiver media figures of one stream: a line type of its own, so the interval line's schema
 // stays exactly as documented. Written after the interval lines for streams with a decoder.

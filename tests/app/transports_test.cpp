@@ -4,6 +4,8 @@
 
 #include <csignal>
 #include <fstream>
+#include <map>
+#include <utility>
 
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
@@ -13,7 +15,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct Run {
+struct FeedRun {
   std::string sent;
   std::string received;
 };
@@ -27,7 +29,7 @@ int free_port_range(int count) {
   return 40000;
 }
 
-void expect_clean_run(const std::string& transport, const Run& run) {
+void expect_clean_run(const std::string& transport, const FeedRun& run) {
   auto sent = test::find_line(run.sent, "summary");
   auto received = test::find_line(run.received, "summary");
   ASSERT_TRUE(sent && received) << run.sent << run.received;
@@ -52,7 +54,7 @@ void expect_clean_run(const std::string& transport, const Run& run) {
   EXPECT_GE(interval_lines, 5 * 9);
 }
 
-Run run_feeds(const std::string& name, std::vector<std::string> transport_args) {
+FeedRun run_feeds(const std::string& name, std::vector<std::string> transport_args) {
   auto dir = test::scratch_dir(name);
   const std::string address = "127.0.0.1:" + std::to_string(free_port_range(5));
   std::vector<std::string> recv_args{
@@ -73,15 +75,56 @@ Run run_feeds(const std::string& name, std::vector<std::string> transport_args) 
   test::Process send(send_args, dir, "send");
   EXPECT_EQ(send.wait(60s), 0) << send.err();
   EXPECT_EQ(recv.wait(60s), 0) << recv.err();
-  return Run{test::read_file(dir / "s.jsonl"), test::read_file(dir / "r.jsonl")};
+  return FeedRun{test::read_file(dir / "s.jsonl"), test::read_file(dir / "r.jsonl")};
+}
+
+// Each interval line of an mtcp feed is followed by one "subconn" line per sub-connection, whose
+// rates add up to the feed's (the chunk headers make the difference).
+void expect_subconnection_lines(const std::string& stats, std::size_t connections) {
+  std::map<std::pair<double, int>, std::pair<double, double>> feed_vs_subs;  // (t, stream)
+  std::map<std::pair<double, int>, std::size_t> subs_per_interval;
+  for (const auto& line : test::json_lines(stats)) {
+    const auto key = std::make_pair(line.value("t", 0.0), line.value("stream", -1));
+    if (line["type"] == "interval") feed_vs_subs[key].first = line["mbps"].get<double>();
+    if (line["type"] != "subconn") continue;
+    EXPECT_LT(line["index"].get<int>(), static_cast<int>(connections));
+    EXPECT_GE(line["rtt_ms"].get<double>(), 0.0);
+    EXPECT_EQ(line["reconnects"], 0);
+    feed_vs_subs[key].second += line["mbps"].get<double>();
+    ++subs_per_interval[key];
+  }
+  ASSERT_GE(subs_per_interval.size(), 5u * 9);
+  for (const auto& [key, count] : subs_per_interval) EXPECT_EQ(count, connections);
+  std::size_t busy = 0;
+  for (const auto& [key, rates] : feed_vs_subs) {
+    if (rates.first < 100) continue;  // the first and last intervals are partial
+    ++busy;
+    EXPECT_NEAR(rates.second, rates.first, 0.05 * rates.first) << "t " << key.first;
+  }
+  EXPECT_GE(busy, 5u * 8);
 }
 
 TEST(Transports, MtcpFiveFeedsOverFourConnectionsEachArriveComplete) {
-  expect_clean_run("mtcp", run_feeds("mtcp", {"--transport", "mtcp", "--conns", "4"}));
+  const FeedRun run = run_feeds("mtcp", {"--transport", "mtcp", "--conns", "4"});
+  expect_clean_run("mtcp", run);
+  expect_subconnection_lines(run.sent, 4);
+  expect_subconnection_lines(run.received, 4);
 }
 
 TEST(Transports, SrtFiveFeedsAt270MbpsArriveComplete) {
-  expect_clean_run("srt", run_feeds("srt", {"--transport", "srt"}));
+  const FeedRun run = run_feeds("srt", {"--transport", "srt"});
+  expect_clean_run("srt", run);
+  // SRT's own figures ride in "link" lines: nothing lost or dropped on loopback, and the
+  // receiver holds about the latency's worth of packets.
+  std::size_t link_lines = 0;
+  for (const auto& line : test::json_lines(run.received)) {
+    if (line["type"] != "link") continue;
+    ++link_lines;
+    EXPECT_EQ(line["transport"], "srt");
+    EXPECT_EQ(line["dropped_packets"], 0);
+    EXPECT_LE(line["buffer_ms"].get<double>(), 1000.0);
+  }
+  EXPECT_GE(link_lines, 5u * 9);
 }
 
 TEST(Transports, SrtWrongPassphraseIsRefusedWithAClearLineOnBothEnds) {

@@ -61,6 +61,55 @@ TEST(Report, JsonLinesParseBackOnePerLine) {
                                              "interval", "aggregate", "summary"}));
 }
 
+TEST(Report, SubconnectionAndLinkLinesFollowTheirFeedsIntervalLine) {
+  Snapshot snapshot = five_feeds();
+  snapshot.role = Role::send;
+  auto& mtcp = snapshot.streams[1];
+  mtcp.transport = "mtcp";
+  for (std::uint8_t k = 0; k < 3; ++k) {
+    mtcp.subconnections.push_back(SubconnectionSnapshot{
+        k, StreamState::running, 1000u * k, 90.0 + k, 4.25, k, k == 2 ? 1u : 0u});
+  }
+  mtcp.link.present = true;
+  mtcp.link.resent_chunks = 12;
+  std::ostringstream out;
+  StatsReport(StatsFormat::json, out).interval(snapshot);
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(out.str());
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  std::vector<std::string> types;
+  for (const auto& line : lines) types.push_back(line.at("type"));
+  EXPECT_EQ(types, (std::vector<std::string>{"interval", "interval", "subconn", "subconn",
+                                             "subconn", "link", "interval", "interval",
+                                             "interval", "aggregate"}));
+  EXPECT_EQ(keys_of(subconnection_json(snapshot, mtcp, mtcp.subconnections[2])),
+            (std::vector<std::string>{"type", "t", "role", "stream", "index", "state", "bytes",
+                                      "mbps", "rtt_ms", "retransmits", "reconnects"}));
+  EXPECT_EQ(lines[4]["stream"], 1);
+  EXPECT_EQ(lines[4]["index"], 2);
+  EXPECT_EQ(lines[4]["state"], "running");
+  EXPECT_EQ(lines[4]["mbps"], 92.0);
+  EXPECT_EQ(lines[4]["reconnects"], 1);
+  EXPECT_EQ(lines[5]["resent_chunks"], 12);
+  EXPECT_EQ(lines[5]["transport"], "mtcp");
+}
+
+TEST(Summary, ASendersVerdictCountsWhatItsReceiverReported) {
+  Snapshot snapshot = five_feeds();
+  snapshot.role = Role::send;
+  EXPECT_TRUE(summarize(snapshot).pass);
+  snapshot.streams[2].far_end.valid = true;
+  snapshot.streams[2].far_end.drops = 4;
+  snapshot.streams[3].far_end.valid = true;
+  snapshot.streams[3].far_end.checksum_errors = 2;
+  snapshot.streams[4].far_end.drops = 9;  // not valid: no report arrived, nothing to count
+  const Summary s = summarize(snapshot);
+  EXPECT_FALSE(s.pass);
+  EXPECT_EQ(s.reasons, (std::vector<std::string>{"the receiver reported 4 frames dropped",
+                                                  "the receiver reported 2 checksum errors"}));
+  EXPECT_EQ(s.drops, 0u);  // the summary line's own figures stay the sender's
+}
+
 TEST(Summary, FiveCleanFeedsPassAtTheirPlannedRate) {
   const Summary s = summarize(five_feeds());
   EXPECT_TRUE(s.pass) << (s.reasons.empty() ? "" : s.reasons[0]);
