@@ -2,6 +2,9 @@
 
 #include "transport/auth_handshake.hpp"
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -68,6 +71,18 @@ std::uint64_t tune_sender_socket(tcp::socket& socket, const SenderOptions& optio
   log->debug("{}: cc {}, send buffer {}", label, current_congestion_control(fd),
              plan.autotune ? "autotuned" : std::to_string(effective) + " bytes");
   return effective;
+}
+
+std::chrono::nanoseconds end_confirmation_patience(tcp::socket& socket,
+                                                   const SenderOptions& options) {
+  int queued = 0;
+  if (::ioctl(socket.native_handle(), SIOCOUTQ, &queued) != 0 || queued < 0) queued = 0;
+  // An unpaced (bench) feed has no planned rate: assume a slow 100 Mbps path.
+  const double rate_bps =
+      std::max<double>(static_cast<double>(options.hello.feed.bit_rate_bps), 100e6);
+  const auto drain = std::chrono::duration<double>(queued * 8.0 / rate_bps);
+  return options.handshake_timeout + 2 * options.expected_rtt +
+         std::chrono::duration_cast<std::chrono::nanoseconds>(drain);
 }
 
 awaitable<HandshakeOutcome> client_handshake(tcp::socket& socket, std::span<const std::byte> hello,

@@ -32,6 +32,13 @@ awaitable<bool> connect_with_retry(tcp::socket& socket, const Endpoint& destinat
 std::uint64_t tune_sender_socket(tcp::socket& socket, const SenderOptions& options,
                                  const std::string& component, const std::string& label);
 
+// How long a sender waits, after END, for the receiver to confirm it has everything: the
+// handshake timeout, plus two round trips, plus the time what is still in the socket's send
+// queue (SIOCOUTQ) takes at the feed's rate. On a 264 ms path with a full BDP-sized buffer the
+// queue alone can take seconds.
+std::chrono::nanoseconds end_confirmation_patience(tcp::socket& socket,
+                                                   const SenderOptions& options);
+
 struct HandshakeOutcome {
   bool accepted = false;
   bool challenged = false;  // the receiver asked for the pre-shared key

@@ -188,7 +188,7 @@ awaitable<bool> TcpSender::close(std::uint64_t frames_sent) {
   boost::system::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_send, ignored);
   // The receiver closes once it has everything; wait for that, but not forever.
-  asio::steady_timer watchdog(executor_, options_.handshake_timeout);
+  asio::steady_timer watchdog(executor_, end_confirmation_patience(socket_, options_));
   watchdog.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
     if (!wait_ec) self->fail("receiver did not confirm the end of the feed");
   });

@@ -90,7 +90,9 @@ TEST(Corruption, FlippedByteIsCountedAsAChecksumErrorAndADrop) {
                       "127.0.0.1:" + std::to_string(proxy.port()), "--streams", "1", "--rate",
                       "50M", "--duration", "2s", "--stats", "json"},
                      dir, "send");
-  ASSERT_EQ(send.wait(30s), 0) << send.err();
+  // The sender's own bytes all left intact, but its verdict is end to end: the receiver's
+  // report of the bad chunk fails it too.
+  ASSERT_EQ(send.wait(30s), 3) << send.err();
   const auto recv_code = recv.wait(30s);
   EXPECT_TRUE(proxy.flipped());
 
@@ -102,6 +104,12 @@ TEST(Corruption, FlippedByteIsCountedAsAChecksumErrorAndADrop) {
   EXPECT_EQ((*received)["frames"].get<int>(), (*sent)["frames"].get<int>() - 1);
   EXPECT_EQ((*received)["verdict"], "fail");
   EXPECT_EQ(recv_code, 3);  // ran, but the verdict failed
+  EXPECT_EQ((*sent)["checksum_errors"], 0);
+  EXPECT_EQ((*sent)["verdict"], "fail");
+  auto far_end = test::find_line(send.out(), "far_end");
+  ASSERT_TRUE(far_end) << send.out();
+  EXPECT_EQ((*far_end)["checksum_errors"], 1);
+  EXPECT_EQ((*far_end)["drops"], 1);
   EXPECT_NE(recv.err().find("failed XXH3 verification"), std::string::npos) << recv.err();
 }
 
