@@ -62,12 +62,15 @@ class PanelWindow : public QWidget {
 
  private:
   void show_rows();
+  void show_light(int row, Health health, const std::string& tooltip);
   void show_aggregate();
 
   Provider provider_;
   PanelModel model_;
   std::function<void()> on_close_;
   std::unique_ptr<BandwidthChart> chart_;
+  double charted_until_s_ = -2.0;  // time of the newest history point the chart shows
+  std::size_t charted_feeds_ = 0;
   QTableWidget* table_ = nullptr;
   QLabel* aggregate_light_ = nullptr;
   QLabel* aggregate_label_ = nullptr;
