@@ -22,37 +22,21 @@ constexpr double kTsOverhead = 1.1;
 
 TsSrtSender::TsSrtSender(asio::any_io_executor executor, SenderOptions options,
                          std::uint64_t video_rate_bps, StreamCounters& counters)
-    : executor_(std::move(executor)),
-      options_(std::move(options)),
+    : options_(std::move(options)),
       video_rate_bps_(video_rate_bps),
       counters_(counters),
       remote_{options_.destination.host,
               static_cast<std::uint16_t>(options_.destination.port + options_.stream_id)},
-      opened_(executor_),
-      closed_(executor_) {}
+      feed_(std::move(executor), options_.max_queued_frames) {}
 
 TsSrtSender::~TsSrtSender() {
-  // The thread does not own the sender (see SrtSender): the last owner waits for it here.
-  stopped_ = true;
-  queue_changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-void TsSrtSender::report(AsyncEvent& event, bool& result, bool value) {
-  asio::post(executor_, [weak = weak_from_this(), &event, &result, value] {
-    if (auto self = weak.lock()) {
-      result = value;
-      event.set();
-    }
-  });
+  feed_.join();  // the thread does not own the sender (see SrtSender)
 }
 
 awaitable<bool> TsSrtSender::open() {
   // What goes on the wire is the MPEG-2 stream, not the feed's own rate.
   counters_.planned_bps.store(video_rate_bps_, std::memory_order_relaxed);
-  thread_ = std::thread([this] { run(); });
-  co_await opened_.wait();
-  co_return open_ok_;
+  co_return co_await feed_.start(weak_from_this(), [this] { run(); });
 }
 
 void TsSrtSender::sample_stats(bool force) {
@@ -72,12 +56,13 @@ void TsSrtSender::run() {
                             options_.expected_rtt);
     plan.payload_bytes = kSrtTsPayloadBytes;
     std::optional<SrtSocket> connected =
-        connect_srt_caller(plan, remote_, options_.connect_patience, stopped_, options_.stream_id);
+        connect_srt_caller(plan, remote_, options_.connect_patience, feed_.stop_flag(),
+                           options_.stream_id);
     if (connected) {
       socket_ = std::move(*connected);
       bool broken = false;
       TsEncoder encoder(feed, video_rate_bps_, [this, &broken](std::span<const std::byte> message) {
-        if (send_srt_message(socket_, message, stopped_)) return true;
+        if (send_srt_message(socket_, message, feed_.stop_flag())) return true;
         broken = true;
         return false;
       });
@@ -91,22 +76,22 @@ void TsSrtSender::run() {
               ? std::string("unencrypted")
               : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
       counters_.state.store(StreamState::running, std::memory_order_relaxed);
-      report(opened_, open_ok_, true);
+      feed_.opened(true);
       opened = true;
       ok = stream_frames(decoder, encoder, broken);
     }
   } catch (const MediaError& error) {
-    if (!stopped_) log()->error("stream {}: --mux ts: {}", options_.stream_id, error.what());
+    if (!feed_.stopped()) log()->error("stream {}: --mux ts: {}", options_.stream_id, error.what());
     ok = false;
   }
-  accepting_ = false;
-  if (!opened) report(opened_, open_ok_, false);  // open() is still waiting
+  feed_.stop_accepting();
+  if (!opened) feed_.opened(false);  // open() is still waiting
   if (socket_.is_open()) sample_stats(true);
   socket_.close();
-  ok = ok && !stopped_;
+  ok = ok && !feed_.stopped();
   counters_.state.store(ok ? StreamState::finished : StreamState::failed,
                         std::memory_order_relaxed);
-  report(closed_, close_ok_, ok);
+  feed_.finished(ok);
 }
 
 // Frames from the queue until close() or stop(): decode, encode, send. false when the
@@ -115,19 +100,12 @@ bool TsSrtSender::stream_frames(VideoDecoder& decoder, TsEncoder& encoder, const
   std::uint64_t undecodable = 0;
   for (;;) {
     FramePtr frame;
-    {
-      std::unique_lock lock(mutex_);
-      queue_changed_.wait_for(lock, std::chrono::milliseconds(100),
-                              [&] { return stopped_ || closing_ || !queue_.empty(); });
-      if (stopped_) return false;
-      if (queue_.empty()) {
-        if (closing_) break;
-        lock.unlock();
-        sample_stats();
-        continue;
-      }
-      frame = std::move(queue_.front());
-      queue_.pop_front();
+    const FeedThread::Take take = feed_.take(frame);
+    if (take == FeedThread::Take::stopped) return false;
+    if (take == FeedThread::Take::closing) break;
+    if (take == FeedThread::Take::idle) {
+      sample_stats();
+      continue;
     }
     const Picture* picture = nullptr;
     try {
@@ -144,7 +122,7 @@ bool TsSrtSender::stream_frames(VideoDecoder& decoder, TsEncoder& encoder, const
     try {
       counters_.add_frame(encoder.encode(*picture), wall_clock_ns());
     } catch (const MediaError& error) {
-      if (stopped_) return false;
+      if (feed_.stopped()) return false;
       if (broken) {
         log()->error("stream {}: SRT connection to {} lost", options_.stream_id,
                      remote_.to_string());
@@ -155,15 +133,15 @@ bool TsSrtSender::stream_frames(VideoDecoder& decoder, TsEncoder& encoder, const
     }
     sample_stats();
   }
-  accepting_ = false;
+  feed_.stop_accepting();
   try {
     counters_.bytes.fetch_add(encoder.finish(), std::memory_order_relaxed);
   } catch (const MediaError& error) {
-    if (!stopped_) log()->error("stream {}: --mux ts: {}", options_.stream_id, error.what());
+    if (!feed_.stopped()) log()->error("stream {}: --mux ts: {}", options_.stream_id, error.what());
     return false;
   }
   wait_until_played_out();
-  return !stopped_;
+  return !feed_.stopped();
 }
 
 // Live mode has no linger, and a TS receiver sends no END acknowledgement; a receiver whose
@@ -172,45 +150,28 @@ bool TsSrtSender::stream_frames(VideoDecoder& decoder, TsEncoder& encoder, const
 void TsSrtSender::wait_until_played_out() {
   const auto acknowledged_by =
       std::chrono::steady_clock::now() + options_.srt.latency + std::chrono::seconds(1);
-  while (!stopped_ && socket_.unacknowledged_bytes() > 0 &&
+  while (!feed_.stopped() && socket_.unacknowledged_bytes() > 0 &&
          std::chrono::steady_clock::now() < acknowledged_by) {
     sample_stats();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));  // libsrt has no event for this
   }
   const auto played_by =
       std::chrono::steady_clock::now() + socket_.peer_latency() + std::chrono::milliseconds(20);
-  while (!stopped_ && std::chrono::steady_clock::now() < played_by) {
+  while (!feed_.stopped() && std::chrono::steady_clock::now() < played_by) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
 
 SubmitResult TsSrtSender::submit(FramePtr frame) {
-  if (!accepting_ || stopped_) return SubmitResult::closed;
-  {
-    std::lock_guard lock(mutex_);
-    if (closing_) return SubmitResult::closed;
-    if (queue_.size() >= options_.max_queued_frames) return SubmitResult::dropped;
-    queue_.push_back(std::move(frame));
-  }
-  queue_changed_.notify_one();
-  return SubmitResult::queued;
+  return feed_.submit(std::move(frame));
 }
 
 awaitable<bool> TsSrtSender::close(std::uint64_t frames_sent) {
-  (void)frames_sent;  // MPEG-TS has no END message: the stream just stops
-  {
-    std::lock_guard lock(mutex_);
-    closing_ = true;
-  }
-  queue_changed_.notify_one();
-  if (!thread_.joinable()) co_return false;
-  co_await closed_.wait();
-  co_return close_ok_;
+  co_return co_await feed_.close(frames_sent);  // MPEG-TS has no END: the stream just stops
 }
 
 void TsSrtSender::stop() {
-  stopped_ = true;  // every blocking call in run() returns within 100 ms (1 s while connecting)
-  queue_changed_.notify_all();
+  feed_.stop();  // every blocking call in run() returns within 100 ms (1 s while connecting)
 }
 
 }  // namespace hdstream

@@ -11,14 +11,9 @@
 //   sender->close(n); }
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <memory>
-#include <mutex>
-#include <thread>
 
-#include "common/async_event.hpp"
+#include "transport/feed_thread.hpp"
 #include "transport/srt_socket.hpp"
 #include "transport/transport.hpp"
 
@@ -45,28 +40,13 @@ class TsSrtSender : public SenderTransport, public std::enable_shared_from_this<
   bool stream_frames(VideoDecoder& decoder, TsEncoder& encoder, const bool& broken);
   void wait_until_played_out();
   void sample_stats(bool force = false);
-  void report(AsyncEvent& event, bool& result, bool value);
 
-  asio::any_io_executor executor_;
   SenderOptions options_;
   std::uint64_t video_rate_bps_;
   StreamCounters& counters_;
   Endpoint remote_;
   SrtSocket socket_;
-  std::thread thread_;
-  std::atomic<bool> stopped_{false};
-
-  std::mutex mutex_;  // guards queue_, closing_
-  std::condition_variable queue_changed_;
-  std::deque<FramePtr> queue_;
-  bool closing_ = false;
-
-  // Results handed back to the strand.
-  AsyncEvent opened_;
-  AsyncEvent closed_;
-  bool open_ok_ = false;
-  bool close_ok_ = false;
-  std::atomic<bool> accepting_{true};
+  FeedThread feed_;
   std::chrono::steady_clock::time_point next_stats_;
 };
 

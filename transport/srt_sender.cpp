@@ -89,13 +89,11 @@ bool send_srt_message(SrtSocket& socket, std::span<const std::byte> message,
 
 SrtSender::SrtSender(asio::any_io_executor executor, SenderOptions options,
                      StreamCounters& counters)
-    : executor_(std::move(executor)),
-      options_(std::move(options)),
+    : options_(std::move(options)),
       counters_(counters),
       remote_{options_.destination.host,
               static_cast<std::uint16_t>(options_.destination.port + options_.stream_id)},
-      opened_(executor_),
-      closed_(executor_) {
+      feed_(std::move(executor), options_.max_queued_frames) {
   options_.hello.transport = TransportKind::srt;
   options_.hello.connections = 1;
   options_.hello.chunk_bytes = kSrtChunkBytes;
@@ -107,44 +105,30 @@ SrtSender::~SrtSender() {
   // The thread does not own the sender: whoever drops the last reference waits for it here
   // (at most ~100 ms: every libsrt call in run() has a timeout), so nothing outlives the
   // io_context or the stats the sender writes to.
-  stopped_ = true;
-  queue_changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-void SrtSender::report(AsyncEvent& event, bool& result, bool value) {
-  // Weak: the sender may be going away (its destructor is joining this thread).
-  asio::post(executor_, [weak = weak_from_this(), &event, &result, value] {
-    if (auto self = weak.lock()) {
-      result = value;
-      event.set();
-    }
-  });
+  feed_.join();
 }
 
 awaitable<bool> SrtSender::open() {
   counters_.planned_bps.store(options_.hello.feed.bit_rate_bps, std::memory_order_relaxed);
-  thread_ = std::thread([this] { run(); });
-  co_await opened_.wait();
-  co_return open_ok_;
+  co_return co_await feed_.start(weak_from_this(), [this] { run(); });
 }
 
 bool SrtSender::send_message(std::span<const std::byte> message) {
-  return send_srt_message(socket_, message, stopped_);
+  return send_srt_message(socket_, message, feed_.stop_flag());
 }
 
 bool SrtSender::connect_and_handshake() {
   const SrtPlan plan =
       srt_plan(options_.hello.feed.bit_rate_bps, options_.srt, options_.expected_rtt);
   std::optional<SrtSocket> connected = connect_srt_caller(
-      plan, remote_, options_.connect_patience, stopped_, options_.stream_id);
+      plan, remote_, options_.connect_patience, feed_.stop_flag(), options_.stream_id);
   if (!connected) return false;
   socket_ = std::move(*connected);
   // The hdstream handshake rides inside the SRT connection: feed descriptor, first frame.
   auto hello = encode_hello(options_.stream_id, options_.hello);
   if (!send_message(hello)) return false;
   const auto deadline_ack = std::chrono::steady_clock::now() + options_.handshake_timeout;
-  while (!stopped_ && std::chrono::steady_clock::now() < deadline_ack) {
+  while (!stopped() && std::chrono::steady_clock::now() < deadline_ack) {
     std::size_t received = 0;
     const SrtIo io = socket_.receive(reply_, received);
     if (io == SrtIo::timeout) continue;
@@ -168,7 +152,7 @@ bool SrtSender::connect_and_handshake() {
     }
     return true;
   }
-  if (!stopped_) {
+  if (!stopped()) {
     log()->error("stream {}: no handshake reply from {} within {}", options_.stream_id,
                  remote_.to_string(), format_duration(options_.handshake_timeout));
   }
@@ -228,7 +212,7 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
   const auto deadline =
       std::chrono::steady_clock::now() + options_.handshake_timeout + options_.srt.latency;
   socket_.set_receive_blocking(true);
-  while (!stopped_ && std::chrono::steady_clock::now() < deadline) {
+  while (!stopped() && std::chrono::steady_clock::now() < deadline) {
     std::size_t received = 0;
     sample_stats();
     const SrtIo io = socket_.receive(reply_, received);
@@ -236,7 +220,7 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
     // The receiver's last report has the final counts; then this side closes.
     if (io == SrtIo::ok && apply_message(received)) return true;
   }
-  if (!stopped_) {
+  if (!stopped()) {
     log()->error("stream {}: receiver did not confirm the end of the feed", options_.stream_id);
   }
   return false;
@@ -246,10 +230,9 @@ void SrtSender::run() {
   const bool connected = connect_and_handshake();
   if (!connected) {
     counters_.state.store(StreamState::failed, std::memory_order_relaxed);
-    accepting_ = false;
     socket_.close();
-    report(opened_, open_ok_, false);
-    report(closed_, close_ok_, false);
+    feed_.opened(false);
+    feed_.finished(false);
     return;
   }
   log()->info("stream {}: SRT live to {}, latency {}, {}", options_.stream_id, remote_.to_string(),
@@ -259,33 +242,29 @@ void SrtSender::run() {
                   : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
   socket_.set_receive_blocking(false);  // FEEDBACK is polled between frames
-  report(opened_, open_ok_, true);
+  feed_.opened(true);
 
   bool ok = true;
-  std::uint64_t frames_sent = 0;
-  for (;;) {
-    FramePtr frame;
-    {
-      std::unique_lock lock(mutex_);
-      queue_changed_.wait_for(lock, std::chrono::milliseconds(100),
-                              [&] { return stopped_ || closing_ || !queue_.empty(); });
-      if (stopped_) break;
-      if (queue_.empty()) {
-        if (closing_) {
-          frames_sent = frames_sent_;
-          break;
-        }
-        lock.unlock();
+  bool closing = false;
+  for (FramePtr frame; !closing;) {
+    switch (feed_.take(frame)) {
+      case FeedThread::Take::stopped:
+        ok = false;
+        closing = true;
+        continue;
+      case FeedThread::Take::closing:
+        closing = true;
+        continue;
+      case FeedThread::Take::idle:
         sample_stats();
         read_feedback();
         continue;
-      }
-      frame = std::move(queue_.front());
-      queue_.pop_front();
+      case FeedThread::Take::frame:
+        break;
     }
     if (!send_frame(*frame)) {
       ok = false;
-      if (!stopped_)
+      if (!stopped())
         log()->error("stream {}: SRT connection to {} lost", options_.stream_id,
                      remote_.to_string());
       break;
@@ -294,43 +273,26 @@ void SrtSender::run() {
     sample_stats();
     read_feedback();
   }
-  accepting_ = false;
-  if (ok && !stopped_) ok = finish(frames_sent);
+  feed_.stop_accepting();
+  if (ok && !stopped()) ok = finish(feed_.frames_sent());
   sample_stats(true);
   socket_.close();
-  ok = ok && !stopped_;
+  ok = ok && !stopped();
   counters_.state.store(ok ? StreamState::finished : StreamState::failed,
                         std::memory_order_relaxed);
-  report(closed_, close_ok_, ok);
+  feed_.finished(ok);
 }
 
 SubmitResult SrtSender::submit(FramePtr frame) {
-  if (!accepting_ || stopped_) return SubmitResult::closed;
-  {
-    std::lock_guard lock(mutex_);
-    if (closing_) return SubmitResult::closed;
-    if (queue_.size() >= options_.max_queued_frames) return SubmitResult::dropped;
-    queue_.push_back(std::move(frame));
-  }
-  queue_changed_.notify_one();
-  return SubmitResult::queued;
+  return feed_.submit(std::move(frame));
 }
 
 awaitable<bool> SrtSender::close(std::uint64_t frames_sent) {
-  {
-    std::lock_guard lock(mutex_);
-    closing_ = true;
-    frames_sent_ = frames_sent;
-  }
-  queue_changed_.notify_one();
-  if (!thread_.joinable()) co_return false;
-  co_await closed_.wait();
-  co_return close_ok_;
+  co_return co_await feed_.close(frames_sent);
 }
 
 void SrtSender::stop() {
-  stopped_ = true;  // every libsrt call in run() returns within 100 ms (1 s while connecting)
-  queue_changed_.notify_all();
+  feed_.stop();  // every libsrt call in run() returns within 100 ms (1 s while connecting)
 }
 
 }  // namespace hdstream

@@ -5,17 +5,13 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
-#include <thread>
 #include <vector>
 
-#include "common/async_event.hpp"
 #include "protocol/packetizer.hpp"
+#include "transport/feed_thread.hpp"
 #include "transport/srt_socket.hpp"
 #include "transport/transport.hpp"
 
@@ -63,28 +59,13 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   void read_feedback();
   // A message from the receiver, in reply_; true when it is the session's last report.
   bool apply_message(std::size_t received);
-  void report(AsyncEvent& event, bool& result, bool value);
+  bool stopped() const { return feed_.stopped(); }
 
-  asio::any_io_executor executor_;
   SenderOptions options_;
   StreamCounters& counters_;
   Endpoint remote_;
   SrtSocket socket_;
-  std::thread thread_;
-  std::atomic<bool> stopped_{false};
-
-  std::mutex mutex_;  // guards queue_, closing_, frames_sent_
-  std::condition_variable queue_changed_;
-  std::deque<FramePtr> queue_;
-  bool closing_ = false;
-  std::uint64_t frames_sent_ = 0;
-
-  // Results handed back to the strand.
-  AsyncEvent opened_;
-  AsyncEvent closed_;
-  bool open_ok_ = false;
-  bool close_ok_ = false;
-  std::atomic<bool> accepting_{true};
+  FeedThread feed_;
 
   std::vector<EncodedChunk> chunks_;
   std::array<std::byte, kSrtMaxPayloadBytes> packet_{};
