@@ -13,7 +13,7 @@ if [ "${HDSTREAM_SKIP_ASAN:-0}" != 1 ]; then
   # Only what these tests need (the Qt panel tests, WAN runner and link emulator are skipped).
   cmake --build --preset asan --target hdstream protocol_tests transport_tests presets_tests \
     security_tests stats_tests common_tests pipeline_tests fuzz_replay_wire_reassembler \
-    fuzz_replay_handshake fuzz_replay_presets security_process_tests loopback_tests
+    fuzz_replay_handshake fuzz_replay_presets security_process_tests loopback_tests feedback_tests
   # The media feed tests make their clips with GStreamer, whose process-lifetime allocations
   # LeakSanitizer would report, and the micro-benchmark smoke run is not built here; both run
   # in the normal build above.
@@ -28,6 +28,6 @@ fi
 if [ "${HDSTREAM_SKIP_TSAN:-0}" != 1 ]; then
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan --target hdstream transport_tests mtcp_transport_tests loopback_tests \
-    security_process_tests
+    security_process_tests feedback_tests
   ctest --preset tsan -R "$(grep -v '^#' scripts/tsan-tests.txt | paste -sd'|')"
 fi
