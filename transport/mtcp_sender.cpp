@@ -83,7 +83,11 @@ std::string MultiTcpSender::label(const Subconnection& sub) const {
 std::vector<std::byte> MultiTcpSender::hello_for(const Subconnection& sub) const {
   Hello hello = options_.hello;
   hello.subconnection = sub.index;
-  // A re-established sub-connection's chunks may belong to any frame still in the window.
+  // A receiver that still has this session ignores first_frame_seq: a re-established
+  // sub-connection's chunks may belong to any frame in the window. A receiver that restarted
+  // (kill -9, reboot) starts a new session here: it must not count the frames its predecessor
+  // delivered as missing, so it starts at the first frame not yet delivered.
+  hello.first_frame_seq = std::max(hello.first_frame_seq, delivered_seq_);
   return encode_hello(options_.stream_id, hello);
 }
 

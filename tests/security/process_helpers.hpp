@@ -14,13 +14,20 @@
 
 namespace hdstream::test {
 
-// Cumulative frames of one stream in the last interval line of a JSON-lines text.
-inline std::optional<long> stream_frames(const std::string& text, int stream) {
-  std::optional<long> frames;
+// A cumulative field ("frames", "drops") of one stream in the last interval line of a
+// JSON-lines text.
+inline std::optional<long> stream_value(const std::string& text, int stream,
+                                        const std::string& field) {
+  std::optional<long> value;
   for (const auto& line : json_lines(text)) {
-    if (line.at("type") == "interval" && line.at("stream") == stream) frames = line.at("frames").get<long>();
+    if (line.at("type") == "interval" && line.at("stream") == stream)
+      value = line.at(field).get<long>();
   }
-  return frames;
+  return value;
+}
+
+inline std::optional<long> stream_frames(const std::string& text, int stream) {
+  return stream_value(text, stream, "frames");
 }
 
 // Waits until `stream`'s frame count in `text()` has grown by at least `by` from now.
