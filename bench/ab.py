@@ -3,6 +3,7 @@
 interleaved repetitions, median goodput and CPU seconds per GB (sender + receiver, wait4).
 
     bench/ab.py /tmp/hdstream.before build/app/hdstream --reps 3 --streams 5 --duration 4
+    bench/ab.py build/app/hdstream --chunk-sizes 64K,256K,1M   # one binary, chunk sizes A/B
 """
 
 import argparse
@@ -21,16 +22,20 @@ def main():
     parser.add_argument("--streams", type=int, default=5)
     parser.add_argument("--duration", type=int, default=4)
     parser.add_argument("--chunk-size", default=None)
+    parser.add_argument("--chunk-sizes", default=None,
+                        help="comma-separated: every binary runs with each chunk size")
     args = parser.parse_args()
 
-    extra = ("--chunk-size", args.chunk_size) if args.chunk_size else ()
-    results = {b: [] for b in args.binaries}
+    sizes = args.chunk_sizes.split(",") if args.chunk_sizes else [args.chunk_size]
+    variants = [(b, size) for b in args.binaries for size in sizes]
+    results = {f"{b} --chunk-size {size}" if size else b: [] for b, size in variants}
     for rep in range(args.reps):
-        for binary in args.binaries:
+        for (binary, size), key in zip(variants, results):
+            extra = ("--chunk-size", size) if size else ()
             r = Runner(binary, []).hdstream_bulk(args.streams, args.duration, extra)
             gb = r["bytes"] / 1e9
-            results[binary].append((r["mbps"] or 0, r["cpu_s"] / gb if gb else 0))
-            print(f"rep {rep} {binary}: {r['mbps']} Mbps, {r['cpu_s'] / gb if gb else 0:.3f} "
+            results[key].append((r["mbps"] or 0, r["cpu_s"] / gb if gb else 0))
+            print(f"rep {rep} {key}: {r['mbps']} Mbps, {r['cpu_s'] / gb if gb else 0:.3f} "
                   "CPU s/GB", file=sys.stderr, flush=True)
     print("| binary | goodput Gbps, median (min–max) | CPU s/GB, median (min–max) |")
     print("|---|---|---|")
