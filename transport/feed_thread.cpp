@@ -74,6 +74,28 @@ awaitable<bool> FeedThread::close(std::uint64_t frames_sent) {
   co_return finish_ok_;
 }
 
+awaitable<bool> FeedThread::restart(std::function<void()> body, std::size_t& discarded) {
+  discarded = 0;
+  if (stopped_) co_return false;
+  // The broken session's thread has reported finished(false) and is returning: not a stop().
+  if (thread_.joinable()) thread_.join();
+  // Its report is queued on this strand: let it land before the events are replaced.
+  co_await finished_.wait();
+  {
+    std::lock_guard lock(mutex_);
+    if (closing_) co_return false;
+    discarded = queue_.size();
+    queue_.clear();
+  }
+  opened_ = AsyncEvent(executor_);
+  finished_ = AsyncEvent(executor_);
+  open_ok_ = finish_ok_ = false;
+  accepting_ = true;
+  thread_ = std::thread(std::move(body));
+  co_await opened_.wait();
+  co_return open_ok_;
+}
+
 void FeedThread::stop() {
   stopped_ = true;
   queue_changed_.notify_all();

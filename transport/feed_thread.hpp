@@ -42,6 +42,11 @@ class FeedThread {
   void stop();
   // Stops and waits for the thread (the owner's destructor, before its members go).
   void join();
+  // On the strand, after the thread has ended on its own (the session broke, finished(false)):
+  // starts `body` again for a new session, as start() did. Frames still queued from the broken
+  // session are returned as a count (dropped: their moment has passed). false when stopped or
+  // closing.
+  awaitable<bool> restart(std::function<void()> body, std::size_t& discarded);
 
   // --- on the feed's thread ---
   enum class Take : std::uint8_t { frame = 1, idle, closing, stopped };

@@ -283,6 +283,18 @@ void SrtSender::run() {
   feed_.finished(ok);
 }
 
+awaitable<bool> SrtSender::reopen(std::uint64_t first_frame_seq) {
+  options_.hello.first_frame_seq = first_frame_seq;
+  log()->warn("stream {}: reconnecting to {} to resume at frame {} (retrying for {})",
+              options_.stream_id, remote_.to_string(), first_frame_seq,
+              format_duration(options_.connect_patience));
+  std::size_t discarded = 0;
+  const bool resumed = co_await feed_.restart([this] { run(); }, discarded);
+  counters_.drops.fetch_add(discarded, std::memory_order_relaxed);
+  if (resumed) log()->info("stream {}: resumed at frame {}", options_.stream_id, first_frame_seq);
+  co_return resumed;
+}
+
 SubmitResult SrtSender::submit(FramePtr frame) {
   return feed_.submit(std::move(frame));
 }

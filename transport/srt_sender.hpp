@@ -45,6 +45,9 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   ~SrtSender() override;
 
   awaitable<bool> open() override;
+  // After the connection broke: a new SRT connection and HELLO starting at `first_frame_seq`,
+  // retrying for connect_patience (a receiver restarted after kill -9, a rebooted host).
+  awaitable<bool> reopen(std::uint64_t first_frame_seq) override;
   SubmitResult submit(FramePtr frame) override;
   awaitable<bool> close(std::uint64_t frames_sent) override;
   void stop() override;

@@ -1,5 +1,5 @@
 // Faults with real processes and sockets (docs/ARCHITECTURE.md, "Reliability"):
-// - a receiver killed with SIGKILL and restarted (tcp and mtcp): the sender retries with backoff
+// - a receiver killed with SIGKILL and restarted (tcp, mtcp, srt): the sender retries with backoff
 //   and resumes, the new receiver counts only what was really lost; the sender's other feed (to
 //   another receiver) never stops;
 // - a sender killed and restarted: the receiver accepts the new session on the same stream id
@@ -53,9 +53,9 @@ TEST_P(ReceiverKilled, AndRestartedTheSenderResumesAndTheOtherFeedNeverStops) {
   auto restarted = start_recv("127.0.0.1", "recv-a2");
   EXPECT_TRUE(test::frames_grow([&] { return restarted->out(); }, 0, 10, 30s))
       << restarted->err() << send.err();
-  // tcp opens a new session at the next frame; mtcp re-establishes its sub-connections and the
+  // tcp and srt open a new session at the next frame; mtcp re-establishes its sub-connections and the
   // new receiver starts at the first frame its predecessor had not delivered.
-  EXPECT_TRUE(test::contains(send.err(), transport == "tcp" ? "resumed at frame" : "re-established"))
+  EXPECT_TRUE(test::contains(send.err(), transport == "mtcp" ? "re-established" : "resumed at frame"))
       << send.err();
   EXPECT_TRUE(test::frames_grow([&] { return other->out(); }, 1, 5)) << other->err();
 
@@ -78,7 +78,7 @@ TEST_P(ReceiverKilled, AndRestartedTheSenderResumesAndTheOtherFeedNeverStops) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Faults, ReceiverKilled, ::testing::Values("tcp", "mtcp"),
+INSTANTIATE_TEST_SUITE_P(Faults, ReceiverKilled, ::testing::Values("tcp", "mtcp", "srt"),
                          [](const auto& param_info) { return param_info.param; });
 
 TEST(Faults, SenderKilledAndRestartedTheReceiverAcceptsTheNewSessionOthersContinue) {
