@@ -54,27 +54,32 @@ void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
   command.add_option("--stats", text.stats, "Live statistics format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  command.add_option("--stats-file", options.stats_file, "Where statistics go: a path, or - for stdout")
+  command
+      .add_option("--stats-file", options.stats_file,
+                  "Where statistics go: a path, or - for stdout")
       ->capture_default_str();
   command.add_option("--interval", text.interval, "Statistics interval, e.g. 1s or 250ms")
       ->check(kDuration)
       ->capture_default_str();
-  command.add_flag_callback("--gui", [&options] { options.gui = true; },
-                            "Show the live panel (needs a display)");
-  command.add_flag_callback("--no-gui", [&options] { options.gui = false; },
-                            "Console statistics only, even when a display exists");
+  command.add_flag_callback(
+      "--gui", [&options] { options.gui = true; }, "Show the live panel (needs a display)");
+  command.add_flag_callback(
+      "--no-gui", [&options] { options.gui = false; },
+      "Console statistics only, even when a display exists");
   command.add_option("--metrics-listen", options.metrics_listen,
                      "Serve /metrics and /stats.json over HTTP on [HOST]:PORT (host 127.0.0.1 "
                      "when only :PORT is given)");
   command.add_option("--log-level", options.log_level, "Log level on stderr")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
-  command.add_option("--config", text.config,
-                     "Preset file with the highest precedence (over user and system presets)")
+  command
+      .add_option("--config", text.config,
+                  "Preset file with the highest precedence (over user and system presets)")
       ->envname("HDSTREAM_CONFIG");
-  command.add_option("--key-file", text.key_file,
-                     "Pre-shared key file (mode 600): tcp/mtcp sessions authenticate with it "
-                     "(64 hex digits); srt uses its text as the AES passphrase (10..79 characters)")
+  command
+      .add_option("--key-file", text.key_file,
+                  "Pre-shared key file (mode 600): tcp/mtcp sessions authenticate with it "
+                  "(64 hex digits); srt uses its text as the AES passphrase (10..79 characters)")
       ->envname("HDSTREAM_KEY_FILE");
 }
 
@@ -148,7 +153,8 @@ struct SendText {
 void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
   command.add_option("--dest", send.dest, "Destination: HOST:PORT or a destination preset")
       ->envname("HDSTREAM_DEST");
-  command.add_option("--profile", send.profile, "Profile preset (destination, format, feeds, rate)");
+  command.add_option("--profile", send.profile,
+                     "Profile preset (destination, format, feeds, rate)");
   add_streams(command, send.streams);
   command.add_option("--format", send.format, "Feed format preset (hdstream presets list)")
       ->envname("HDSTREAM_FORMAT")
@@ -163,23 +169,28 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
       ->check(CLI::IsMember({"bbr", "cubic", "reno"}))
       ->envname("HDSTREAM_CC")
       ->capture_default_str();
-  command.add_option("--rtt", text.rtt, "Expected round-trip time; sizes socket buffers (rate x RTT)")
+  command
+      .add_option("--rtt", text.rtt, "Expected round-trip time; sizes socket buffers (rate x RTT)")
       ->check(kDuration)
       ->envname("HDSTREAM_RTT")
       ->capture_default_str();
-  command.add_option("--latency", text.latency,
-                     "Latency budget: frames later than this are dropped, not queued")
+  command
+      .add_option("--latency", text.latency,
+                  "Latency budget: frames later than this are dropped, not queued")
       ->check(kDuration)
       ->envname("HDSTREAM_LATENCY")
       ->capture_default_str();
   command.add_option("--chunk-size", text.chunk, "Chunk payload size, e.g. 64K")
       ->check(kBytes)
       ->capture_default_str();
-  command.add_option("--pacing-factor", send.pacing_factor,
-                     "Cap the socket's pacing rate at this multiple of --rate (0: off)")
+  command
+      .add_option("--pacing-factor", send.pacing_factor,
+                  "Cap the socket's pacing rate at this multiple of --rate (0: off)")
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
-  command.add_option("--connect-timeout", text.patience, "Keep retrying a refused connection this long")
+  command
+      .add_option("--connect-timeout", text.patience,
+                  "Keep retrying a refused connection this long")
       ->check(kDuration)
       ->capture_default_str();
   command.add_option("--report", text.report,
@@ -216,12 +227,15 @@ Finisher add_send(CLI::App& app) {
   auto text = std::make_shared<SendText>();
   auto common = std::make_shared<CommonText>();
   add_send_options(*command, *send, *text);
-  command->add_option("--duration", text->duration, "How long to send, e.g. 10s; 0 runs until interrupted")
+  command
+      ->add_option("--duration", text->duration,
+                   "How long to send, e.g. 10s; 0 runs until interrupted")
       ->check(kDuration)
       ->capture_default_str();
-  command->add_option("--mux", send->mux,
-                      "srt: wire framing; ts = standard MPEG-TS (MPEG-2 4:2:2 at --rate, default "
-                      "50M) for ffplay/srt-live-transmit/GStreamer")
+  command
+      ->add_option("--mux", send->mux,
+                   "srt: wire framing; ts = standard MPEG-TS (MPEG-2 4:2:2 at --rate, default "
+                   "50M) for ffplay/srt-live-transmit/GStreamer")
       ->check(CLI::IsMember({"none", "ts"}))
       ->capture_default_str();
   add_common(*command, send->common, *common);
@@ -244,21 +258,25 @@ Finisher add_recv(CLI::App& app) {
   command->add_option("--listen", recv->listen, "Listen address: [HOST]:PORT")->required();
   add_streams(*command, recv->streams);
   add_transport(*command, text->second);
-  command->add_option("--output", recv->output,
-                      "Where received frames go: null (decode, discard), display, or "
-                      "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode)")
+  command
+      ->add_option("--output", recv->output,
+                   "Where received frames go: null (decode, discard), display, or "
+                   "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode)")
       ->check(kOutput)
       ->capture_default_str();
   command->add_flag("--fullscreen", recv->fullscreen, "With --output display: whole screen");
-  command->add_option("--decode-queue", recv->decode_queue_frames,
-                      "Frames waiting for each decoder before the oldest is dropped")
+  command
+      ->add_option("--decode-queue", recv->decode_queue_frames,
+                   "Frames waiting for each decoder before the oldest is dropped")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   auto decode_delay = std::make_shared<std::string>("0");
   command->add_option("--debug-decode-delay", *decode_delay)
       ->check(kDuration)
       ->group("");  // test hook: a deliberately slow decoder
-  command->add_option("--duration", text->first, "Stop after this long; 0 waits until every stream has ended")
+  command
+      ->add_option("--duration", text->first,
+                   "Stop after this long; 0 waits until every stream has ended")
       ->check(kDuration)
       ->capture_default_str();
   auto latency = std::make_shared<std::string>("120ms");
@@ -291,14 +309,17 @@ Finisher add_demo(CLI::App& app) {
   auto text = std::make_shared<std::pair<std::string, std::string>>("270M", "20s");
   auto common = std::make_shared<CommonText>();
   add_streams(*command, demo->streams);
-  command->add_option("--rate", text->first, "Bit rate per feed")->check(kRate)->capture_default_str();
+  command->add_option("--rate", text->first, "Bit rate per feed")
+      ->check(kRate)
+      ->capture_default_str();
   command->add_option("--duration", text->second, "How long to run; 0 runs until interrupted")
       ->check(kDuration)
       ->capture_default_str();
   command->add_option("--format", demo->format, "Feed format preset")->capture_default_str();
   add_sources(*command, demo->sources);
-  command->add_option("--output", demo->output,
-                      "auto (display if there is one, else null), null, display or file:PATTERN")
+  command
+      ->add_option("--output", demo->output,
+                   "auto (display if there is one, else null), null, display or file:PATTERN")
       ->check(kOutput)
       ->capture_default_str();
   command->add_flag("--fullscreen", demo->fullscreen, "With a display: whole screen");
@@ -341,7 +362,8 @@ Finisher add_check(CLI::App& app) {
 
 Finisher add_bench(CLI::App& app) {
   auto* command = app.add_subcommand(
-      "bench", "Memory-to-memory throughput, every byte verified (--dest sends, --listen receives)");
+      "bench",
+      "Memory-to-memory throughput, every byte verified (--dest sends, --listen receives)");
   auto bench = std::make_shared<BenchOptions>();
   auto common = std::make_shared<CommonText>();
   struct Text {
@@ -371,8 +393,9 @@ Finisher add_bench(CLI::App& app) {
   command->add_option("--frame-size", text->frame, "Frame size when unpaced")
       ->check(kBytes)
       ->capture_default_str();
-  command->add_option("--distance-km", bench->distance_km,
-                      "Path length; adds the land-speed-record metric (petabit-metres/s)")
+  command
+      ->add_option("--distance-km", bench->distance_km,
+                   "Path length; adds the land-speed-record metric (petabit-metres/s)")
       ->check(CLI::Range(0.0, 50000.0));
   auto report = std::make_shared<std::string>();
   command->add_option("--report", *report,
@@ -384,7 +407,8 @@ Finisher add_bench(CLI::App& app) {
     load_key(bench->common, *transport_from_string(text->transport), no_srt);
     if (!report->empty()) bench->report = *report;
     if (bench->dest.empty() == bench->listen.empty()) {
-      throw CLI::ValidationError("bench", "give exactly one of --dest (send) or --listen (receive)");
+      throw CLI::ValidationError("bench",
+                                 "give exactly one of --dest (send) or --listen (receive)");
     }
     bench->transport = *transport_from_string(text->transport);
     bench->rate_bps = text->rate == "max" || text->rate == "0" ? 0 : parse_rate_bps(text->rate);
@@ -431,7 +455,8 @@ Finisher add_monitor(CLI::App& app) {
 }
 
 Finisher add_presets(CLI::App& app) {
-  auto* command = app.add_subcommand("presets", "List presets, or show one and where each value came from");
+  auto* command =
+      app.add_subcommand("presets", "List presets, or show one and where each value came from");
   command->require_subcommand(1);
   auto presets = std::make_shared<PresetsOptions>();
   auto common = std::make_shared<CommonText>();
@@ -459,8 +484,8 @@ Command parse_command_line(int argc, const char* const* argv) {
       std::strcmp(args[1], "--help") != 0) {
     args.insert(args.begin() + 1, "send");
   }
-  static constexpr std::array kCommands{"send",  "recv",    "demo",
-                                        "check", "bench",   "presets", "monitor"};
+  static constexpr std::array kCommands{"send",  "recv",    "demo",   "check",
+                                        "bench", "presets", "monitor"};
   if (args.size() > 1 && args[1][0] != '-' &&
       std::find_if(kCommands.begin(), kCommands.end(), [&](const char* known) {
         return std::strcmp(known, args[1]) == 0;
@@ -475,8 +500,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   CLI::App app("hdstream: live studio video feeds over long, fast networks", "hdstream");
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, Finisher>> commands;
-  for (auto add : {add_send, add_recv, add_demo, add_check, add_bench, add_presets,
-                   add_monitor}) {
+  for (auto add : {add_send, add_recv, add_demo, add_check, add_bench, add_presets, add_monitor}) {
     Finisher finish = add(app);
     commands.emplace_back(app.get_subcommands({}).back(), std::move(finish));
   }

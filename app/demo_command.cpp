@@ -62,10 +62,10 @@ int run_demo(const DemoOptions& options) {
   plan.endpoints.assign(options.streams, receivers->local_endpoint());
   SenderGroup senders(runtime, sent, plan, part_done);
   // On Ctrl-C the feeds stop at their next frame and send END; the receivers then finish.
-  logger("hdstream")->info("demo: {} {} feeds over loopback tcp into --output {} for {} (Ctrl-C ends it)",
-                           options.streams, options.format, output_spec,
-                           options.duration.count() ? format_duration(options.duration)
-                                                    : std::string("ever"));
+  logger("hdstream")
+      ->info("demo: {} {} feeds over loopback tcp into --output {} for {} (Ctrl-C ends it)",
+             options.streams, options.format, output_spec,
+             options.duration.count() ? format_duration(options.duration) : std::string("ever"));
   runtime.start_stats(options.common.interval, [&] {
     if (options.common.stats_format == StatsFormat::json) output.report().interval(sent.sample());
     output.report().interval(received.sample());

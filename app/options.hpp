@@ -26,10 +26,10 @@ struct CommonOptions {
   std::string stats_file = "-";  // "-" is stdout
   std::chrono::nanoseconds interval = 1s;
   std::string log_level = "info";
-  std::string key_file;              // --key-file as given (HMAC key, or srt passphrase)
+  std::string key_file;             // --key-file as given (HMAC key, or srt passphrase)
   std::optional<PresharedKey> key;  // --key-file: sessions authenticate with it (docs/SECURITY.md)
-  std::optional<bool> gui;     // --gui / --no-gui; unset: the command's default
-  std::string metrics_listen;  // --metrics-listen ADDR; empty: no telemetry server
+  std::optional<bool> gui;          // --gui / --no-gui; unset: the command's default
+  std::string metrics_listen;       // --metrics-listen ADDR; empty: no telemetry server
 };
 
 struct SendOptions {
@@ -55,11 +55,11 @@ struct SendOptions {
   // Memory-to-memory (bench): frames of frame_bytes as fast as the transport takes them.
   bool unpaced = false;
   std::size_t frame_bytes = 0;
-  std::size_t connections = 0;          // mtcp sub-connections (--conns); 0: the default, 4
-  bool latency_given = false;           // --latency set explicitly (srt otherwise: max(120ms, 4 x RTT))
-  std::string key_file;                 // srt passphrase file (--key-file)
-  int key_length_bytes = 16;            // srt AES key length (--key-length)
-  std::string mux = "none";             // "ts": MPEG-TS (MPEG-2 4:2:2) over srt (--mux)
+  std::size_t connections = 0;  // mtcp sub-connections (--conns); 0: the default, 4
+  bool latency_given = false;   // --latency set explicitly (srt otherwise: max(120ms, 4 x RTT))
+  std::string key_file;         // srt passphrase file (--key-file)
+  int key_length_bytes = 16;    // srt AES key length (--key-length)
+  std::string mux = "none";     // "ts": MPEG-TS (MPEG-2 4:2:2) over srt (--mux)
 };
 
 struct RecvOptions {
@@ -71,10 +71,10 @@ struct RecvOptions {
   bool fullscreen = false;
   std::size_t decode_queue_frames = 8;
   std::chrono::microseconds debug_decode_delay{0};  // test hook: a deliberately slow decoder
-  std::chrono::nanoseconds duration = 0s;  // 0: until every stream has ended, or interrupted
-  std::string key_file;                    // srt passphrase file (--key-file)
+  std::chrono::nanoseconds duration = 0s;    // 0: until every stream has ended, or interrupted
+  std::string key_file;                      // srt passphrase file (--key-file)
   std::chrono::nanoseconds latency = 120ms;  // srt receive latency (--latency)
-  std::string mux = "none";                // "ts": MPEG-TS over srt (--mux)
+  std::string mux = "none";                  // "ts": MPEG-TS over srt (--mux)
 };
 
 // `hdstream bench`: the sending side with --dest, the receiving side with --listen.
@@ -90,7 +90,7 @@ struct BenchOptions {
   std::chrono::nanoseconds expected_rtt = 1ms;
   std::uint32_t chunk_bytes = 64 * 1024;
   std::size_t frame_bytes = 1 << 20;
-  double distance_km = 0;  // > 0: report the land-speed-record metric
+  double distance_km = 0;                       // > 0: report the land-speed-record metric
   std::optional<std::filesystem::path> report;  // --report: a link report of the run
 };
 

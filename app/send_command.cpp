@@ -26,10 +26,10 @@ int run_send(const SendOptions& options) {
                       std::string(to_string(plan.options.transport)));
   SenderGroup senders(runtime, stats, plan, [&] { runtime.shutdown(); });
 
-  logger("hdstream")->info("sending {} {} feed(s) of {} to {} ({}{})", plan.options.streams,
-                           plan.format.name, format_rate(static_cast<double>(plan.options.rate_bps)),
-                           plan.destination.name, plan.endpoints.front().to_string(),
-                           plan.endpoints.size() > 1 ? ", ..." : "");
+  logger("hdstream")
+      ->info("sending {} {} feed(s) of {} to {} ({}{})", plan.options.streams, plan.format.name,
+             format_rate(static_cast<double>(plan.options.rate_bps)), plan.destination.name,
+             plan.endpoints.front().to_string(), plan.endpoints.size() > 1 ? ", ..." : "");
   LinkRecorder recorder;
   runtime.start_stats(plan.options.common.interval, [&] {
     const Snapshot snapshot = stats.sample();
@@ -46,14 +46,15 @@ int run_send(const SendOptions& options) {
   output.report().far_end(last);
   output.report().summary(summary);
   if (plan.options.report) {
-    write_link_report(*plan.options.report,
-                      LinkReportInput{.title = "hdstream link report: send to " + plan.destination.name,
-                                      .parameters = describe(plan),
-                                      .series = recorder.series(),
-                                      .last = last,
-                                      .summary = summary,
-                                      .planned_mbps = plan.planned_mbps(),
-                                      .tables = {}});
+    write_link_report(
+        *plan.options.report,
+        LinkReportInput{.title = "hdstream link report: send to " + plan.destination.name,
+                        .parameters = describe(plan),
+                        .series = recorder.series(),
+                        .last = last,
+                        .summary = summary,
+                        .planned_mbps = plan.planned_mbps(),
+                        .tables = {}});
   }
   return exit_code_for(summary, runtime.interrupted(), senders.failures() > 0);
 }

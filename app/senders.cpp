@@ -4,14 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "app/srt_settings.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
-#include "pipeline/media_sources.hpp"
-#include "pipeline/synthetic.hpp"
-#include "app/srt_settings.hpp"
 #include "media/formats.hpp"
 #include "mux/ts_encoder.hpp"
 #include "mux/ts_srt_sender.hpp"
+#include "pipeline/media_sources.hpp"
+#include "pipeline/synthetic.hpp"
 #include "protocol/packetizer.hpp"
 #include "transport/srt_sender.hpp"
 
@@ -67,7 +67,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     const FeedDescriptor feed = made.feed;
     // Synthetic frames have the size the rate asks for; media frames have their own (DNxHD 220
     // is ~0.9 MB, v210 1080 is 5.5 MB): the limits apply to the largest plausible frame.
-    const std::size_t frame_bytes = options.unpaced ? options.frame_bytes
+    const std::size_t frame_bytes = options.unpaced                  ? options.frame_bytes
                                     : feed.codec == Codec::synthetic ? frame_bytes_for(feed)
                                                                      : 2 * frame_bytes_for(feed);
     if (frame_bytes > kMaxFrameBytes) {
@@ -101,10 +101,11 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     transport_options.expected_rtt = options.expected_rtt;
     // A striped feed reorders within its latency budget, and a lost chunk comes back after at
     // least an RTT: unless told otherwise, give mtcp the same max(budget, 4 x RTT) as SRT.
-    const auto latency = srt ? srt_options.latency
-                         : options.transport == TransportKind::mtcp && !options.latency_given
-                             ? std::max<std::chrono::nanoseconds>(options.latency, 4 * options.expected_rtt)
-                             : options.latency;
+    const auto latency =
+        srt ? srt_options.latency
+        : options.transport == TransportKind::mtcp && !options.latency_given
+            ? std::max<std::chrono::nanoseconds>(options.latency, 4 * options.expected_rtt)
+            : options.latency;
     transport_options.hello.latency_budget_ms = static_cast<std::uint32_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(latency).count());
     // A live feed queues at most the latency budget's worth of frames (at least two).
@@ -121,12 +122,13 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
       entry.transport = std::make_shared<TsSrtSender>(entry.strand, std::move(transport_options),
                                                       ts_rate_bps, stats_.stream(i));
     } else {
-      entry.transport = make_sender(options.transport, entry.strand,
-                                    std::move(transport_options), stats_.stream(i));
+      entry.transport = make_sender(options.transport, entry.strand, std::move(transport_options),
+                                    stats_.stream(i));
     }
     entry.source = std::move(made.source);
     entry.plan.feed = feed;
-    entry.plan.frames = static_cast<std::uint64_t>(std::llround(seconds * feed.frames_per_second()));
+    entry.plan.frames =
+        static_cast<std::uint64_t>(std::llround(seconds * feed.frames_per_second()));
     if (options.unpaced) {
       entry.plan.paced = false;
       entry.plan.frames = 0;
@@ -140,21 +142,20 @@ void SenderGroup::start() {
   running_ = feeds_.size();
   for (auto& feed : feeds_) {
     feed.source->start();
-    asio::co_spawn(
-        feed.strand,
-        run_feed_sender(*feed.transport, *feed.source, feed.plan,
-                        stats_.stream(&feed - feeds_.data()), runtime_.stop_token()),
-        [this](std::exception_ptr error, bool ok) {
-          if (error) {
-            try {
-              std::rethrow_exception(error);
-            } catch (const std::exception& e) {
-              logger("hdstream")->error("feed failed: {}", e.what());
-            }
-          }
-          if (error || !ok) ++failures_;
-          if (--running_ == 0 && on_all_done_) on_all_done_();
-        });
+    asio::co_spawn(feed.strand,
+                   run_feed_sender(*feed.transport, *feed.source, feed.plan,
+                                   stats_.stream(&feed - feeds_.data()), runtime_.stop_token()),
+                   [this](std::exception_ptr error, bool ok) {
+                     if (error) {
+                       try {
+                         std::rethrow_exception(error);
+                       } catch (const std::exception& e) {
+                         logger("hdstream")->error("feed failed: {}", e.what());
+                       }
+                     }
+                     if (error || !ok) ++failures_;
+                     if (--running_ == 0 && on_all_done_) on_all_done_();
+                   });
   }
 }
 

@@ -55,9 +55,8 @@ void TsSrtSender::run() {
     SrtPlan plan = srt_plan(static_cast<std::uint64_t>(kTsOverhead * video_rate_bps_), options_.srt,
                             options_.expected_rtt);
     plan.payload_bytes = kSrtTsPayloadBytes;
-    std::optional<SrtSocket> connected =
-        connect_srt_caller(plan, remote_, options_.connect_patience, feed_.stop_flag(),
-                           options_.stream_id);
+    std::optional<SrtSocket> connected = connect_srt_caller(
+        plan, remote_, options_.connect_patience, feed_.stop_flag(), options_.stream_id);
     if (connected) {
       socket_ = std::move(*connected);
       bool broken = false;

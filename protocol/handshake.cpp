@@ -75,12 +75,18 @@ std::optional<TransportKind> transport_from_string(std::string_view name) {
 
 std::string_view to_string(AckStatus status) {
   switch (status) {
-    case AckStatus::accepted: return "accepted";
-    case AckStatus::bad_stream: return "stream id not served";
-    case AckStatus::stream_busy: return "stream id already in use";
-    case AckStatus::bad_request: return "bad request";
-    case AckStatus::unauthorized: return "unauthorized";
-    case AckStatus::invalid: break;
+    case AckStatus::accepted:
+      return "accepted";
+    case AckStatus::bad_stream:
+      return "stream id not served";
+    case AckStatus::stream_busy:
+      return "stream id already in use";
+    case AckStatus::bad_request:
+      return "bad request";
+    case AckStatus::unauthorized:
+      return "unauthorized";
+    case AckStatus::invalid:
+      break;
   }
   return "invalid";
 }

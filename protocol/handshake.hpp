@@ -50,7 +50,7 @@ inline constexpr std::uint8_t kHelloProbe = 0x01;  // a `check` capacity probe, 
 
 struct Hello {
   FeedDescriptor feed;
-  std::uint8_t flags = 0;               // kHelloProbe, ...
+  std::uint8_t flags = 0;  // kHelloProbe, ...
   TransportKind transport = TransportKind::tcp;
   std::uint8_t connections = 1;         // sub-connections of this feed (mtcp)
   std::uint32_t chunk_bytes = 0;        // nominal chunk payload size
@@ -70,10 +70,10 @@ inline constexpr std::uint8_t kMaxSubconnections = 16;
 enum class AckStatus : std::uint8_t {
   invalid = 0,
   accepted = 1,
-  bad_stream = 2,     // stream id outside what the receiver serves
-  stream_busy = 3,    // another session already carries this stream id
-  bad_request = 4,    // malformed or unsupported feed / transport parameters
-  unauthorized = 5,   // no or wrong pre-shared key (protocol/auth.hpp)
+  bad_stream = 2,    // stream id outside what the receiver serves
+  stream_busy = 3,   // another session already carries this stream id
+  bad_request = 4,   // malformed or unsupported feed / transport parameters
+  unauthorized = 5,  // no or wrong pre-shared key (protocol/auth.hpp)
 };
 
 std::string_view to_string(AckStatus status);
@@ -93,7 +93,8 @@ struct End {
 };
 
 // Receiver -> sender, about every 100 ms on the feed's connection: the far end's view of the
-// feed (docs/PROTOCOL.md#feedback). Counters are cumulative for the stream; rates are the receiver's.
+// feed (docs/PROTOCOL.md#feedback). Counters are cumulative for the stream; rates are the
+// receiver's.
 struct Feedback {
   std::int64_t report_ns = 0;         // receiver's wall clock when the report was taken
   std::uint64_t bytes = 0;            // payload bytes of frames delivered whole and verified
@@ -109,8 +110,8 @@ struct Feedback {
   bool operator==(const Feedback&) const = default;
 };
 inline constexpr std::size_t kFeedbackBodyBytes = 8 * 5 + 4 * 4;
-inline constexpr std::uint32_t kMaxFeedbackFpsMilli = 1000 * 1000;   // 1000 fps
-inline constexpr std::uint32_t kMaxFeedbackJitterUs = 60'000'000;    // 60 s
+inline constexpr std::uint32_t kMaxFeedbackFpsMilli = 1000 * 1000;  // 1000 fps
+inline constexpr std::uint32_t kMaxFeedbackJitterUs = 60'000'000;   // 60 s
 inline constexpr std::uint32_t kMaxFeedbackIntervalMs = 60'000;
 // A FEEDBACK header whose frame_seq is this carries the session's last report.
 inline constexpr std::uint64_t kLastFeedbackMark = 1;

@@ -10,7 +10,9 @@ namespace hdstream {
 namespace {
 
 // Three decimals are plenty for rates and times, and keep JSON lines short.
-double round3(double value) { return std::round(value * 1000.0) / 1000.0; }
+double round3(double value) {
+  return std::round(value * 1000.0) / 1000.0;
+}
 
 double stream_duration_s(const StreamSnapshot& s) {
   if (s.frames == 0 || s.last_frame_ns <= s.first_frame_ns) return 0;
@@ -66,8 +68,9 @@ Summary summarize(const Snapshot& last, double min_rate_fraction) {
     summary.reasons.push_back(fmt::format("{} frames failed to decode", summary.decode_errors));
   }
   if (planned_mbps > 0 && summary.mbps < min_rate_fraction * planned_mbps) {
-    summary.reasons.push_back(fmt::format("aggregate {:.1f} Mbps is below {:.0f}% of the planned {:.1f} Mbps",
-                                          summary.mbps, min_rate_fraction * 100, planned_mbps));
+    summary.reasons.push_back(
+        fmt::format("aggregate {:.1f} Mbps is below {:.0f}% of the planned {:.1f} Mbps",
+                    summary.mbps, min_rate_fraction * 100, planned_mbps));
   }
   summary.pass = summary.reasons.empty();
   return summary;
@@ -216,14 +219,13 @@ void StatsReport::interval(const Snapshot& snapshot) {
                "{:7.1f}s {} #{:<2} {:<4} {:<8} {:8.1f} Mbps  frames {:>7}  drops {:>4}  "
                "cksum {:>3}  jitter {:6.2f} ms  rtt {:7.2f} ms  retx {}\n",
                snapshot.t, to_string(snapshot.role), s.stream, s.transport, to_string(s.state),
-               s.mbps, s.frames, s.drops, s.checksum_errors, s.jitter_ms, s.rtt_ms,
-               s.retransmits);
+               s.mbps, s.frames, s.drops, s.checksum_errors, s.jitter_ms, s.rtt_ms, s.retransmits);
     for (const auto& sub : s.subconnections) {
       fmt::print(out_,
                  "{:7.1f}s     conn {:<2} {:<8}           {:8.1f} Mbps  rtt {:7.2f} ms  retx {}  "
                  "reconnects {}\n",
-                 snapshot.t, sub.index, to_string(sub.state), sub.mbps, sub.rtt_ms,
-                 sub.retransmits, sub.reconnects);
+                 snapshot.t, sub.index, to_string(sub.state), sub.mbps, sub.rtt_ms, sub.retransmits,
+                 sub.reconnects);
     }
     if (s.link.present) {
       fmt::print(out_,
@@ -243,9 +245,9 @@ void StatsReport::interval(const Snapshot& snapshot) {
       fmt::print(out_,
                  "{:7.1f}s {} #{:<2} media    decoded {:>7}  errors {:>3}  queue {}/{}  "
                  "dropped before decode {:>4}  latency p50 {:.2f} ms  p99 {:.2f} ms\n",
-                 snapshot.t, to_string(snapshot.role), s.stream, s.frames_decoded,
-                 s.decode_errors, s.decode_queue_depth, s.decode_queue_capacity,
-                 s.dropped_before_decode, s.latency_ms_p50, s.latency_ms_p99);
+                 snapshot.t, to_string(snapshot.role), s.stream, s.frames_decoded, s.decode_errors,
+                 s.decode_queue_depth, s.decode_queue_capacity, s.dropped_before_decode,
+                 s.latency_ms_p50, s.latency_ms_p99);
     }
   }
   fmt::print(out_, "{:7.1f}s {} all {:>2} streams     {:8.1f} Mbps  drops {}\n", snapshot.t,

@@ -22,8 +22,9 @@ std::optional<StatsFormat> stats_format_from_string(std::string_view name);
 // The JSON objects of the schema, one per line when written.
 nlohmann::ordered_json interval_json(const Snapshot& snapshot, const StreamSnapshot& stream);
 nlohmann::ordered_json aggregate_json(const Snapshot& snapshot);
-// The receiver's view of a sent feed, from FEEDBACK: {"type":"far_end",...} (docs/PROTOCOL.md#feedback).
-// A separate line type, so the "interval" schema stays exactly as documented.
+// The receiver's view of a sent feed, from FEEDBACK: {"type":"far_end",...}
+// (docs/PROTOCOL.md#feedback). A separate line type, so the "interval" schema stays exactly as
+// documented.
 nlohmann::ordered_json far_end_json(const Snapshot& snapshot, const StreamSnapshot& stream);
 // mtcp: one "subconn" line per sub-connection of a feed (Mbps, RTT, retransmits, state).
 nlohmann::ordered_json subconnection_json(const Snapshot& snapshot, const StreamSnapshot& stream,

@@ -62,9 +62,9 @@ struct StreamSnapshot {
   double rtt_ms = 0;
   std::int64_t first_frame_ns = 0;
   std::int64_t last_frame_ns = 0;
-  double latency_ms = 0;               // receiver: smoothed arrival - sender timestamp
+  double latency_ms = 0;                // receiver: smoothed arrival - sender timestamp
   std::uint32_t latency_budget_ms = 0;  // receiver: hold budget (0: none, in-order transport)
-  FarEndSnapshot far_end;              // sender: what the receiver reports
+  FarEndSnapshot far_end;               // sender: what the receiver reports
 
   // Receiver-side media figures; meaningful when `media` is true.
   bool media = false;
@@ -98,7 +98,8 @@ struct Summary {
   double mbps = 0;
   std::uint64_t drops = 0;
   std::uint64_t checksum_errors = 0;
-  std::uint64_t decode_errors = 0;  // not in the JSON summary line (schema is fixed); fails the verdict
+  std::uint64_t decode_errors =
+      0;  // not in the JSON summary line (schema is fixed); fails the verdict
   bool pass = false;
   std::vector<std::string> reasons;  // why it failed, one line each (empty on pass)
 };

@@ -2,8 +2,9 @@
 // frames with submit() and never waits; the feed's own thread takes them and reports when the
 // feed has opened and when it has finished. Shared by SrtSender and TsSrtSender.
 //   FeedThread feed(strand, options.max_queued_frames);
-//   co_await feed.start(weak_from_this(), [this] { run(); });   // true once run() said opened(true)
-//   in run():  feed.opened(true);  for (FramePtr f; feed.take(f) == FeedThread::Take::frame;) ...
+//   co_await feed.start(weak_from_this(), [this] { run(); });   // true once run() said
+//   opened(true) in run():  feed.opened(true);  for (FramePtr f; feed.take(f) ==
+//   FeedThread::Take::frame;) ...
 //              feed.finished(ok);
 // The owner's destructor calls join() first, so the thread never outlives what it uses.
 #pragma once

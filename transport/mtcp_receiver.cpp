@@ -236,7 +236,8 @@ void MultiTcpReceiver::Group::send_ack(std::uint8_t index) {
 
 void MultiTcpReceiver::Group::send_feedback(bool last) {
   // Reports go on the lowest sub-connection that is up; the sender reads every one of them.
-  auto member = std::find_if(members_.begin(), members_.end(), [](const Member& m) { return m.up; });
+  auto member =
+      std::find_if(members_.begin(), members_.end(), [](const Member& m) { return m.up; });
   if (member == members_.end()) {
     if (last) end_session(true);
     return;
@@ -246,7 +247,8 @@ void MultiTcpReceiver::Group::send_feedback(bool last) {
     final_member_ = index;
     ending_deadline_ = std::chrono::steady_clock::now() + owner_->options_.handshake_timeout;
   }
-  member->feedback = encode_feedback(stream_, feedback_meter_.take(counters_, wall_clock_ns()), last);
+  member->feedback =
+      encode_feedback(stream_, feedback_meter_.take(counters_, wall_clock_ns()), last);
   member->feedback_wanted = true;
   pump(index);
 }
@@ -454,8 +456,8 @@ awaitable<void> MultiTcpReceiver::accept_loop() {
 
 awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
   const std::string peer = peer_name(*socket);
-  auto intake = co_await read_hello(*socket, options_.handshake_timeout, peer,
-                                    TransportKind::mtcp, "mtcp", options_.key);
+  auto intake = co_await read_hello(*socket, options_.handshake_timeout, peer, TransportKind::mtcp,
+                                    "mtcp", options_.key);
   const std::uint16_t stream = intake.stream_id;
   if (!intake.hello) {
     if (intake.reply)

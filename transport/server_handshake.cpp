@@ -49,8 +49,8 @@ void warn_if_open_to_anyone(const tcp::acceptor& acceptor, bool has_key,
 }
 
 awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds timeout,
-                                  std::string peer, TransportKind transport,
-                                  std::string component, std::optional<PresharedKey> key) {
+                                  std::string peer, TransportKind transport, std::string component,
+                                  std::optional<PresharedKey> key) {
   auto log = logger(component);
   // Until a peer has sent a valid HELLO (and, with a key, proved it holds the key) it gets
   // 48 + 4096 bytes of memory and `timeout`.

@@ -37,8 +37,8 @@ struct HelloIntake {
 // about this receiver is revealed before it does. Logs what it closes, naming `peer`.
 // `component` names the logger. Parameters by value: this is a coroutine.
 awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds timeout,
-                                  std::string peer, TransportKind transport,
-                                  std::string component, std::optional<PresharedKey> key);
+                                  std::string peer, TransportKind transport, std::string component,
+                                  std::optional<PresharedKey> key);
 
 // Warns when a receiver listens beyond loopback without a key.
 void warn_if_open_to_anyone(const tcp::acceptor& acceptor, bool has_key,

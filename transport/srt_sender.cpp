@@ -120,8 +120,8 @@ bool SrtSender::send_message(std::span<const std::byte> message) {
 bool SrtSender::connect_and_handshake() {
   const SrtPlan plan =
       srt_plan(options_.hello.feed.bit_rate_bps, options_.srt, options_.expected_rtt);
-  std::optional<SrtSocket> connected = connect_srt_caller(
-      plan, remote_, options_.connect_patience, feed_.stop_flag(), options_.stream_id);
+  std::optional<SrtSocket> connected = connect_srt_caller(plan, remote_, options_.connect_patience,
+                                                          feed_.stop_flag(), options_.stream_id);
   if (!connected) return false;
   socket_ = std::move(*connected);
   // The hdstream handshake rides inside the SRT connection: feed descriptor, first frame.
@@ -182,8 +182,8 @@ bool SrtSender::apply_message(std::size_t received) {
   MessageHeader header;
   const auto bytes = std::span<const std::byte>(reply_).first(received);
   std::optional<Feedback> feedback;
-  if (decode_header(bytes, header) == HeaderError::none &&
-      header.type == MessageType::feedback && header.payload_bytes == received - kHeaderBytes) {
+  if (decode_header(bytes, header) == HeaderError::none && header.type == MessageType::feedback &&
+      header.payload_bytes == received - kHeaderBytes) {
     feedback = decode_feedback(bytes.subspan(kHeaderBytes));
   }
   // Health reports must never take a feed down: a bad one is logged and ignored.

@@ -7,11 +7,11 @@
 #include <sys/syslog.h>
 
 #include <algorithm>
-#include <system_error>
 #include <cmath>
 #include <cstring>
 #include <mutex>
 #include <string_view>
+#include <system_error>
 #include <utility>
 
 #include <fmt/format.h>
@@ -292,7 +292,8 @@ void SrtSocket::set_receive_blocking(bool blocking) {
     throw_last("setting SRTO_RCVSYN");
 }
 
-std::vector<SrtSocket> listen_per_stream(const SrtPlan& plan, Endpoint listen, std::size_t streams) {
+std::vector<SrtSocket> listen_per_stream(const SrtPlan& plan, Endpoint listen,
+                                         std::size_t streams) {
   if (listen.host == "0.0.0.0") listen.host.clear();
   std::vector<SrtSocket> listeners;
   std::uint16_t base_port = listen.port;

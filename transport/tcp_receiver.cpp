@@ -1,17 +1,19 @@
 #include "transport/tcp_receiver.hpp"
 
+#include "common/async_event.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "protocol/reassembler.hpp"
-#include "common/async_event.hpp"
 #include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
 #include "transport/server_handshake.hpp"
 
 namespace hdstream {
 namespace {
-std::shared_ptr<spdlog::logger> log() { return logger("tcp"); }
+std::shared_ptr<spdlog::logger> log() {
+  return logger("tcp");
+}
 
 // Asio's default completion conditions cap every recvmsg at 64 KiB (default_max_transfer_size);
 // a chunk larger than that is read into its slot with as few syscalls as the data allows.
@@ -83,7 +85,8 @@ awaitable<void> TcpReceiver::Session::feedback_loop() {
     const bool last = session_over_;
     // After END one last report carries the final counts; after an error nobody listens.
     if (last && !ended_cleanly_) break;
-    auto message = encode_feedback(stream_id_, feedback_meter_.take(counters, wall_clock_ns()), last);
+    auto message =
+        encode_feedback(stream_id_, feedback_meter_.take(counters, wall_clock_ns()), last);
     error_code ec;
     co_await asio::async_write(socket_, asio::buffer(message), nothrow(ec));
     if (ec || last) break;
@@ -143,7 +146,8 @@ void TcpReceiver::Session::tune_receive_buffer(const Hello& hello) {
   const auto limits = read_kernel_limits(BufferDirection::receive);
   const auto rtt = std::chrono::microseconds(hello.expected_rtt_us);
   const auto plan = plan_buffer(hello.feed.bit_rate_bps, rtt, limits);
-  const std::uint64_t effective = apply_buffer(socket_.native_handle(), BufferDirection::receive, plan);
+  const std::uint64_t effective =
+      apply_buffer(socket_.native_handle(), BufferDirection::receive, plan);
   if (plan.set_bytes && effective < plan.need_bytes) {
     log()->warn("stream {}: receive buffer capped at {} bytes; {} x {} needs {}. Fix: {}",
                 stream_id_, effective, format_rate(static_cast<double>(hello.feed.bit_rate_bps)),
@@ -263,8 +267,9 @@ awaitable<void> TcpReceiver::Session::run() {
     counters.latency_budget_ms.store(hello->latency_budget_ms, std::memory_order_relaxed);
     owner_->consumer_.session_started(stream_id_, *hello);
   }
-  asio::co_spawn(socket_.get_executor(), [self = shared_from_this()] { return self->feedback_loop(); },
-                 asio::detached);
+  asio::co_spawn(
+      socket_.get_executor(), [self = shared_from_this()] { return self->feedback_loop(); },
+      asio::detached);
 
   const bool clean = co_await receive(*hello);
   co_await finish_feedback(clean);
@@ -299,8 +304,9 @@ void TcpReceiver::start() {
   open_listener(acceptor_, options_.listen);
   log()->info("listening on {} for {} stream(s)", local_endpoint().to_string(), options_.streams);
   warn_if_open_to_anyone(acceptor_, options_.key.has_value(), "tcp");
-  asio::co_spawn(acceptor_.get_executor(),
-                 [self = shared_from_this()] { return self->accept_loop(); }, asio::detached);
+  asio::co_spawn(
+      acceptor_.get_executor(), [self = shared_from_this()] { return self->accept_loop(); },
+      asio::detached);
 }
 
 Endpoint TcpReceiver::local_endpoint() const {
@@ -325,7 +331,8 @@ awaitable<void> TcpReceiver::accept_loop() {
       sessions_.push_back(session);
     }
     auto executor = session->socket_executor();
-    asio::co_spawn(executor, [session] { return session->run(); }, asio::detached);
+    asio::co_spawn(
+        executor, [session] { return session->run(); }, asio::detached);
   }
 }
 

@@ -12,7 +12,9 @@
 
 namespace hdstream {
 namespace {
-std::shared_ptr<spdlog::logger> log() { return logger("tcp"); }
+std::shared_ptr<spdlog::logger> log() {
+  return logger("tcp");
+}
 
 // Asio's default completion conditions cap every sendmsg at 64 KiB (default_max_transfer_size),
 // so a 1 MiB frame took 17 syscalls. Offer the kernel the whole gather list each time; it takes
@@ -45,14 +47,16 @@ void TcpSender::fail(std::string_view why) {
   room_.notify();
 }
 
-std::string TcpSender::label() const { return fmt::format("stream {}", options_.stream_id); }
+std::string TcpSender::label() const {
+  return fmt::format("stream {}", options_.stream_id);
+}
 
 awaitable<bool> TcpSender::handshake() {
   auto hello = encode_hello(options_.stream_id, options_.hello);
   // Named, not a temporary: GCC 12 destroys temporaries inside a co_await expression twice.
   auto keep_alive = shared_from_this();
   auto outcome = co_await client_handshake(socket_, hello, options_.handshake_timeout, keep_alive,
-                                          options_.key);
+                                           options_.key);
   if (!outcome.accepted) {
     fail(outcome.error);
     co_return false;
@@ -76,9 +80,12 @@ awaitable<bool> TcpSender::open() {
   if (!co_await handshake()) co_return false;
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
   auto self = shared_from_this();
-  asio::co_spawn(executor_, [self]() { return self->write_loop(); }, asio::detached);
-  asio::co_spawn(executor_, [self]() { return self->read_loop(); }, asio::detached);
-  asio::co_spawn(executor_, [self]() { return self->sample_tcp_info(); }, asio::detached);
+  asio::co_spawn(
+      executor_, [self]() { return self->write_loop(); }, asio::detached);
+  asio::co_spawn(
+      executor_, [self]() { return self->read_loop(); }, asio::detached);
+  asio::co_spawn(
+      executor_, [self]() { return self->sample_tcp_info(); }, asio::detached);
   co_return true;
 }
 

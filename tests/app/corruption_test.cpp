@@ -77,19 +77,20 @@ class CorruptingProxy {
 TEST(Corruption, FlippedByteIsCountedAsAChecksumErrorAndADrop) {
   auto dir = test::scratch_dir("corruption");
   const int receiver_port = test::free_port();
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen",
-                      "127.0.0.1:" + std::to_string(receiver_port), "--streams", "1", "--stats",
-                      "json", "--duration", "30s"},
-                     dir, "recv");
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + std::to_string(receiver_port),
+       "--streams", "1", "--stats", "json", "--duration", "30s"},
+      dir, "recv");
   // The proxy connects upstream once, at once: the receiver must be listening by then.
-  ASSERT_TRUE(test::eventually([&] { return recv.err().find("listening on") != std::string::npos; }))
-      << recv.err();
+  ASSERT_TRUE(test::eventually([&] {
+    return recv.err().find("listening on") != std::string::npos;
+  })) << recv.err();
   // Byte 100,000 lies in the payload of the first frame's second 64 KiB chunk.
   CorruptingProxy proxy(static_cast<std::uint16_t>(receiver_port), 100'000);
-  test::Process send({HDSTREAM_BINARY, "send", "--dest",
-                      "127.0.0.1:" + std::to_string(proxy.port()), "--streams", "1", "--rate",
-                      "50M", "--duration", "2s", "--stats", "json"},
-                     dir, "send");
+  test::Process send(
+      {HDSTREAM_BINARY, "send", "--dest", "127.0.0.1:" + std::to_string(proxy.port()), "--streams",
+       "1", "--rate", "50M", "--duration", "2s", "--stats", "json"},
+      dir, "send");
   // The sender's own bytes all left intact, but its verdict is end to end: the receiver's
   // report of the bad chunk fails it too.
   ASSERT_EQ(send.wait(30s), 3) << send.err();

@@ -208,7 +208,7 @@ TEST_F(MediaLoopback, ASlowDecoderDropsCountedFramesWhileTheNetworkKeepsUp) {
   auto summary = test::find_line(received, "summary");
   auto media = media_lines(received, 0);
   ASSERT_TRUE(sent && summary && !media.empty());
-  EXPECT_EQ((*sent)["drops"], 0);  // the network never held the sender back
+  EXPECT_EQ((*sent)["drops"], 0);                      // the network never held the sender back
   EXPECT_EQ((*summary)["frames"], (*sent)["frames"]);  // every frame crossed the network
   const auto decoded = media.back()["frames_decoded"].get<long>();
   const auto dropped = media.back()["dropped_before_decode"].get<long>();

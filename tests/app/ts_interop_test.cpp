@@ -50,11 +50,27 @@ TEST(TsInterop, RecvIngestsGStreamerMpegTsOverSrt) {
        "ts", "--duration", "60s", "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
       dir, "recv");
   ASSERT_TRUE(test::eventually([&] { return recv.err().find("listening") != std::string::npos; }));
-  test::Process gst({"/usr/bin/gst-launch-1.0", "-q", "videotestsrc", "num-buffers=180",
-                     "is-live=true", "!", "video/x-raw,width=1280,height=720,framerate=30/1", "!",
-                     "videoconvert", "!", "x264enc", "tune=zerolatency", "speed-preset=ultrafast",
-                     "bitrate=4000", "key-int-max=30", "!", "mpegtsmux", "!", "srtsink",
-                     "uri=srt://127.0.0.1:" + port + "?mode=caller", "wait-for-connection=false"},
+  test::Process gst({"/usr/bin/gst-launch-1.0",
+                     "-q",
+                     "videotestsrc",
+                     "num-buffers=180",
+                     "is-live=true",
+                     "!",
+                     "video/x-raw,width=1280,height=720,framerate=30/1",
+                     "!",
+                     "videoconvert",
+                     "!",
+                     "x264enc",
+                     "tune=zerolatency",
+                     "speed-preset=ultrafast",
+                     "bitrate=4000",
+                     "key-int-max=30",
+                     "!",
+                     "mpegtsmux",
+                     "!",
+                     "srtsink",
+                     "uri=srt://127.0.0.1:" + port + "?mode=caller",
+                     "wait-for-connection=false"},
                     dir, "gst");
   ASSERT_EQ(gst.wait(60s), 0) << gst.err();
   // The receiver ends when its one stream has ended.
@@ -67,8 +83,10 @@ TEST(TsInterop, RecvIngestsGStreamerMpegTsOverSrt) {
   EXPECT_GE((*summary)["frames"].get<int>(), 170);
   EXPECT_LE((*summary)["frames"].get<int>(), 180);
   EXPECT_EQ((*summary)["drops"], 0);
-  // Once running, pictures arrive at the stream's 30 fps: the one-second intervals after the
-  // first (which includes the receiver's stream analysis) count 30 +- 3 new frames each.
+  // Once running, pictures arrive at the stream's 30 fps, not as fast as they can be read: the
+  // one-second intervals after the first (which includes the receiver's stream analysis) and
+  // before the last count 30 new frames each on average. (Averaged: one late picture from a
+  // busy encoder moves a frame between neighbouring intervals, not the rate.)
   std::vector<int> counts;
   for (const auto& line : test::json_lines(stats)) {
     if (line["type"] == "interval" && line["frames"].get<int>() > 0) {
@@ -76,9 +94,9 @@ TEST(TsInterop, RecvIngestsGStreamerMpegTsOverSrt) {
     }
   }
   ASSERT_GE(counts.size(), 4u) << stats;
-  for (std::size_t i = 2; i + 1 < counts.size(); ++i) {
-    EXPECT_NEAR(counts[i] - counts[i - 1], 30, 3) << stats;
-  }
+  const double per_interval = static_cast<double>(counts[counts.size() - 2] - counts[1]) /
+                              static_cast<double>(counts.size() - 3);
+  EXPECT_NEAR(per_interval, 30.0, 2.0) << stats;
 }
 
 }  // namespace

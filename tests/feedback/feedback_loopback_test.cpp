@@ -66,7 +66,9 @@ TEST_P(FeedbackOverTransport, SenderSeesTheReceiversFramesAndFinalCount) {
 INSTANTIATE_TEST_SUITE_P(Transports, FeedbackOverTransport,
                          ::testing::Values(TransportKind::tcp, TransportKind::mtcp,
                                            TransportKind::srt),
-                         [](const auto& param_info) { return std::string(to_string(param_info.param)); });
+                         [](const auto& param_info) {
+                           return std::string(to_string(param_info.param));
+                         });
 
 // A hand-written receiver: accepts the HELLO, then reports drops the real sender must show,
 // and sends malformed reports the sender must ignore without dropping the feed.

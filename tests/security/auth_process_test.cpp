@@ -18,24 +18,25 @@ TEST_P(AuthOverTransport, RightKeyFlowsStrangersAreRefusedAndTheFeedContinues) {
   const auto key = test::write_key_file(dir, "studio.key", 'a');
   const auto wrong = test::write_key_file(dir, "wrong.key", 'b');
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "1",
-                      "--transport", transport, "--key-file", key.string(), "--stats", "json",
-                      "--interval", "200ms"},
-                     dir, "recv");
-  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M",
-                      "--transport", transport, "--key-file", key.string(), "--stats", "json",
-                      "--interval", "200ms"},
-                     dir, "send");
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "1", "--transport", transport,
+       "--key-file", key.string(), "--stats", "json", "--interval", "200ms"},
+      dir, "recv");
+  test::Process send(
+      {HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M", "--transport", transport,
+       "--key-file", key.string(), "--stats", "json", "--interval", "200ms"},
+      dir, "send");
   ASSERT_TRUE(test::frames_grow([&] { return recv.out(); }, 0, 10)) << recv.err() << send.err();
 
-  test::Process stranger({HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M",
-                          "--transport", transport, "--key-file", wrong.string(),
-                          "--connect-timeout", "1s"},
-                         dir, "stranger");
+  test::Process stranger(
+      {HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M", "--transport", transport,
+       "--key-file", wrong.string(), "--connect-timeout", "1s"},
+      dir, "stranger");
   EXPECT_EQ(stranger.wait(20s), 1) << stranger.err();
-  EXPECT_TRUE(test::contains(stranger.err(), "receiver refused the feed: unauthorized")) << stranger.err();
-  test::Process keyless({HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M",
-                         "--transport", transport, "--connect-timeout", "1s"},
+  EXPECT_TRUE(test::contains(stranger.err(), "receiver refused the feed: unauthorized"))
+      << stranger.err();
+  test::Process keyless({HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M", "--transport",
+                         transport, "--connect-timeout", "1s"},
                         dir, "keyless");
   EXPECT_EQ(keyless.wait(20s), 1) << keyless.err();
   EXPECT_TRUE(test::contains(keyless.err(), "receiver requires authentication")) << keyless.err();

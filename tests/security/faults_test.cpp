@@ -29,9 +29,8 @@ TEST_P(ReceiverKilled, AndRestartedTheSenderResumesAndTheOtherFeedNeverStops) {
   auto start_recv = [&](const std::string& host, const std::string& name) {
     return std::make_unique<test::Process>(
         std::vector<std::string>{HDSTREAM_BINARY, "recv", "--listen",
-                                 host + ":" + std::to_string(port), "--streams", "2",
-                                 "--transport", transport, "--stats", "json", "--interval",
-                                 "200ms"},
+                                 host + ":" + std::to_string(port), "--streams", "2", "--transport",
+                                 transport, "--stats", "json", "--interval", "200ms"},
         dir, name);
   };
   auto first = start_recv("127.0.0.1", "recv-a");
@@ -53,9 +52,10 @@ TEST_P(ReceiverKilled, AndRestartedTheSenderResumesAndTheOtherFeedNeverStops) {
   auto restarted = start_recv("127.0.0.1", "recv-a2");
   EXPECT_TRUE(test::frames_grow([&] { return restarted->out(); }, 0, 10, 30s))
       << restarted->err() << send.err();
-  // tcp and srt open a new session at the next frame; mtcp re-establishes its sub-connections and the
-  // new receiver starts at the first frame its predecessor had not delivered.
-  EXPECT_TRUE(test::contains(send.err(), transport == "mtcp" ? "re-established" : "resumed at frame"))
+  // tcp and srt open a new session at the next frame; mtcp re-establishes its sub-connections and
+  // the new receiver starts at the first frame its predecessor had not delivered.
+  EXPECT_TRUE(
+      test::contains(send.err(), transport == "mtcp" ? "re-established" : "resumed at frame"))
       << send.err();
   EXPECT_TRUE(test::frames_grow([&] { return other->out(); }, 1, 5)) << other->err();
 
@@ -92,9 +92,9 @@ TEST(Faults, SenderKilledAndRestartedTheReceiverAcceptsTheNewSessionOthersContin
       std::vector<std::string>{HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M"}, dir,
       "victim");
   ASSERT_TRUE(test::frames_grow([&] { return recv.out(); }, 0, 5)) << recv.err();
-  test::Process steady({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--rate",
-                        "20M"},
-                       dir, "steady");
+  test::Process steady(
+      {HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--rate", "20M"}, dir,
+      "steady");
   ASSERT_TRUE(test::frames_grow([&] { return recv.out(); }, 1, 10)) << recv.err() << steady.err();
 
   victim->signal(SIGKILL);
@@ -134,8 +134,8 @@ TEST(Faults, SigtermStopsBothEndsCleanlyWithASummaryAndExit130) {
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--stats",
                       "json", "--interval", "200ms"},
                      dir, "recv");
-  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--rate",
-                      "20M", "--stats", "json", "--interval", "200ms"},
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--rate", "20M",
+                      "--stats", "json", "--interval", "200ms"},
                      dir, "send");
   ASSERT_TRUE(test::frames_grow([&] { return recv.out(); }, 1, 10)) << recv.err();
   send.signal(SIGTERM);

@@ -32,13 +32,16 @@ inline std::optional<long> stream_frames(const std::string& text, int stream) {
 
 // Waits until `stream`'s frame count in `text()` has grown by at least `by` from now.
 template <typename Text>
-bool frames_grow(Text text, int stream, long by, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+bool frames_grow(Text text, int stream, long by,
+                 std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
   const long start = stream_frames(text(), stream).value_or(0);
-  return eventually([&] { return stream_frames(text(), stream).value_or(0) >= start + by; }, timeout);
+  return eventually([&] { return stream_frames(text(), stream).value_or(0) >= start + by; },
+                    timeout);
 }
 
-inline std::filesystem::path write_key_file(const std::filesystem::path& dir, const std::string& name,
-                                            char digit, mode_t mode = 0600) {
+inline std::filesystem::path write_key_file(const std::filesystem::path& dir,
+                                            const std::string& name, char digit,
+                                            mode_t mode = 0600) {
   auto path = dir / name;
   std::ofstream(path) << std::string(64, digit) << "\n";
   ::chmod(path.c_str(), mode);

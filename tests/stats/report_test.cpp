@@ -23,7 +23,8 @@ StreamSnapshot stream(std::uint16_t id, std::uint64_t frames, std::uint64_t fram
   s.planned_bps = 270'000'000;
   s.first_frame_ns = 1'000'000'000;
   // frames at 29.97 fps: n frames span n-1 periods.
-  s.last_frame_ns = s.first_frame_ns + static_cast<std::int64_t>((frames - 1) * 1001.0 / 30000 * 1e9);
+  s.last_frame_ns =
+      s.first_frame_ns + static_cast<std::int64_t>((frames - 1) * 1001.0 / 30000 * 1e9);
   return s;
 }
 
@@ -67,8 +68,8 @@ TEST(Report, SubconnectionAndLinkLinesFollowTheirFeedsIntervalLine) {
   auto& mtcp = snapshot.streams[1];
   mtcp.transport = "mtcp";
   for (std::uint8_t k = 0; k < 3; ++k) {
-    mtcp.subconnections.push_back(SubconnectionSnapshot{
-        k, StreamState::running, 1000u * k, 90.0 + k, 4.25, k, k == 2 ? 1u : 0u});
+    mtcp.subconnections.push_back(SubconnectionSnapshot{k, StreamState::running, 1000u * k,
+                                                        90.0 + k, 4.25, k, k == 2 ? 1u : 0u});
   }
   mtcp.link.present = true;
   mtcp.link.resent_chunks = 12;
@@ -79,9 +80,9 @@ TEST(Report, SubconnectionAndLinkLinesFollowTheirFeedsIntervalLine) {
   for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
   std::vector<std::string> types;
   for (const auto& line : lines) types.push_back(line.at("type"));
-  EXPECT_EQ(types, (std::vector<std::string>{"interval", "interval", "subconn", "subconn",
-                                             "subconn", "link", "interval", "interval",
-                                             "interval", "aggregate"}));
+  EXPECT_EQ(types,
+            (std::vector<std::string>{"interval", "interval", "subconn", "subconn", "subconn",
+                                      "link", "interval", "interval", "interval", "aggregate"}));
   EXPECT_EQ(keys_of(subconnection_json(snapshot, mtcp, mtcp.subconnections[2])),
             (std::vector<std::string>{"type", "t", "role", "stream", "index", "state", "bytes",
                                       "mbps", "rtt_ms", "retransmits", "reconnects"}));
@@ -106,7 +107,7 @@ TEST(Summary, ASendersVerdictCountsWhatItsReceiverReported) {
   const Summary s = summarize(snapshot);
   EXPECT_FALSE(s.pass);
   EXPECT_EQ(s.reasons, (std::vector<std::string>{"the receiver reported 4 frames dropped",
-                                                  "the receiver reported 2 checksum errors"}));
+                                                 "the receiver reported 2 checksum errors"}));
   EXPECT_EQ(s.drops, 0u);  // the summary line's own figures stay the sender's
 }
 
@@ -129,7 +130,7 @@ TEST(Summary, DropsChecksumErrorsAndDeadStreamsFailWithReasons) {
   const Summary s = summarize(snapshot);
   EXPECT_FALSE(s.pass);
   EXPECT_EQ(s.reasons, (std::vector<std::string>{"stream 3 never connected", "stream 4 failed",
-                                                  "3 frames dropped", "1 checksum errors"}));
+                                                 "3 frames dropped", "1 checksum errors"}));
   EXPECT_EQ(summary_json(s).at("verdict"), "fail");
 }
 
