@@ -154,6 +154,15 @@ Outcome run_one(const Scenario& scenario, std::size_t run_index, linkemu::Emulat
                                        "--stats",      "json",
                                        "--stats-file", recv_files.back(),
                                        "--log-level",  "warn"};
+    // An SRT receiver sizes its buffers from its own --latency, not the one the sender asks for
+    // (SRT plays out at the larger of the two): configure both ends, as on a real link.
+    if (run.transport == "srt" && run.latency.count() > 0) {
+      recv_args.insert(
+          recv_args.end(),
+          {"--latency",
+           fmt::format("{}ms",
+                       std::chrono::duration_cast<std::chrono::milliseconds>(run.latency).count())});
+    }
     receivers.push_back(std::make_unique<NetnsProcess>(wan.netns(receiver_site.name), recv_args,
                                                        base + ".recv.out", base + ".recv.err"));
     std::vector<std::string> send_args{
