@@ -100,6 +100,10 @@ Run parse_run(std::string_view source, const toml::node& node) {
       if (run.cc != "bbr" && run.cc != "cubic" && run.cc != "reno") {
         fail(source, value, "'cc' must be bbr, cubic or reno");
       }
+    } else if (k == "latency") {
+      run.latency = unit_of(source, value, k, parse_duration);
+    } else if (k == "conns") {
+      run.conns = count_of(source, value, k, 16);
     } else if (k == "streams") {
       run.streams = count_of(source, value, k, 64);
     } else if (k == "processes") {
@@ -128,6 +132,9 @@ Run parse_run(std::string_view source, const toml::node& node) {
   if (run.duration.count() <= 0) fail(source, node, "[[run]] needs a 'duration'");
   if (run.duration > std::chrono::minutes(10)) fail(source, node, "'duration' must be at most 10m");
   if (run.full_duration.count() == 0) run.full_duration = run.duration;
+  if (run.conns > 0 && run.transport != "mtcp") fail(source, node, "'conns' is for mtcp runs");
+  if (run.latency.count() > 0 && run.mode != RunMode::send)
+    fail(source, node, "'latency' is for send runs");
   if (run.processes > run.streams) fail(source, node, "'processes' must not exceed 'streams'");
   return run;
 }

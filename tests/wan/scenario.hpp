@@ -26,8 +26,10 @@ struct Expectation {
 struct Run {
   std::string label;
   RunMode mode = RunMode::invalid;
-  std::string transport = "tcp";  // tcp now; mtcp / srt once they exist
+  std::string transport = "tcp";  // tcp, mtcp or srt
   std::string cc = "bbr";
+  std::chrono::nanoseconds latency{};  // send --latency (budget; SRT latency); 0: hdstream's default
+  std::size_t conns = 0;               // mtcp sub-connections per feed; 0: hdstream's default
   std::size_t streams = 1;
   std::size_t processes = 1;            // sender/receiver host pairs the streams are spread over
   std::uint64_t rate_bps = 0;           // send: per-feed rate; bench: 0 = unpaced
