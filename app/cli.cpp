@@ -176,7 +176,8 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
       ->capture_default_str();
   command
       .add_option("--latency", text.latency,
-                  "Latency budget: frames later than this are dropped, not queued")
+                  "Latency budget: frames later than this are dropped, not queued (default "
+                  "120ms; mtcp: at least 10 x --rtt, srt: at least 4 x --rtt)")
       ->check(kDuration)
       ->envname("HDSTREAM_LATENCY")
       ->capture_default_str();
@@ -280,7 +281,9 @@ Finisher add_recv(CLI::App& app) {
       ->check(kDuration)
       ->capture_default_str();
   auto latency = std::make_shared<std::string>("120ms");
-  command->add_option("--latency", *latency, "srt: receive latency")
+  command->add_option("--latency", *latency,
+                      "srt: receive latency; give it the sender's --latency too (the receive "
+                      "buffer is sized from it)")
       ->check(kDuration)
       ->capture_default_str();
   command->add_option("--mux", recv->mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer")
