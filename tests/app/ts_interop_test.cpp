@@ -3,6 +3,7 @@
 // and reports frames at the stream's frame rate. (hdstream's own TS output: ts_output_test.cpp.)
 #include <gtest/gtest.h>
 
+#include "tests/app/ts_receiver.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
 
@@ -14,11 +15,9 @@ using namespace std::chrono_literals;
 TEST(TsInterop, RecvIngestsFfmpegMpegTsOverSrt) {
   auto dir = test::scratch_dir("ts-ingest");
   const std::string port = std::to_string(test::free_port());
-  test::Process recv(
-      {HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + port, "--transport", "srt", "--mux",
-       "ts", "--duration", "60s", "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
-      dir, "recv");
-  ASSERT_TRUE(test::eventually([&] { return recv.err().find("listening") != std::string::npos; }));
+  test::TsReceiver receiver(dir, port);
+  ASSERT_TRUE(receiver.listening) << receiver.process.err();
+  test::Process& recv = receiver.process;
   test::Process ffmpeg({"/usr/bin/ffmpeg", "-nostdin", "-loglevel", "error", "-re", "-f", "lavfi",
                         "-i", "testsrc2=size=1280x720:rate=30", "-t", "4", "-c:v", "mpeg2video",
                         "-b:v", "8M", "-f", "mpegts", "srt://127.0.0.1:" + port + "?mode=caller"},
@@ -45,11 +44,9 @@ TEST(TsInterop, RecvIngestsFfmpegMpegTsOverSrt) {
 TEST(TsInterop, RecvIngestsGStreamerMpegTsOverSrt) {
   auto dir = test::scratch_dir("ts-gst-ingest");
   const std::string port = std::to_string(test::free_port());
-  test::Process recv(
-      {HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + port, "--transport", "srt", "--mux",
-       "ts", "--duration", "60s", "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
-      dir, "recv");
-  ASSERT_TRUE(test::eventually([&] { return recv.err().find("listening") != std::string::npos; }));
+  test::TsReceiver receiver(dir, port);
+  ASSERT_TRUE(receiver.listening) << receiver.process.err();
+  test::Process& recv = receiver.process;
   test::Process gst({"/usr/bin/gst-launch-1.0",
                      "-q",
                      "videotestsrc",

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "tests/app/ts_receiver.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
 
@@ -140,11 +141,9 @@ TEST_F(TsOutput, SrtLiveTransmitWithThePassphraseReadsItAWrongOneIsRefused) {
 TEST_F(TsOutput, HdstreamToHdstreamEveryFrameArrivesWithZeroDrops) {
   auto dir = test::scratch_dir("ts-hdstream");
   const std::string port = std::to_string(test::free_port());
-  test::Process recv(
-      {HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + port, "--transport", "srt", "--mux",
-       "ts", "--duration", "60s", "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
-      dir, "recv");
-  ASSERT_TRUE(test::eventually([&] { return recv.err().find("listening") != std::string::npos; }));
+  test::TsReceiver receiver(dir, port);
+  ASSERT_TRUE(receiver.listening) << receiver.process.err();
+  test::Process& recv = receiver.process;
   auto args = send_ts(port, "dnxhd220", "4s");
   args.insert(args.end(), {"--stats", "json", "--stats-file", (dir / "s.jsonl").string()});
   test::Process send(args, dir, "send");
