@@ -73,6 +73,16 @@ INSTANTIATE_TEST_SUITE_P(
       return "case" + std::to_string(param_info.index);
     });
 
+TEST(Scenario, ReadsAnMtcpRunsLatencyBudgetAndSubconnections) {
+  const std::string text = std::string("[link]\nrtt=\"100ms\"\n") + kSites +
+                           "[[run]]\nlabel=\"m\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"6s\"\n"
+                           "transport=\"mtcp\"\nconns=4\nlatency=\"1s\"\n";
+  const auto scenario = wan::parse_scenario_text(text, "s.toml");
+  ASSERT_EQ(scenario.runs.size(), 1u);
+  EXPECT_EQ(scenario.runs[0].conns, 4u);
+  EXPECT_EQ(scenario.runs[0].latency, std::chrono::seconds(1));
+}
+
 TEST(Scenario, RejectsMalformedRunsWithOneLine) {
   const std::string base = std::string("[link]\nrtt=\"4ms\"\n") + kSites;
   const char* runs[] = {
@@ -85,6 +95,12 @@ TEST(Scenario, RejectsMalformedRunsWithOneLine) {
       "[[run]]\nlabel=\"x\"\nmode=\"bench\"\nduration=\"1s\"\nprocesses=2\nstreams=2\n",  // b: 1
                                                                                           // host
       "[[run]]\nlabel=\"x\"\nmode=\"bench\"\nduration=\"1s\"\nturbo=true\n",
+      // latency is a send run's budget; conns are mtcp's sub-connections
+      "[[run]]\nlabel=\"x\"\nmode=\"bench\"\nduration=\"1s\"\nlatency=\"1s\"\n",
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"1s\"\nconns=4\n",
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"1s\"\ntransport=\"mtcp\"\n"
+      "conns=99\n",
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"1s\"\nlatency=\"soon\"\n",
   };
   for (const char* run : runs) {
     try {
