@@ -17,15 +17,6 @@
 namespace hdstream {
 namespace {
 
-// Several windows open from several decode workers. Xlib is thread safe only once
-// XInitThreads() has run before any other Xlib call in the process; the sinks call it
-// themselves, but only while opening, which races between two opening sinks.
-void init_x11_threads() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (std::getenv("DISPLAY")) XInitThreads();
-  });
-}
 std::mutex& opening_mutex() {
   static std::mutex mutex;
   return mutex;
@@ -66,7 +57,7 @@ std::string window_scaling(const FeedDescriptor& feed) {
 }  // namespace
 
 std::string display_problem(bool fullscreen) {
-  init_x11_threads();
+  prepare_x11_threads();
   if (!has_env("DISPLAY") && !has_env("WAYLAND_DISPLAY") && !fullscreen) {
     return "--output display: no DISPLAY or WAYLAND_DISPLAY (run under X/Wayland, use xvfb-run, "
            "or --output null)";
@@ -86,9 +77,20 @@ std::string display_problem(bool fullscreen) {
   return {};
 }
 
+// Several windows open from several decode workers while the Qt panel draws on the main thread.
+// Xlib is thread safe only once XInitThreads() has run before any other Xlib call in the process;
+// the sinks call it themselves, but only while opening, which races with the panel and between
+// two opening sinks.
+void prepare_x11_threads() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (std::getenv("DISPLAY")) XInitThreads();
+  });
+}
+
 GstDisplay::GstDisplay(const FeedDescriptor& feed, const std::string& title, bool fullscreen)
     : feed_(feed) {
-  init_x11_threads();
+  prepare_x11_threads();  // a no-op after main() has called it
   std::lock_guard opening(opening_mutex());
   const std::string caps = fmt::format(
       "video/x-raw,format={},width={},height={},framerate={}/{},pixel-aspect-ratio=1/1",

@@ -19,6 +19,10 @@ namespace hdstream {
 // Empty when a display sink can run here; otherwise one line saying what is missing.
 std::string display_problem(bool fullscreen);
 
+// Makes Xlib thread safe (XInitThreads) when there is a display. It must run before any other
+// Xlib call in the process, the Qt panel's included: main() calls it first thing.
+void prepare_x11_threads();
+
 class GstDisplay {
  public:
   GstDisplay(const FeedDescriptor& feed, const std::string& title, bool fullscreen);
