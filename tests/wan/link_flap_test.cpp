@@ -213,11 +213,22 @@ TEST_P(LinkFlap, FeedsRecoverAfterATwoSecondOutageAndTheLostFramesAreCounted) {
   // A 2 s outage is ~60 frame periods per feed; the sender holds at most --latency (120 ms,
   // 4 frames) of them, so it must have dropped most of them.
   EXPECT_GT(sender_drops, static_cast<std::uint64_t>(kStreams) * 40);
-  // What TCP carries it delivers: the connection survives the outage (retransmission, no reset),
-  // so every frame the sender wrote arrives, and the frames the sender dropped are exactly the
-  // receiver's sequence gaps.
-  EXPECT_EQ(receiver_drops, sender_drops);
-  EXPECT_EQ(recv_summary->value("frames", 0ULL), send_summary->value("frames", 1ULL));
+  // Every frame is accounted for, on both ends: delivered or counted as dropped.
+  const auto sent_frames = send_summary->value("frames", 0ULL);
+  const auto received_frames = recv_summary->value("frames", 0ULL);
+  EXPECT_EQ(received_frames + receiver_drops, sent_frames + sender_drops);
+  if (transport == "tcp") {
+    // What TCP carries it delivers: the connection survives the outage (retransmission, no
+    // reset), so every frame the sender wrote arrives, and the frames the sender dropped are
+    // exactly the receiver's sequence gaps.
+    EXPECT_EQ(receiver_drops, sender_drops);
+  } else {
+    // mtcp waits for a frame's missing chunks only within its latency budget (120 ms): frames
+    // in flight when the link went down are given up too, at most the sender's resend window
+    // (the budget's frames and a few) per feed.
+    EXPECT_GE(receiver_drops, sender_drops);
+    EXPECT_LE(receiver_drops - sender_drops, static_cast<std::uint64_t>(kStreams) * 8);
+  }
 
   const auto link = wan.stats();
   std::uint64_t outage_drops = 0;
