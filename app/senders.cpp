@@ -55,8 +55,10 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     if (options.unpaced) {
       // Memory-to-memory (bench): synthetic frames of a fixed size, as fast as they go.
       made.feed = plan.format.feed;
-      made.source = std::make_unique<SyntheticSource>(stream_id, options.frame_bytes);
-      made.summary = fmt::format("unpaced synthetic frames of {} bytes", options.frame_bytes);
+      made.source = std::make_unique<SyntheticSource>(stream_id, options.frame_bytes,
+                                                      SyntheticContent::reused);
+      made.summary =
+          fmt::format("unpaced synthetic frames of {} bytes, buffers reused", options.frame_bytes);
     } else {
       try {
         made = make_feed_source(specs[i], stream_id, plan.format.feed, options.rate_bps);

@@ -89,16 +89,29 @@ HDSTREAM_AVX2_CLONES void xor_copy(std::byte* out, const std::uint64_t* in, std:
 
 }  // namespace
 
-SyntheticSource::SyntheticSource(std::uint16_t stream_id, std::size_t frame_bytes)
-    : stream_id_(stream_id), frame_bytes_(std::max(frame_bytes, kMinSyntheticFrameBytes)) {
+SyntheticSource::SyntheticSource(std::uint16_t stream_id, std::size_t frame_bytes,
+                                 SyntheticContent content)
+    : stream_id_(stream_id),
+      frame_bytes_(std::max(frame_bytes, kMinSyntheticFrameBytes)),
+      content_(content) {
   tape();  // drawn now, not inside the first frame's time budget
 }
 
 FramePtr SyntheticSource::next_frame(std::uint64_t seq) {
   FramePtr frame = pool_.acquire(frame_bytes_);
   frame->stream_id = stream_id_;
+  // Only this source writes into its pool's frames, so a frame that carries this stream's stamp
+  // still holds the content that stamp's checksum covers (a new frame is all zeros).
+  const bool reusable = content_ == SyntheticContent::reused &&
+                        get_be<std::uint32_t>(std::span(frame->data).subspan(0, 4)) ==
+                            kSyntheticMagic &&
+                        get_be<std::uint16_t>(std::span(frame->data).subspan(4, 2)) == stream_id_;
   frame->seq = seq;
-  fill_synthetic(*frame);
+  if (reusable) {
+    put_be<std::uint64_t>(std::span(frame->data).subspan(8, 8), seq);
+  } else {
+    fill_synthetic(*frame);
+  }
   return frame;
 }
 

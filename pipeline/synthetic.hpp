@@ -3,6 +3,10 @@
 // whole frame end to end, beyond the per-chunk checks.
 //   SyntheticSource source(stream_id, frame_bytes);  FramePtr f = source.next_frame(seq);
 //   bool ok = verify_synthetic(*f);
+// A memory-to-memory bench reuses its buffers the way ttcp and iperf3 do
+// (`SyntheticContent::reused`): a pooled frame keeps the content it was filled with and only its
+// stamp (sequence number) is rewritten, so the sender measures the transport, not the generator.
+// The receiver's checks are the same either way.
 #pragma once
 
 #include <cstddef>
@@ -15,14 +19,18 @@ namespace hdstream {
 inline constexpr std::size_t kSyntheticHeaderBytes = 24;
 inline constexpr std::size_t kMinSyntheticFrameBytes = 64;
 
+enum class SyntheticContent { fresh, reused };
+
 class SyntheticSource : public FrameSource {
  public:
-  SyntheticSource(std::uint16_t stream_id, std::size_t frame_bytes);
+  SyntheticSource(std::uint16_t stream_id, std::size_t frame_bytes,
+                  SyntheticContent content = SyntheticContent::fresh);
   FramePtr next_frame(std::uint64_t seq) override;
 
  private:
   std::uint16_t stream_id_;
   std::size_t frame_bytes_;
+  SyntheticContent content_;
   FramePool pool_;
 };
 

@@ -1,21 +1,60 @@
 #include "transport/message_io.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cassert>
 
 #include "protocol/checksum.hpp"
 
 namespace hdstream {
 
-awaitable<HeaderRead> read_header(tcp::socket& socket) {
-  std::array<std::byte, kHeaderBytes> raw;
-  HeaderRead result;
-  co_await asio::async_read(socket, asio::buffer(raw), nothrow(result.error));
-  if (result.error) co_return result;
+namespace {
+void decode_into(std::span<const std::byte> raw, HeaderRead& result) {
   result.detail = decode_header(raw, result.header);
   if (result.detail != HeaderError::none) {
     result.error = boost::system::errc::make_error_code(boost::system::errc::protocol_error);
   }
+}
+}  // namespace
+
+awaitable<HeaderRead> read_header(tcp::socket& socket) {
+  std::array<std::byte, kHeaderBytes> raw;
+  HeaderRead result;
+  co_await asio::async_read(socket, asio::buffer(raw), nothrow(result.error));
+  if (!result.error) decode_into(raw, result);
   co_return result;
+}
+
+awaitable<HeaderRead> MessageReader::read_header(tcp::socket& socket) {
+  HeaderRead result;
+  if (staged_bytes_ < staged_.size()) {
+    co_await asio::async_read(
+        socket, asio::buffer(staged_.data() + staged_bytes_, staged_.size() - staged_bytes_),
+        nothrow(result.error));
+    if (result.error) co_return result;
+  }
+  staged_bytes_ = 0;
+  decode_into(staged_, result);
+  co_return result;
+}
+
+awaitable<boost::system::error_code> MessageReader::read_payload(
+    tcp::socket& socket, std::span<std::byte> destination) {
+  // Only read_header empties the stage, and a payload always follows its header.
+  assert(staged_bytes_ == 0);
+  std::size_t filled = 0;
+  while (filled < destination.size()) {
+    const std::array<asio::mutable_buffer, 2> iovecs{
+        asio::buffer(destination.data() + filled, destination.size() - filled),
+        asio::buffer(staged_.data() + staged_bytes_, staged_.size() - staged_bytes_)};
+    error_code ec;
+    const std::size_t n = co_await socket.async_read_some(iovecs, nothrow(ec));
+    if (ec) co_return ec;
+    const std::size_t to_payload = std::min(n, destination.size() - filled);
+    filled += to_payload;
+    staged_bytes_ += n - to_payload;
+  }
+  co_return boost::system::error_code{};
 }
 
 awaitable<BodyRead> read_control_body(tcp::socket& socket, const MessageHeader& header,

@@ -3,6 +3,7 @@
 //   std::vector<std::byte> body;  ec = co_await read_control_body(socket, header, body);
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <span>
 #include <system_error>
@@ -30,6 +31,26 @@ struct BodyRead {
 };
 awaitable<BodyRead> read_control_body(tcp::socket& socket, const MessageHeader& header,
                                       std::vector<std::byte>& body);
+
+// Reads a stream of messages with one syscall per chunk where the data allows: a chunk's payload
+// is read with recvmsg into two iovecs, its destination and the next message's header, so the
+// header that follows a payload on the wire usually arrives with it. What was read of the next
+// header stays staged here for `read_header`. One reader per socket, used by one coroutine.
+//   MessageReader reader;
+//   auto read = co_await reader.read_header(socket);
+//   ec = co_await reader.read_payload(socket, slot);   // returns once `slot` is full
+class MessageReader {
+ public:
+  awaitable<HeaderRead> read_header(tcp::socket& socket);
+  awaitable<boost::system::error_code> read_payload(tcp::socket& socket,
+                                                    std::span<std::byte> destination);
+  // Bytes of the next header already read (0..48).
+  std::size_t staged_bytes() const { return staged_bytes_; }
+
+ private:
+  std::array<std::byte, kHeaderBytes> staged_{};
+  std::size_t staged_bytes_ = 0;
+};
 
 // Reads and throws away `bytes` bytes (the payload of a refused chunk) through `scratch`.
 awaitable<boost::system::error_code> discard(tcp::socket& socket, std::size_t bytes,

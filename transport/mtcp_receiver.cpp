@@ -164,8 +164,9 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
   Member& member = members_[index];
   auto socket = member.socket;
   auto& sub_counters = counters_.subconnections[index];
+  MessageReader reader;
   for (;;) {
-    auto read = co_await read_header(*socket);
+    auto read = co_await reader.read_header(*socket);
     if (ended_ || member.generation != generation) co_return;
     if (read.error) {
       const std::string why = read.detail != HeaderError::none ? std::string(to_string(read.detail))
@@ -178,8 +179,7 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
       auto slot = reassembler_.begin_chunk(header, wall_clock_ns());
       error_code ec;
       if (slot.result == ChunkResult::accepted) {
-        co_await asio::async_read(
-            *socket, asio::buffer(slot.destination.data(), slot.destination.size()), nothrow(ec));
+        ec = co_await reader.read_payload(*socket, slot.destination);
         // A payload cut short never arrives: free its place for the copy re-sent elsewhere.
         if (ec) {
           reassembler_.abort_chunk(header);

@@ -15,12 +15,6 @@ std::shared_ptr<spdlog::logger> log() {
   return logger("tcp");
 }
 
-// Asio's default completion conditions cap every recvmsg at 64 KiB (default_max_transfer_size);
-// a chunk larger than that is read into its slot with as few syscalls as the data allows.
-std::size_t whole_payload(const boost::system::error_code& ec, std::size_t /*received*/) {
-  return ec ? 0 : std::size_t{kMaxChunkBytes};
-}
-
 }  // namespace
 
 // One accepted connection: handshake, then chunks until END or an error.
@@ -199,8 +193,9 @@ awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
     publish(reassembler, counters);
   };
 
+  MessageReader reader;
   for (;;) {
-    auto read = co_await read_header(socket_);
+    auto read = co_await reader.read_header(socket_);
     if (read.error) {
       if (read.detail != HeaderError::none) {
         log()->warn("stream {} from {}: {}; closing the session", stream_id_, peer_,
@@ -216,9 +211,7 @@ awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
       auto slot = reassembler.begin_chunk(header, wall_clock_ns());
       error_code ec;
       if (slot.result == ChunkResult::accepted) {
-        co_await asio::async_read(socket_,
-                                  asio::buffer(slot.destination.data(), slot.destination.size()),
-                                  whole_payload, nothrow(ec));
+        ec = co_await reader.read_payload(socket_, slot.destination);
         if (!ec) reassembler.commit_chunk(header, wall_clock_ns());
       } else {
         ec = co_await discard(socket_, header.payload_bytes, scratch_);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "pipeline/feed_sender.hpp"
 
 namespace hdstream {
@@ -46,6 +48,33 @@ TEST(Synthetic, AnyFlippedBitOrMislabelledFrameFailsVerification) {
   frame->stream_id = 2;
   frame->data.resize(10);  // truncated below the stamp
   EXPECT_FALSE(verify_synthetic(*frame));
+}
+
+TEST(Synthetic, ABenchSourceReusesItsBuffersAndRestampsThem) {
+  SyntheticSource source(4, 8192, SyntheticContent::reused);
+  std::vector<std::byte> first_content;
+  {
+    auto frame = source.next_frame(10);
+    ASSERT_TRUE(verify_synthetic(*frame));
+    first_content.assign(frame->data.begin() + kSyntheticHeaderBytes, frame->data.end());
+  }  // back to the pool, content intact
+  auto again = source.next_frame(11);
+  EXPECT_EQ(again->seq, 11u);
+  EXPECT_TRUE(verify_synthetic(*again));  // stamped with its own sequence number
+  EXPECT_TRUE(std::equal(first_content.begin(), first_content.end(),
+                         again->data.begin() + kSyntheticHeaderBytes));
+  // A frame still held elsewhere is not shared: the next one is a new buffer, filled anew.
+  auto other = source.next_frame(12);
+  EXPECT_TRUE(verify_synthetic(*other));
+  EXPECT_NE(other->data.data(), again->data.data());
+
+  // A fresh source regenerates every frame: same sequence number, same bytes; next one differs.
+  SyntheticSource fresh(4, 8192);
+  auto f10 = fresh.next_frame(10);
+  f10.reset();
+  auto f11 = fresh.next_frame(11);
+  EXPECT_FALSE(std::equal(first_content.begin(), first_content.end(),
+                          f11->data.begin() + kSyntheticHeaderBytes));
 }
 
 TEST(FrameSize, MatchesTheFeedRate) {
