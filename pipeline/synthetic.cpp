@@ -102,10 +102,10 @@ FramePtr SyntheticSource::next_frame(std::uint64_t seq) {
   frame->stream_id = stream_id_;
   // Only this source writes into its pool's frames, so a frame that carries this stream's stamp
   // still holds the content that stamp's checksum covers (a new frame is all zeros).
-  const bool reusable = content_ == SyntheticContent::reused &&
-                        get_be<std::uint32_t>(std::span(frame->data).subspan(0, 4)) ==
-                            kSyntheticMagic &&
-                        get_be<std::uint16_t>(std::span(frame->data).subspan(4, 2)) == stream_id_;
+  const bool reusable =
+      content_ == SyntheticContent::reused &&
+      get_be<std::uint32_t>(std::span(frame->data).subspan(0, 4)) == kSyntheticMagic &&
+      get_be<std::uint16_t>(std::span(frame->data).subspan(4, 2)) == stream_id_;
   frame->seq = seq;
   if (reusable) {
     put_be<std::uint64_t>(std::span(frame->data).subspan(8, 8), seq);

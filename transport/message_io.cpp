@@ -38,8 +38,8 @@ awaitable<HeaderRead> MessageReader::read_header(tcp::socket& socket) {
   co_return result;
 }
 
-awaitable<boost::system::error_code> MessageReader::read_payload(
-    tcp::socket& socket, std::span<std::byte> destination) {
+awaitable<boost::system::error_code> MessageReader::read_payload(tcp::socket& socket,
+                                                                 std::span<std::byte> destination) {
   // Only read_header empties the stage, and a payload always follows its header.
   assert(staged_bytes_ == 0);
   std::size_t filled = 0;
