@@ -146,7 +146,7 @@ CLI::Option* add_transport(CLI::App& command, std::string& transport) {
 
 struct SendText {
   std::string rate = "270M", duration = "0", rtt = "1ms", chunk = "64K", latency = "120ms",
-              transport = "tcp", patience = "10s", report;
+              transport = "tcp", patience = "10s", phase = "spread", report;
 };
 
 // The options `send` and `check` share: what to send, where, and how.
@@ -190,6 +190,13 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   command
+      .add_option("--phase", text.phase,
+                  "Frame timing across feeds: spread (feed i starts i/N of a frame period later: "
+                  "no N-frame bursts on the link or at the decoders) or aligned (all on one frame "
+                  "boundary, like genlocked sources)")
+      ->check(CLI::IsMember({"spread", "aligned"}))
+      ->capture_default_str();
+  command
       .add_option("--connect-timeout", text.patience,
                   "Keep retrying a refused connection this long")
       ->check(kDuration)
@@ -210,6 +217,7 @@ void finish_send_options(SendOptions& send, const SendText& text) {
   send.expected_rtt = parse_duration(text.rtt);
   send.latency = parse_duration(text.latency);
   send.connect_patience = parse_duration(text.patience);
+  send.align_frames = text.phase == "aligned";
   const auto chunk = parse_bytes(text.chunk);
   if (chunk < 1024 || chunk > (4u << 20)) {
     throw CLI::ValidationError("--chunk-size", "must be between 1K and 4M");

@@ -49,6 +49,9 @@ struct SendOptions {
   std::chrono::nanoseconds latency = 120ms;
   std::uint32_t chunk_bytes = 64 * 1024;
   double pacing_factor = 0;  // SO_MAX_PACING_RATE = factor x rate; 0 leaves pacing to the cc
+  // Paced feeds: spread evenly over the frame period (feed i starts i/N of a period later), or
+  // aligned on the same frame boundary like genlocked sources (--phase).
+  bool align_frames = false;
   std::chrono::nanoseconds connect_patience = 10s;
   bool probe = false;  // a `check` capacity probe: the receiver measures it apart from its feeds
   std::optional<std::filesystem::path> report;  // --report: a link report written at the end

@@ -133,6 +133,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     entry.plan.feed = feed;
     entry.plan.frames =
         static_cast<std::uint64_t>(std::llround(seconds * feed.frames_per_second()));
+    if (!options.align_frames) entry.plan.phase = spread_phase(feed, i, options.streams);
     if (options.unpaced) {
       entry.plan.paced = false;
       entry.plan.frames = 0;

@@ -13,6 +13,14 @@ std::size_t frame_bytes_for(const FeedDescriptor& feed) {
   return static_cast<std::size_t>(std::llround(static_cast<double>(feed.bit_rate_bps) / 8.0 / fps));
 }
 
+std::chrono::nanoseconds spread_phase(const FeedDescriptor& feed, std::size_t index,
+                                      std::size_t count) {
+  const double fps = feed.frames_per_second();
+  if (fps <= 0 || count == 0) return std::chrono::nanoseconds{0};
+  const double fraction = static_cast<double>(index % count) / static_cast<double>(count);
+  return std::chrono::nanoseconds(std::llround(1e9 / fps * fraction));
+}
+
 namespace {
 
 // Memory-to-memory mode: the next frame is made as soon as the transport has room for it.
@@ -45,7 +53,7 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
 
   auto executor = co_await asio::this_coro::executor;
   asio::steady_timer timer(executor);
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = std::chrono::steady_clock::now() + plan.phase;
   const double frame_period_ns = 1e9 / plan.feed.frames_per_second();
   std::uint64_t produced = 0;
   for (; plan.frames == 0 || produced < plan.frames; ++produced) {

@@ -53,6 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"send", "--dest", "127.0.0.1"}, "an address needs a port (HOST:PORT)"},
         BadInput{{"send", "--dest", "nowhere"}, "unknown destination 'nowhere'"},
         BadInput{{"send", "--dest", "127.0.0.1:9000", "--cc", "vegas"}, "--cc"},
+        BadInput{{"send", "--dest", "127.0.0.1:9000", "--phase", "sideways"}, "--phase"},
         BadInput{{"send", "--dest", "127.0.0.1:9000", "--transport", "mtcp", "--conns", "0"},
                  "--conns"},
         BadInput{{"send", "--dest", "127.0.0.1:9000", "--transport", "quic"}, "--transport"},

@@ -7,6 +7,7 @@
 #include <future>
 #include <thread>
 
+#include "common/clock.hpp"
 #include "pipeline/feed_receiver.hpp"
 #include "pipeline/synthetic.hpp"
 #include "transport/tcp_receiver.hpp"
@@ -42,7 +43,8 @@ class TimestampRecorder : public FrameConsumer {
 // One synthetic feed from run_feed_sender to a real TcpReceiver on loopback.
 class OneFeed : public ::testing::Test {
  protected:
-  void start(std::uint64_t rate_bps, std::uint64_t frames) {
+  void start(std::uint64_t rate_bps, std::uint64_t frames,
+             std::chrono::nanoseconds phase = std::chrono::nanoseconds{0}) {
     receiver_ = std::make_shared<TcpReceiver>(
         io_, ReceiverOptions{.listen = Endpoint{"127.0.0.1", 0}, .streams = 1}, received_,
         recorder_);
@@ -55,8 +57,10 @@ class OneFeed : public ::testing::Test {
     auto strand = asio::make_strand(io_);
     sender_ = std::make_shared<TcpSender>(strand, options, sent_.stream(0));
     source_ = std::make_unique<SyntheticSource>(0, frame_bytes_for(feed_));
+    started_ns_ = wall_clock_ns();
     asio::co_spawn(strand,
-                   run_feed_sender(*sender_, *source_, FeedPlan{.feed = feed_, .frames = frames},
+                   run_feed_sender(*sender_, *source_,
+                                   FeedPlan{.feed = feed_, .frames = frames, .phase = phase},
                                    sent_.stream(0), stop_.get_token()),
                    [this](std::exception_ptr, bool ok) { sent_ok_.set_value(ok); });
     worker_ = std::jthread([this] { io_.run(); });
@@ -90,6 +94,7 @@ class OneFeed : public ::testing::Test {
   FeedDescriptor feed_;
   std::stop_source stop_;
   std::promise<bool> sent_ok_;
+  std::int64_t started_ns_ = 0;
   std::jthread worker_;
 };
 
@@ -113,6 +118,30 @@ TEST_F(OneFeed, PacesFramesAtTheFrameRateAndTheyVerify) {
   EXPECT_EQ(rx.streams[0].checksum_errors, 0u);
   EXPECT_EQ(rx.streams[0].bytes, 30 * frame_bytes_for(feed_));
   EXPECT_EQ(sent_.sample().streams[0].frames, 30u);
+}
+
+TEST_F(OneFeed, APhaseDelaysTheWholeScheduleNotTheFrameRate) {
+  const auto phase = 3 * 33'366'667ns;  // three frame periods: far above connection set-up
+  start(20'000'000, 10, phase);
+  EXPECT_TRUE(finish());
+  const auto& stamps = recorder_.ready_ns_;
+  ASSERT_EQ(stamps.size(), 10u);
+  // Timers fire late, never early: the first frame waits the phase out after the open.
+  EXPECT_GE(stamps.front() - started_ns_, phase.count());
+  EXPECT_GE(stamps.back() - stamps.front(), 9 * 33'366'667 - 1'000'000);
+  EXPECT_EQ(received_.sample().streams[0].drops, 0u);
+}
+
+TEST(SpreadPhase, FeedsShareTheFramePeriodEvenly) {
+  const FeedDescriptor feed{Codec::synthetic, 1920, 1080, 30000, 1001, 270'000'000};
+  EXPECT_EQ(spread_phase(feed, 0, 5).count(), 0);
+  EXPECT_EQ(spread_phase(feed, 1, 5).count(), 6'673'333);  // 1001/30000 s / 5
+  EXPECT_EQ(spread_phase(feed, 4, 5).count(), 26'693'333);
+  EXPECT_EQ(spread_phase(feed, 1, 1).count(), 0);
+  EXPECT_EQ(spread_phase(feed, 0, 0).count(), 0);  // no feeds, no division by zero
+  FeedDescriptor still = feed;
+  still.frame_rate_num = 0;
+  EXPECT_EQ(spread_phase(still, 3, 5).count(), 0);
 }
 
 TEST_F(OneFeed, StopTokenEndsTheFeedWithAnEnd) {
