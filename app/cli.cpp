@@ -289,9 +289,10 @@ Finisher add_recv(CLI::App& app) {
       ->check(kDuration)
       ->capture_default_str();
   auto latency = std::make_shared<std::string>("120ms");
-  command->add_option("--latency", *latency,
-                      "srt: receive latency; give it the sender's --latency too (the receive "
-                      "buffer is sized from it)")
+  command
+      ->add_option("--latency", *latency,
+                   "srt: receive latency; give it the sender's --latency too (the receive "
+                   "buffer is sized from it)")
       ->check(kDuration)
       ->capture_default_str();
   command->add_option("--mux", recv->mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer")

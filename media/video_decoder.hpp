@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -32,9 +33,14 @@ class VideoDecoder {
   const FeedDescriptor& feed() const { return feed_; }
 
  private:
+  void open(int idct_algo);
+  void choose_idct_after_first_picture();
   void release();
 
   FeedDescriptor feed_;
+  int threads_ = 1;
+  bool idct_chosen_ = false;
+  std::optional<int> reopen_with_;  // an IDCT to reopen with before the next frame
   AVCodecContext* context_ = nullptr;
   AVFrame* frame_ = nullptr;
   AVPacket* packet_ = nullptr;

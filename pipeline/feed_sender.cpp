@@ -45,9 +45,8 @@ awaitable<bool> run_unpaced(SenderTransport& transport, FrameSource& source, con
 
 }  // namespace
 
-awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
-                                FeedPlan plan, StreamCounters& counters,
-                                std::stop_token stop) {
+awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source, FeedPlan plan,
+                                StreamCounters& counters, std::stop_token stop) {
   if (!co_await transport.open()) co_return false;
   if (!plan.paced) co_return co_await run_unpaced(transport, source, plan, stop);
 
@@ -88,8 +87,9 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
         resumed = co_await transport.reopen(plan.first_seq + produced + 1);
       }
       if (!resumed) break;
-      const auto elapsed_ns = std::chrono::duration<double, std::nano>(
-          std::chrono::steady_clock::now() - start).count();
+      const auto elapsed_ns =
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
+              .count();
       auto next = static_cast<std::uint64_t>(std::ceil(elapsed_ns / frame_period_ns));
       if (plan.frames != 0) next = std::min(next, plan.frames);
       if (next > produced + 1) {

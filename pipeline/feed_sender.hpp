@@ -40,8 +40,7 @@ std::chrono::nanoseconds spread_phase(const FeedDescriptor& feed, std::size_t in
 // Runs one feed to completion (all frames sent, or stop requested) and closes the session with
 // END. Returns false when the session could not open or broke. The plan is taken by value:
 // the coroutine outlives the call expression, so a reference to a temporary would dangle.
-awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
-                                FeedPlan plan, StreamCounters& counters,
-                                std::stop_token stop);
+awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source, FeedPlan plan,
+                                StreamCounters& counters, std::stop_token stop);
 
 }  // namespace hdstream

@@ -1,6 +1,8 @@
 // DNxHD encode/decode through libavcodec, and the decoder's behaviour on hostile input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "media/file_reader.hpp"
@@ -33,6 +35,79 @@ TEST(VideoCodec, DnxhdClipDecodesToFullSize422Pictures) {
     EXPECT_EQ(picture.layout, PixelLayout::yuv422p8);
     EXPECT_EQ(picture.plane_count, 3);
     EXPECT_EQ(picture.row_bytes[1], 960);
+  }
+}
+
+// ffmpeg's decode of the clip's first `frames` frames with libavcodec's default IDCT, as raw
+// planes one after another.
+std::string reference_planes(const std::filesystem::path& clip, const std::filesystem::path& dir,
+                             const std::string& pix_fmt, int frames) {
+  const auto out = dir / ("reference-" + pix_fmt + ".raw");
+  test::Process ffmpeg(
+      {"/usr/bin/ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", clip.string(), "-frames:v",
+       std::to_string(frames), "-f", "rawvideo", "-pix_fmt", pix_fmt, out.string()},
+      dir, "ffmpeg-" + pix_fmt);
+  EXPECT_EQ(ffmpeg.wait(std::chrono::seconds(60)), 0) << ffmpeg.err();
+  return test::read_file(out);
+}
+
+// A decoded picture's planes, rows packed without stride padding.
+std::string packed_planes(const Picture& picture) {
+  std::string out;
+  for (int p = 0; p < picture.plane_count; ++p) {
+    for (int row = 0; row < picture.rows[p]; ++row) {
+      const auto* start = reinterpret_cast<const char*>(picture.data[p]) +
+                          static_cast<std::ptrdiff_t>(row) * picture.stride_bytes[p];
+      out.append(start, static_cast<std::size_t>(picture.row_bytes[p]));
+    }
+  }
+  return out;
+}
+
+TEST(VideoCodec, EightBitDnxhdDecodesWithinOneLsbOfTheDefaultIdct) {
+  auto dir = test::scratch_dir("idct8");
+  const auto clip = test::dnxhd_clip(dir, 2);
+  const std::string reference = reference_planes(clip, dir, "yuv422p", 2);
+  auto frames = read_frames(clip, 2);
+  VideoDecoder decoder(test::dnxhd220_feed());
+  for (std::size_t f = 0; f < frames.size(); ++f) {
+    const std::string ours = packed_planes(decoder.decode(frames[f]));
+    ASSERT_EQ(reference.size(), 2 * ours.size());
+    std::size_t differing = 0;
+    int worst = 0;
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      const int delta = std::abs(static_cast<unsigned char>(ours[i]) -
+                                 static_cast<unsigned char>(reference[f * ours.size() + i]));
+      differing += delta != 0;
+      worst = std::max(worst, delta);
+    }
+    EXPECT_LE(worst, 1) << "frame " << f;
+    EXPECT_LT(differing, ours.size() / 100) << "frame " << f;
+  }
+}
+
+TEST(VideoCodec, TenBitDnxhdDecodesExactlyLikeTheDefaultIdct) {
+  auto dir = test::scratch_dir("idct10");
+  const auto clip = dir / "dnxhd-10bit.mov";
+  test::Process encode({"/usr/bin/ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+                        "testsrc2=size=1920x1080:rate=30000/1001", "-frames:v", "3", "-c:v",
+                        "dnxhd", "-b:v", "185M", "-pix_fmt", "yuv422p10", clip.string()},
+                       dir, "encode");
+  ASSERT_EQ(encode.wait(std::chrono::seconds(60)), 0) << encode.err();
+  const std::string reference = reference_planes(clip, dir, "yuv422p10le", 3);
+  const FeedDescriptor feed{Codec::dnxhd, 1920, 1080, 30000, 1001, 185'000'000};
+  FileReader reader(clip.string(), feed);
+  VideoDecoder decoder(feed);
+  // The first picture shows 10 bits and the decoder reopens with the SIMD simple IDCT: pictures
+  // before and after are the same bits as ffmpeg's.
+  std::vector<std::byte> frame;
+  for (std::size_t f = 0; f < 3; ++f) {
+    reader.read(frame);
+    const Picture& picture = decoder.decode(frame);
+    ASSERT_EQ(picture.layout, PixelLayout::yuv422p10);
+    const std::string ours = packed_planes(picture);
+    ASSERT_EQ(reference.size(), 3 * ours.size());
+    EXPECT_TRUE(ours == reference.substr(f * ours.size(), ours.size())) << "frame " << f;
   }
 }
 

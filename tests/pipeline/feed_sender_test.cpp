@@ -10,8 +10,8 @@
 #include "common/clock.hpp"
 #include "pipeline/feed_receiver.hpp"
 #include "pipeline/synthetic.hpp"
-#include "transport/tcp_receiver.hpp"
 #include "tests/support/eventually.hpp"
+#include "transport/tcp_receiver.hpp"
 #include "transport/tcp_sender.hpp"
 
 namespace hdstream {
