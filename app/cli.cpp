@@ -165,8 +165,10 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
       ->check(kRate)
       ->envname("HDSTREAM_RATE")
       ->capture_default_str();
-  command.add_option("--cc", send.congestion_control, "TCP congestion control")
-      ->check(CLI::IsMember({"bbr", "cubic", "reno"}))
+  command
+      .add_option("--cc", send.congestion_control,
+                  "TCP congestion control; auto = bbr when --rtt is 10ms or more, else cubic")
+      ->check(CLI::IsMember({"auto", "bbr", "cubic", "reno"}))
       ->envname("HDSTREAM_CC")
       ->capture_default_str();
   command

@@ -42,8 +42,8 @@ struct SendOptions {
   std::vector<std::string> sources;
   TransportKind transport = TransportKind::tcp;
   std::uint64_t rate_bps = 270'000'000;
-  std::chrono::nanoseconds duration = 0s;  // 0: until interrupted
-  std::string congestion_control = "bbr";
+  std::chrono::nanoseconds duration = 0s;   // 0: until interrupted
+  std::string congestion_control = "auto";  // auto: bbr from 10 ms RTT up, cubic below
   std::chrono::nanoseconds expected_rtt = 1ms;
   // How far a frame may fall behind real time before the sender drops it (queue depth).
   std::chrono::nanoseconds latency = 120ms;

@@ -5,6 +5,7 @@
 #include "app/runtime.hpp"
 #include "common/units.hpp"
 #include "transport/key_file.hpp"
+#include "transport/tcp_tuning.hpp"
 
 namespace hdstream {
 namespace {
@@ -47,6 +48,7 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   fill(o, "latency", o.latency, d.latency);
   fill(o, "cc", o.congestion_control, d.cc);
   fill(o, "conns", o.connections, profile.conns, d.conns);
+  o.congestion_control = choose_congestion_control(o.congestion_control, o.expected_rtt);
   if (o.common.explicit_options.count("latency") == 0 && d.latency) o.latency_given = true;
 
   // A destination preset may name the key; --key-file (or HDSTREAM_KEY_FILE) wins. srt reads
@@ -82,7 +84,8 @@ std::vector<std::pair<std::string, std::string>> describe(const SendPlan& plan) 
       {"chunk size", std::to_string(o.chunk_bytes) + " bytes"},
   };
   if (plan.destination.link_rate_bps) {
-    rows.emplace_back("link rate", format_rate(static_cast<double>(*plan.destination.link_rate_bps)));
+    rows.emplace_back("link rate",
+                      format_rate(static_cast<double>(*plan.destination.link_rate_bps)));
   }
   if (plan.destination.mtu) rows.emplace_back("MTU", std::to_string(*plan.destination.mtu));
   if (plan.destination.distance_km) {

@@ -89,26 +89,22 @@ HDSTREAM_AVX2_CLONES void xor_copy(std::byte* out, const std::uint64_t* in, std:
 
 }  // namespace
 
-SyntheticSource::SyntheticSource(std::uint16_t stream_id, std::size_t frame_bytes,
-                                 SyntheticContent content)
-    : stream_id_(stream_id),
-      frame_bytes_(std::max(frame_bytes, kMinSyntheticFrameBytes)),
-      content_(content) {
+SyntheticSource::SyntheticSource(std::uint16_t stream_id, std::size_t frame_bytes)
+    : stream_id_(stream_id), frame_bytes_(std::max(frame_bytes, kMinSyntheticFrameBytes)) {
   tape();  // drawn now, not inside the first frame's time budget
 }
 
 FramePtr SyntheticSource::next_frame(std::uint64_t seq) {
   FramePtr frame = pool_.acquire(frame_bytes_);
   frame->stream_id = stream_id_;
-  // Only this source writes into its pool's frames, so a frame that carries this stream's stamp
-  // still holds the content that stamp's checksum covers (a new frame is all zeros).
-  const bool reusable =
-      content_ == SyntheticContent::reused &&
-      get_be<std::uint32_t>(std::span(frame->data).subspan(0, 4)) == kSyntheticMagic &&
-      get_be<std::uint16_t>(std::span(frame->data).subspan(4, 2)) == stream_id_;
   frame->seq = seq;
-  if (reusable) {
-    put_be<std::uint64_t>(std::span(frame->data).subspan(8, 8), seq);
+  // Only this source writes into its pool's frames (all of one size), so one that carries this
+  // stream's magic holds a background already; a new one is all zeros.
+  std::span<const std::byte> data(frame->data);
+  const bool filled = get_be<std::uint32_t>(data.subspan(0, 4)) == kSyntheticMagic &&
+                      get_be<std::uint16_t>(data.subspan(4, 2)) == stream_id_;
+  if (filled) {
+    restamp_synthetic(*frame);
   } else {
     fill_synthetic(*frame);
   }
@@ -131,7 +127,19 @@ void fill_synthetic(Frame& frame) {
   }
   const std::uint64_t tail = splitmix64(state);
   std::memcpy(content.data() + words * 8, &tail, content.size() - words * 8);
+  restamp_synthetic(frame);
+}
 
+void restamp_synthetic(Frame& frame) {
+  std::span<std::byte> data(frame.data);
+  if (data.size() < kSyntheticHeaderBytes) return;
+  auto content = data.subspan(kSyntheticHeaderBytes);
+  std::uint64_t state =
+      (std::uint64_t{frame.stream_id} << 48) ^ (frame.seq * 0x9e3779b97f4a7c15ULL);
+  for (std::size_t at = 0; at + 8 <= content.size(); at += kSyntheticCanarySpacing) {
+    const std::uint64_t canary = splitmix64(state) ^ at;
+    std::memcpy(content.data() + at, &canary, 8);
+  }
   put_be<std::uint32_t>(data.subspan(0, 4), kSyntheticMagic);
   put_be<std::uint16_t>(data.subspan(4, 2), frame.stream_id);
   put_be<std::uint16_t>(data.subspan(6, 2), 0);

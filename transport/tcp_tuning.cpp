@@ -1,7 +1,7 @@
 #include "transport/tcp_tuning.hpp"
 
-#include <netinet/in.h>
 #include <linux/tcp.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -44,10 +44,17 @@ BufferPlan plan_buffer(std::uint64_t rate_bps, std::chrono::nanoseconds rtt,
   const double bdp_bytes =
       static_cast<double>(rate_bps) / 8.0 * std::chrono::duration<double>(rtt).count();
   BufferPlan plan;
-  plan.need_bytes = std::max<std::uint64_t>(kMinBufferBytes, static_cast<std::uint64_t>(2 * bdp_bytes));
+  plan.need_bytes =
+      std::max<std::uint64_t>(kMinBufferBytes, static_cast<std::uint64_t>(2 * bdp_bytes));
   plan.autotune = limits.tcp_max_bytes >= plan.need_bytes;
   if (!plan.autotune) plan.set_bytes = plan.need_bytes;
   return plan;
+}
+
+std::string choose_congestion_control(const std::string& requested,
+                                      std::chrono::nanoseconds expected_rtt) {
+  if (requested != "auto") return requested;
+  return expected_rtt >= kBbrFromRtt ? "bbr" : "cubic";
 }
 
 std::string sysctl_fix(BufferDirection direction, std::uint64_t need_bytes,

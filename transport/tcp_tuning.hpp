@@ -44,14 +44,23 @@ std::string sysctl_fix(BufferDirection direction, std::uint64_t need_bytes,
 std::uint64_t apply_buffer(int fd, BufferDirection direction, const BufferPlan& plan);
 
 struct SenderTuning {
-  std::string congestion_control;        // empty: the system default
-  std::uint32_t notsent_lowat_bytes = 0; // 0: leave unset
-  std::uint64_t max_pacing_rate_bps = 0; // 0: no cap (SO_MAX_PACING_RATE)
+  std::string congestion_control;         // empty: the system default
+  std::uint32_t notsent_lowat_bytes = 0;  // 0: leave unset
+  std::uint64_t max_pacing_rate_bps = 0;  // 0: no cap (SO_MAX_PACING_RATE)
 };
 // Returns one line per setting the kernel refused (e.g. an unavailable congestion control).
 std::vector<std::string> apply_sender_tuning(int fd, const SenderTuning& tuning);
 
 std::string current_congestion_control(int fd);
+
+// `--cc auto`: bbr on paths with an expected RTT of kBbrFromRtt or more, cubic below. On long
+// lossy paths BBR keeps a 270 Mbps feed alive where loss-based control collapses; on short
+// ones its bandwidth model, fed by a receiver that was briefly slow to read, paces the next
+// frames out at that low rate (40-80 ms stalls at 5 DNxHD feeds on loopback), while cubic sends
+// a frame as one burst. Any other name is returned as given.
+inline constexpr std::chrono::milliseconds kBbrFromRtt{10};
+std::string choose_congestion_control(const std::string& requested,
+                                      std::chrono::nanoseconds expected_rtt);
 
 struct TcpInfo {
   double rtt_ms = 0;

@@ -50,31 +50,36 @@ TEST(Synthetic, AnyFlippedBitOrMislabelledFrameFailsVerification) {
   EXPECT_FALSE(verify_synthetic(*frame));
 }
 
-TEST(Synthetic, ABenchSourceReusesItsBuffersAndRestampsThem) {
-  SyntheticSource source(4, 8192, SyntheticContent::reused);
-  std::vector<std::byte> first_content;
+TEST(Synthetic, APooledBufferKeepsItsBackgroundYetEveryFrameIsUnique) {
+  SyntheticSource source(4, 100'000);
+  std::vector<std::byte> first;
+  const std::byte* buffer = nullptr;
   {
     auto frame = source.next_frame(10);
-    ASSERT_TRUE(verify_synthetic(*frame));
-    first_content.assign(frame->data.begin() + kSyntheticHeaderBytes, frame->data.end());
-  }  // back to the pool, content intact
+    first = frame->data;
+    buffer = frame->data.data();
+  }  // back to the pool
   auto again = source.next_frame(11);
-  EXPECT_EQ(again->seq, 11u);
-  EXPECT_TRUE(verify_synthetic(*again));  // stamped with its own sequence number
-  EXPECT_TRUE(std::equal(first_content.begin(), first_content.end(),
-                         again->data.begin() + kSyntheticHeaderBytes));
-  // A frame still held elsewhere is not shared: the next one is a new buffer, filled anew.
-  auto other = source.next_frame(12);
-  EXPECT_TRUE(verify_synthetic(*other));
-  EXPECT_NE(other->data.data(), again->data.data());
-
-  // A fresh source regenerates every frame: same sequence number, same bytes; next one differs.
-  SyntheticSource fresh(4, 8192);
-  auto f10 = fresh.next_frame(10);
-  f10.reset();
-  auto f11 = fresh.next_frame(11);
-  EXPECT_FALSE(std::equal(first_content.begin(), first_content.end(),
-                          f11->data.begin() + kSyntheticHeaderBytes));
+  ASSERT_EQ(again->data.data(), buffer);  // the same buffer, restamped
+  EXPECT_TRUE(verify_synthetic(*again));
+  // Only the canaries (one per KiB), the stamp and the checksum changed.
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < first.size(); ++i) changed += first[i] != again->data[i];
+  EXPECT_GT(changed, 0u);
+  EXPECT_LE(changed, kSyntheticHeaderBytes + 8 * (100'000 / kSyntheticCanarySpacing + 1));
+  // Stale bytes anywhere fail verification: a canary spacing (4 KiB) of frame 10 left in 11.
+  for (std::size_t at : {kSyntheticHeaderBytes, std::size_t{50'000},
+                         first.size() - kSyntheticCanarySpacing}) {
+    auto stale = again->data;
+    std::copy_n(first.begin() + static_cast<std::ptrdiff_t>(at), kSyntheticCanarySpacing,
+                stale.begin() + static_cast<std::ptrdiff_t>(at));
+    const Frame check{.stream_id = 4, .seq = 11, .data = stale};
+    EXPECT_FALSE(verify_synthetic(check)) << at;
+  }
+  // A restamp over the background makes a valid frame of another sequence number.
+  Frame restamped{.stream_id = 4, .seq = 12, .data = again->data};
+  restamp_synthetic(restamped);
+  EXPECT_TRUE(verify_synthetic(restamped));
 }
 
 TEST(FrameSize, MatchesTheFeedRate) {

@@ -35,8 +35,10 @@ TEST(BufferPlan, LongFatPipesNeedTwiceTheBandwidthDelayProduct) {
 TEST(BufferPlan, SysctlFixIsExact) {
   EXPECT_EQ(sysctl_fix(BufferDirection::send, 6'547'500, debian_defaults()),
             "sysctl -w net.core.wmem_max=6547500 net.ipv4.tcp_wmem='4096 16384 6547500'");
-  KernelLimits rx{.core_max_bytes = 212'992, .tcp_max_bytes = 6'291'456,
-                  .tcp_default_bytes = 131'072, .tcp_min_bytes = 4096};
+  KernelLimits rx{.core_max_bytes = 212'992,
+                  .tcp_max_bytes = 6'291'456,
+                  .tcp_default_bytes = 131'072,
+                  .tcp_min_bytes = 4096};
   EXPECT_EQ(sysctl_fix(BufferDirection::receive, 33'000'000, rx),
             "sysctl -w net.core.rmem_max=33000000 net.ipv4.tcp_rmem='4096 131072 33000000'");
 }
@@ -97,6 +99,17 @@ TEST(TcpInfo, ReportsRttOfALiveConnection) {
   EXPECT_LT(info->rtt_ms, 100.0);
   EXPECT_EQ(info->total_retransmits, 0u);
   EXPECT_FALSE(read_tcp_info(-1));
+}
+
+TEST(CongestionControl, AutoIsBbrOnLongPathsAndCubicOnShortOnes) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(choose_congestion_control("auto", milliseconds(97)), "bbr");
+  EXPECT_EQ(choose_congestion_control("auto", kBbrFromRtt), "bbr");
+  EXPECT_EQ(choose_congestion_control("auto", milliseconds(4)), "cubic");
+  EXPECT_EQ(choose_congestion_control("auto", milliseconds(0)), "cubic");
+  // An explicit choice is kept whatever the path.
+  EXPECT_EQ(choose_congestion_control("bbr", milliseconds(1)), "bbr");
+  EXPECT_EQ(choose_congestion_control("reno", milliseconds(200)), "reno");
 }
 
 }  // namespace
