@@ -26,6 +26,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
+# Each pair runs with the same congestion control: `hdstream bench` defaults to bbr, and a paced
+# `hdstream send` on loopback picks cubic (`--cc auto` below 10 ms RTT); iperf3 gets -C to match.
+BULK_CC = "bbr"
+PACED_CC = "cubic"
 
 
 @dataclass
@@ -166,7 +170,7 @@ class Runner:
                 "wall_s": rb.get("duration_s") or duration_s, "tx_cpu_s": tx.cpu_s,
                 "rx_cpu_s": rx.cpu_s}
 
-    def iperf3(self, streams, duration_s, rate=None):
+    def iperf3(self, streams, duration_s, rate=None, cc=None):
         port = free_port()
         server = Proc(["iperf3", "-s", "-1", "-p", str(port), "-B", HOST]).start()
         wait_listening(port)
@@ -174,6 +178,8 @@ class Runner:
                 "-J"]
         if rate:
             argv += ["-b", rate]
+        if cc:
+            argv += ["-C", cc]
         client = Proc(argv).start()
         client.wait(duration_s + 60)
         server.wait(30)
@@ -186,14 +192,14 @@ class Runner:
                 "cpu_s": client.cpu_s + server.cpu_s, "wall_s": end["seconds"],
                 "tx_cpu_s": client.cpu_s, "rx_cpu_s": server.cpu_s}
 
-    def hdstream_paced(self, streams, duration_s, rate="270M", fmt="synthetic"):
+    def hdstream_paced(self, streams, duration_s, rate="270M", fmt="synthetic", cc=PACED_CC):
         """hdstream send/recv at the feed rate: CPU, bytes, drops and the latency line."""
         port = free_port()
         rx = Proc([self.hdstream, "recv", "--listen", f"{HOST}:{port}", "--streams", str(streams),
                    "--stats", "json", "--log-level", "warn"]).start()
         time.sleep(0.3)
         tx = Proc([self.hdstream, "send", "--dest", f"{HOST}:{port}", "--streams", str(streams),
-                   "--format", fmt, "--rate", rate, "--duration", f"{duration_s}s",
+                   "--format", fmt, "--rate", rate, "--duration", f"{duration_s}s", "--cc", cc,
                    "--stats", "json", "--log-level", "warn"]).start()
         tx.wait(duration_s + 60)
         rx.wait(30)
@@ -231,7 +237,7 @@ def run_bulk(runner, reps, duration_s):
     for rep in range(reps):
         h = runner.hdstream_bulk(5, duration_s)
         h256 = runner.hdstream_bulk(5, duration_s, ("--chunk-size", BULK_CHUNK))
-        i = runner.iperf3(5, duration_s)
+        i = runner.iperf3(5, duration_s, cc=BULK_CC)
         ratio = h["mbps"] / i["mbps"] if h["mbps"] and i["mbps"] else None
         ratio256 = h256["mbps"] / i["mbps"] if h256["mbps"] and i["mbps"] else None
         runner.note(f"bulk rep {rep}: hdstream {h['mbps']} Mbps, with {BULK_CHUNK} chunks "
@@ -249,7 +255,7 @@ def run_paced(runner, reps, duration_s):
     pairs = []
     for rep in range(reps):
         h = runner.hdstream_paced(5, duration_s)
-        i = runner.iperf3(5, duration_s, rate="270M")
+        i = runner.iperf3(5, duration_s, rate="270M", cc=PACED_CC)
         hc, ic = cpu_per_gb(h), cpu_per_gb(i)
         ratio = hc / ic if hc and ic else None
         runner.note(f"paced rep {rep}: hdstream {hc} CPU s/GB ({h['mbps']} Mbps, drops "
@@ -263,7 +269,7 @@ def run_scaling(runner, counts, duration_s):
     rows = []
     for n in counts:
         h = runner.hdstream_bulk(n, duration_s)
-        i = runner.iperf3(n, duration_s)
+        i = runner.iperf3(n, duration_s, cc=BULK_CC)
         runner.note(f"scaling {n}: hdstream {h['mbps']} Mbps cpu {h['cpu_s']:.2f} s, "
                     f"iperf3 {i['mbps']} Mbps cpu {i['cpu_s']:.2f} s")
         rows.append({"streams": n, "hdstream": h, "iperf3": i})
