@@ -171,6 +171,10 @@ def render(results, plots):
     w(f"| CPU s per GB at 5 × 270 Mbps paced (sender + receiver; cubic) | "
       f"`iperf3 -b 270M -P 5 -C cubic` | {show(paced_ratio)} | ≤ 1.3 | "
       f"{verdict(paced_ratio and paced_ratio['median'], 1.3, False)} |")
+    paced_bbr = stats([p.get("ratio_bbr") for p in paced])
+    if paced_bbr:
+        w(f"| the same with bbr on both sides | `iperf3 -b 270M -P 5 -C bbr` | {show(paced_bbr)} "
+          f"| ≤ 1.3 | {verdict(paced_bbr['median'], 1.3, False)} |")
     if media.get("pairs"):
         mr = stats([p["ratio"] for p in media["pairs"]])
         w(f"| CPU per decoded frame at 5 dnxhd220 feeds (receivers only) | 5 × `ffmpeg -i "
@@ -238,6 +242,19 @@ def render(results, plots):
           f"{lat.get('p50_ms', 'n/a')} / {lat.get('p99_ms', 'n/a')} / {lat.get('max_ms', 'n/a')} |")
     w(f"\nCycles per byte at 5 × 270 Mbps: hdstream {show(h_cpb)}, iperf3 {show(i_cpb)}. "
       f"Latency p50 {show(p50, 3, ' ms')}, p99 {show(p99, 3, ' ms')}; drops per rep {drops}.\n")
+    if any(p.get("hdstream_bbr") for p in paced):
+        w("The same pairs with bbr on both sides (`--cc bbr`, `iperf3 -C bbr`):\n")
+        w("| rep | hdstream Mbps | drops | hdstream CPU s/GB | iperf3 CPU s/GB | ratio | "
+          "latency p50 / p99 / max ms |")
+        w("|---:|---:|---:|---:|---:|---:|---|")
+        for k, p in enumerate(paced):
+            h, i = p.get("hdstream_bbr") or {}, p.get("iperf3_bbr") or {}
+            lat = h.get("latency") or {}
+            w(f"| {k} | {h.get('mbps') or 0:.0f} | {h.get('drops')} | "
+              f"{cpu_per_gb(h) or 0:.3f} | {cpu_per_gb(i) or 0:.3f} | "
+              f"{p.get('ratio_bbr') or 0:.2f} | {lat.get('p50_ms', 'n/a')} / "
+              f"{lat.get('p99_ms', 'n/a')} / {lat.get('max_ms', 'n/a')} |")
+        w("")
     w("## Scaling: 1 to 16 feeds\n")
     if "scaling.png" in plots:
         w("![scaling](images/scaling.png)\n")

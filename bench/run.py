@@ -256,12 +256,19 @@ def run_paced(runner, reps, duration_s):
     for rep in range(reps):
         h = runner.hdstream_paced(5, duration_s)
         i = runner.iperf3(5, duration_s, rate="270M", cc=PACED_CC)
+        # The same pair with bbr, the other side of `--cc auto`.
+        hb = runner.hdstream_paced(5, duration_s, cc="bbr")
+        ib = runner.iperf3(5, duration_s, rate="270M", cc="bbr")
         hc, ic = cpu_per_gb(h), cpu_per_gb(i)
         ratio = hc / ic if hc and ic else None
+        hbc, ibc = cpu_per_gb(hb), cpu_per_gb(ib)
+        ratio_bbr = hbc / ibc if hbc and ibc else None
         runner.note(f"paced rep {rep}: hdstream {hc} CPU s/GB ({h['mbps']} Mbps, drops "
                     f"{h['drops']}), iperf3 {ic} ({i['mbps']} Mbps), ratio {ratio}; latency "
-                    f"{h['latency']}")
-        pairs.append({"hdstream": h, "iperf3": i, "ratio": ratio})
+                    f"{h['latency']}; bbr: {hbc} / {ibc}, ratio {ratio_bbr}, latency "
+                    f"{hb['latency']}")
+        pairs.append({"hdstream": h, "iperf3": i, "ratio": ratio, "hdstream_bbr": hb,
+                      "iperf3_bbr": ib, "ratio_bbr": ratio_bbr})
     return pairs
 
 
