@@ -12,6 +12,7 @@
 #include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
 #include "transport/mtcp_scheduler.hpp"
+#include "transport/reassembly_publisher.hpp"
 #include "transport/server_handshake.hpp"
 
 namespace hdstream {
@@ -36,7 +37,10 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
         hello_(hello),
         counters_(owner_->stats_.stream(stream)),
         reassembler_(stream, reassembler_config(hello, owner_->options_), owner_->pool_),
-        members_(hello.connections) {}
+        members_(hello.connections),
+        publisher_(log(), stream,
+                   fmt::format("given up (missing beyond the {} ms latency budget)",
+                               hello.latency_budget_ms)) {}
 
   std::uint64_t session_id() const { return hello_.session_id; }
   std::uint8_t connections() const { return hello_.connections; }
@@ -143,14 +147,13 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
   StreamCounters& counters_;
   Reassembler reassembler_;
   std::vector<Member> members_;
-  ReassemblerCounters published_;
+  ReassemblyPublisher publisher_;
   std::vector<std::byte> body_;
   std::vector<std::byte> scratch_;
   std::chrono::steady_clock::time_point down_since_;
   std::int64_t next_info_ns_ = 0;
   std::int64_t next_feedback_ns_ = 0;
   FeedbackMeter feedback_meter_;
-  std::uint64_t checksum_warnings_ = 0;
   // END has arrived: the last FEEDBACK report is on its way on final_member_, then the
   // session ends (by ending_deadline_ at the latest, should the sender stop reading).
   bool ending_ = false;
@@ -311,21 +314,9 @@ void MultiTcpReceiver::Group::deliver(std::int64_t now_ns) {
   FrameConsumer& consumer = owner_->consumer_;
   while (FramePtr frame = reassembler_.pop(now_ns))
     consumer.frame_received(stream_, std::move(frame));
-  const auto& now = reassembler_.counters();
-  counters_.drops.fetch_add(now.frames_dropped - published_.frames_dropped,
-                            std::memory_order_relaxed);
-  counters_.checksum_errors.fetch_add(now.checksum_errors - published_.checksum_errors,
-                                      std::memory_order_relaxed);
-  counters_.link.duplicate_chunks.store(now.duplicate_chunks, std::memory_order_relaxed);
-  if (now.checksum_errors > published_.checksum_errors && checksum_warnings_++ < 10) {
-    log()->warn("stream {}: chunk failed XXH3 verification ({} so far)", stream_,
-                now.checksum_errors);
-  }
-  if (now.frames_dropped > published_.frames_dropped) {
-    log()->warn("stream {}: {} frame(s) given up (missing beyond the {} ms latency budget)",
-                stream_, now.frames_dropped - published_.frames_dropped, hello_.latency_budget_ms);
-  }
-  published_ = now;
+  publisher_.publish(reassembler_.counters(), counters_);
+  counters_.link.duplicate_chunks.store(reassembler_.counters().duplicate_chunks,
+                                        std::memory_order_relaxed);
 }
 
 void MultiTcpReceiver::Group::sample_tcp_info() {

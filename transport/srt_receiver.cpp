@@ -6,6 +6,7 @@
 #include "protocol/handshake.hpp"
 #include "protocol/reassembler.hpp"
 #include "transport/feedback.hpp"
+#include "transport/reassembly_publisher.hpp"
 #include "transport/srt_sender.hpp"
 
 namespace hdstream {
@@ -132,21 +133,12 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   config.max_frames_in_flight = options_.max_frames_in_flight;
   config.latency_budget_ns = 0;  // SRT delivers in order; what it gave up on never comes
   Reassembler reassembler(stream, config, pool_);
-  ReassemblerCounters published;
+  ReassemblyPublisher publisher(log(), stream, "incomplete (SRT dropped packets too late to play)");
   auto deliver = [&] {
     const std::int64_t now = wall_clock_ns();
     while (FramePtr frame = reassembler.pop(now))
       consumer_.frame_received(stream, std::move(frame));
-    const auto& c = reassembler.counters();
-    counters.drops.fetch_add(c.frames_dropped - published.frames_dropped,
-                             std::memory_order_relaxed);
-    counters.checksum_errors.fetch_add(c.checksum_errors - published.checksum_errors,
-                                       std::memory_order_relaxed);
-    if (c.frames_dropped > published.frames_dropped) {
-      log()->warn("stream {}: {} frame(s) incomplete (SRT dropped packets too late to play)",
-                  stream, c.frames_dropped - published.frames_dropped);
-    }
-    published = c;
+    publisher.publish(reassembler.counters(), counters);
   };
 
   // Far-end feedback rides back on the same (bidirectional) SRT connection.

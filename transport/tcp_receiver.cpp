@@ -7,6 +7,7 @@
 #include "protocol/reassembler.hpp"
 #include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
+#include "transport/reassembly_publisher.hpp"
 #include "transport/server_handshake.hpp"
 
 namespace hdstream {
@@ -40,7 +41,6 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   awaitable<std::optional<Hello>> handshake();
   awaitable<bool> receive(const Hello& hello);
   void tune_receive_buffer(const Hello& hello);
-  void publish(const Reassembler& reassembler, StreamCounters& counters);
   void sample_tcp_info(StreamCounters& counters);
   awaitable<void> feedback_loop();
   // A probe is counted apart from the feed that owns the stream id.
@@ -55,9 +55,7 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   std::uint16_t stream_id_ = 0;
   std::vector<std::byte> body_;
   std::vector<std::byte> scratch_;
-  ReassemblerCounters published_;
   std::int64_t next_info_ns_ = 0;
-  std::uint64_t checksum_warnings_ = 0;
   bool probe_ = false;
   StreamCounters probe_counters_;  // a probe is verified and measured apart from the feed
   // Far-end feedback: the only writer on the socket after the handshake.
@@ -150,19 +148,6 @@ void TcpReceiver::Session::tune_receive_buffer(const Hello& hello) {
   }
 }
 
-void TcpReceiver::Session::publish(const Reassembler& reassembler, StreamCounters& counters) {
-  const auto& now = reassembler.counters();
-  counters.drops.fetch_add(now.frames_dropped - published_.frames_dropped,
-                           std::memory_order_relaxed);
-  counters.checksum_errors.fetch_add(now.checksum_errors - published_.checksum_errors,
-                                     std::memory_order_relaxed);
-  if (now.checksum_errors > published_.checksum_errors && checksum_warnings_++ < 10) {
-    log()->warn("stream {}: chunk failed XXH3 verification ({} so far)", stream_id_,
-                now.checksum_errors);
-  }
-  published_ = now;
-}
-
 void TcpReceiver::Session::sample_tcp_info(StreamCounters& counters) {
   const std::int64_t now = wall_clock_ns();
   if (now < next_info_ns_) return;
@@ -180,9 +165,10 @@ awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
   config.max_frames_in_flight = owner_->options_.max_frames_in_flight;
   config.latency_budget_ns = 0;  // one in-order connection: a gap is final
   Reassembler reassembler(stream_id_, config, owner_->pool_);
+  ReassemblyPublisher publisher(log(), stream_id_);
 
   auto deliver = [&](std::int64_t now) {
-    publish(reassembler, counters);
+    publisher.publish(reassembler.counters(), counters);
     while (FramePtr frame = reassembler.pop(now)) {
       if (probe_) {
         counters.add_frame(frame->data.size(), frame->arrival_ns);
@@ -190,7 +176,7 @@ awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
         consumer.frame_received(stream_id_, std::move(frame));
       }
     }
-    publish(reassembler, counters);
+    publisher.publish(reassembler.counters(), counters);
   };
 
   MessageReader reader;
