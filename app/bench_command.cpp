@@ -10,13 +10,13 @@
 #include "app/commands.hpp"
 #include "app/receivers.hpp"
 #include "app/runtime.hpp"
+#include "app/send_plan.hpp"
 #include "app/senders.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
-#include "app/send_plan.hpp"
-#include "report/link_report.hpp"
 #include "presets/presets.hpp"
+#include "report/link_report.hpp"
 
 namespace hdstream {
 namespace {
@@ -24,7 +24,7 @@ namespace {
 int run_bench_receiver(const BenchOptions& options) {
   const Endpoint listen = parse_endpoint(options.listen, /*listening=*/true);
   StatsOutput output(options.common);
-  Runtime runtime;
+  Runtime runtime(IoThreads::per_core);
   StatsRegistry stats(Role::recv, options.streams, std::string(to_string(options.transport)));
   std::atomic<bool> finishing{false};
   std::unique_ptr<ReceiverGroup> receivers;
@@ -33,9 +33,9 @@ int run_bench_receiver(const BenchOptions& options) {
     receivers->stop();
     runtime.shutdown();
   };
-  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
-                                              MediaOutput{}, SrtSettings{}, Mux::none,
-                                              options.common.key);
+  receivers =
+      std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
+                                      MediaOutput{}, SrtSettings{}, Mux::none, options.common.key);
   receivers->start();
   runtime.on_interrupt(finish);
   CpuClock cpu;
@@ -66,7 +66,7 @@ int run_bench_sender(const BenchOptions& options) {
   const double distance_km =
       options.distance_km > 0 ? options.distance_km : destination.distance_km.value_or(0);
   StatsOutput output(options.common);
-  Runtime runtime;
+  Runtime runtime(IoThreads::per_core);
   StatsRegistry stats(Role::send, options.streams, std::string(to_string(options.transport)));
 
   SendOptions& send = plan.options;
@@ -123,8 +123,8 @@ int run_bench_sender(const BenchOptions& options) {
     parameters.emplace_back("sender CPU", fmt::format("{:.1f}% of one core", result.cpu_percent()));
     parameters.emplace_back("cycles per byte", fmt::format("{:.2f}", result.cycles_per_byte()));
     if (result.distance_km > 0) {
-      parameters.emplace_back("land-speed metric",
-                              fmt::format("{:.3f} petabit-metres/s", result.petabit_metres_per_s()));
+      parameters.emplace_back("land-speed metric", fmt::format("{:.3f} petabit-metres/s",
+                                                               result.petabit_metres_per_s()));
     }
     write_link_report(*options.report,
                       LinkReportInput{.title = "hdstream bench to " + destination.name,

@@ -23,21 +23,25 @@ StatsOutput::StatsOutput(const CommonOptions& options) {
   report_ = std::make_unique<StatsReport>(options.stats_format, *out);
 }
 
-Runtime::Runtime() : io_(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
-                     strand_(asio::make_strand(io_)),
-                     signals_(strand_, SIGINT, SIGTERM),
-                     stats_timer_(strand_),
-                     deadline_timer_(strand_) {
+Runtime::Runtime(IoThreads threads)
+    : threads_(threads == IoThreads::one ? 1u : std::max(1u, std::thread::hardware_concurrency())),
+      io_(static_cast<int>(threads_)),
+      strand_(asio::make_strand(io_)),
+      signals_(strand_, SIGINT, SIGTERM),
+      stats_timer_(strand_),
+      deadline_timer_(strand_) {
   signals_.async_wait([this](boost::system::error_code ec, int signal_number) {
     if (ec) return;
     auto handle = [this](int number) {
       if (++signal_count_ > 1) {
-        logger("hdstream")->warn("second {}: stopping now", number == SIGINT ? "SIGINT" : "SIGTERM");
+        logger("hdstream")
+            ->warn("second {}: stopping now", number == SIGINT ? "SIGINT" : "SIGTERM");
         io_.stop();
         return;
       }
-      logger("hdstream")->info("{}: finishing feeds (again to stop now)",
-                               number == SIGINT ? "SIGINT" : "SIGTERM");
+      logger("hdstream")
+          ->info("{}: finishing feeds (again to stop now)",
+                 number == SIGINT ? "SIGINT" : "SIGTERM");
       interrupted_ = true;
       stop_.request_stop();
       if (on_interrupt_) on_interrupt_();
@@ -97,9 +101,8 @@ void Runtime::request_stop() {
 }
 
 void Runtime::run() {
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::jthread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { io_.run(); });
+  for (unsigned i = 1; i < threads_; ++i) pool.emplace_back([this] { io_.run(); });
   io_.run();
 }
 
