@@ -8,21 +8,9 @@
 
 namespace hdstream {
 
-namespace {
-void decode_into(std::span<const std::byte> raw, HeaderRead& result) {
-  result.detail = decode_header(raw, result.header);
-  if (result.detail != HeaderError::none) {
-    result.error = boost::system::errc::make_error_code(boost::system::errc::protocol_error);
-  }
-}
-}  // namespace
-
 awaitable<HeaderRead> read_header(tcp::socket& socket) {
-  std::array<std::byte, kHeaderBytes> raw;
-  HeaderRead result;
-  co_await asio::async_read(socket, asio::buffer(raw), nothrow(result.error));
-  if (!result.error) decode_into(raw, result);
-  co_return result;
+  MessageReader reader;  // nothing staged: reads exactly one header
+  co_return co_await reader.read_header(socket);
 }
 
 awaitable<HeaderRead> MessageReader::read_header(tcp::socket& socket) {
@@ -34,7 +22,10 @@ awaitable<HeaderRead> MessageReader::read_header(tcp::socket& socket) {
     if (result.error) co_return result;
   }
   staged_bytes_ = 0;
-  decode_into(staged_, result);
+  result.detail = decode_header(staged_, result.header);
+  if (result.detail != HeaderError::none) {
+    result.error = boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+  }
   co_return result;
 }
 

@@ -127,25 +127,25 @@ void BM_ReassemblerTwoPhase(benchmark::State& state) {
   reassemble(state, true);
 }
 
-void BM_SyntheticFill(benchmark::State& state) {
+// One synthetic frame after another through `make`, which writes frame.seq's content.
+template <typename Make>
+void synthetic_frames(benchmark::State& state, Make make) {
   Frame frame = make_frame(0);
   for (auto _ : state) {
     ++frame.seq;
-    fill_synthetic(frame);
+    make(frame);
     benchmark::DoNotOptimize(frame.data.data());
   }
   report_costs(state, kFrameBytes, 0);
 }
 
+void BM_SyntheticFill(benchmark::State& state) {
+  synthetic_frames(state, fill_synthetic);
+}
+
 // What a pooled buffer costs per frame: canaries, stamp and the content checksum.
 void BM_SyntheticRestamp(benchmark::State& state) {
-  Frame frame = make_frame(0);
-  for (auto _ : state) {
-    ++frame.seq;
-    restamp_synthetic(frame);
-    benchmark::DoNotOptimize(frame.data.data());
-  }
-  report_costs(state, kFrameBytes, 0);
+  synthetic_frames(state, restamp_synthetic);
 }
 
 void BM_SyntheticVerify(benchmark::State& state) {
