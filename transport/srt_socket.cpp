@@ -170,6 +170,12 @@ SrtSocket SrtSocket::listener(const SrtPlan& plan, const Endpoint& local) {
   if (srt_bind(socket.socket_, reinterpret_cast<const sockaddr*>(&address), length) == SRT_ERROR) {
     throw_last(fmt::format("cannot listen on {} (UDP)", local.to_string()));
   }
+  socket.accept_epoll_ = srt_epoll_create();
+  const int events = SRT_EPOLL_IN | SRT_EPOLL_ERR;
+  if (socket.accept_epoll_ < 0 ||
+      srt_epoll_add_usock(socket.accept_epoll_, socket.socket_, &events) == SRT_ERROR) {
+    throw_last(fmt::format("cannot watch the listener on {} (UDP)", local.to_string()));
+  }
   if (srt_listen(socket.socket_, 1) == SRT_ERROR) {
     throw_last(fmt::format("cannot listen on {} (UDP)", local.to_string()));
   }
@@ -180,6 +186,7 @@ SrtSocket& SrtSocket::operator=(SrtSocket&& other) noexcept {
   if (this != &other) {
     close();
     socket_ = std::exchange(other.socket_, -1);
+    accept_epoll_ = std::exchange(other.accept_epoll_, -1);
   }
   return *this;
 }
@@ -193,14 +200,10 @@ void SrtSocket::connect(const Endpoint& remote) {
 }
 
 std::optional<SrtSocket> SrtSocket::accept(std::chrono::milliseconds timeout) {
-  const int epoll = srt_epoll_create();
-  const int events = SRT_EPOLL_IN | SRT_EPOLL_ERR;
-  srt_epoll_add_usock(epoll, socket_, &events);
   SRTSOCKET ready[1];
   int ready_count = 1;
-  const int waited = srt_epoll_wait(epoll, ready, &ready_count, nullptr, nullptr, timeout.count(),
-                                    nullptr, nullptr, nullptr, nullptr);
-  srt_epoll_release(epoll);
+  const int waited = srt_epoll_wait(accept_epoll_, ready, &ready_count, nullptr, nullptr,
+                                    timeout.count(), nullptr, nullptr, nullptr, nullptr);
   if (waited <= 0) return std::nullopt;
   sockaddr_storage peer{};
   int length = sizeof peer;
@@ -283,6 +286,7 @@ std::string SrtSocket::peer() const {
 }
 
 void SrtSocket::close() {
+  if (accept_epoll_ >= 0) srt_epoll_release(std::exchange(accept_epoll_, -1));
   if (socket_ >= 0) srt_close(std::exchange(socket_, -1));
 }
 

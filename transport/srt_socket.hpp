@@ -76,7 +76,9 @@ class SrtSocket {
   static SrtSocket listener(const SrtPlan& plan, const Endpoint& local);
 
   SrtSocket() = default;
-  SrtSocket(SrtSocket&& other) noexcept : socket_(std::exchange(other.socket_, -1)) {}
+  SrtSocket(SrtSocket&& other) noexcept
+      : socket_(std::exchange(other.socket_, -1)),
+        accept_epoll_(std::exchange(other.accept_epoll_, -1)) {}
   SrtSocket& operator=(SrtSocket&& other) noexcept;
   SrtSocket(const SrtSocket&) = delete;
   SrtSocket& operator=(const SrtSocket&) = delete;
@@ -108,6 +110,10 @@ class SrtSocket {
  private:
   explicit SrtSocket(int socket) : socket_(socket) {}
   int socket_ = -1;
+  // A listener's epoll, subscribed before srt_listen and kept for the listener's life: libsrt
+  // raises a listener's read event only as a caller arrives, never for one already queued when
+  // an epoll is added, so an epoll made per accept() could miss a caller for good.
+  int accept_epoll_ = -1;
 };
 
 // srt_startup once per process and libsrt's own log lines routed to our "srt" logger (a

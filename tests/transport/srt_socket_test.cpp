@@ -1,0 +1,92 @@
+// SrtSocket over real libsrt on loopback: callers are never missed by accept(), messages keep
+// their boundaries, and consecutive listener ports are taken or refused as a whole.
+#include "transport/srt_socket.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <system_error>
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+
+SrtPlan loopback_plan() {
+  ensure_srt_started();
+  SrtPlan plan;
+  plan.rate_bps = 10'000'000;
+  return plan;
+}
+
+std::span<const std::byte> bytes_of(const std::string& text) {
+  return std::as_bytes(std::span(text));
+}
+
+// libsrt raises a listener's read event only as a caller arrives: a caller queued while no
+// accept() was waiting must still be accepted (it once hung a sender for its whole timeout).
+TEST(SrtSocket, AcceptsACallerThatConnectedBeforeAcceptWasCalled) {
+  const SrtPlan plan = loopback_plan();
+  SrtSocket listener = SrtSocket::listener(plan, Endpoint{"127.0.0.1", 0});
+  SrtSocket caller = SrtSocket::caller(plan);
+  // srt_connect returns once the listener side has completed and queued the connection.
+  caller.connect(Endpoint{"127.0.0.1", listener.local_port()});
+
+  std::optional<SrtSocket> accepted = listener.accept(5s);
+  ASSERT_TRUE(accepted.has_value());
+  ASSERT_EQ(caller.send(bytes_of("hello")), SrtIo::ok);
+  std::array<std::byte, 1500> buffer{};
+  std::size_t received = 0;
+  SrtIo io = SrtIo::timeout;
+  for (int attempt = 0; attempt < 50 && io == SrtIo::timeout; ++attempt) {
+    io = accepted->receive(buffer, received);  // blocks up to 100 ms per call
+  }
+  ASSERT_EQ(io, SrtIo::ok);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(buffer.data()), received), "hello");
+}
+
+TEST(SrtSocket, AcceptsEveryQueuedCallerThenTimesOut) {
+  const SrtPlan plan = loopback_plan();
+  SrtSocket listener = SrtSocket::listener(plan, Endpoint{"127.0.0.1", 0});
+  SrtSocket first = SrtSocket::caller(plan);
+  first.connect(Endpoint{"127.0.0.1", listener.local_port()});
+  ASSERT_TRUE(listener.accept(5s).has_value());
+  SrtSocket second = SrtSocket::caller(plan);
+  second.connect(Endpoint{"127.0.0.1", listener.local_port()});
+  ASSERT_TRUE(listener.accept(5s).has_value());
+  // Nobody else is calling: accept() returns empty-handed instead of blocking.
+  EXPECT_FALSE(listener.accept(50ms).has_value());
+}
+
+TEST(SrtSocket, ListenersSurviveBeingMoved) {
+  const SrtPlan plan = loopback_plan();
+  std::vector<SrtSocket> listeners = listen_per_stream(plan, Endpoint{"127.0.0.1", 0}, 3);
+  ASSERT_EQ(listeners.size(), 3u);
+  const std::uint16_t base = listeners[0].local_port();
+  for (std::size_t i = 0; i < listeners.size(); ++i) {
+    EXPECT_EQ(listeners[i].local_port(), base + i);
+  }
+  // Moved out of the vector (as the receivers do into their threads), each still accepts.
+  SrtSocket moved = std::move(listeners[2]);
+  EXPECT_FALSE(listeners[2].is_open());
+  SrtSocket caller = SrtSocket::caller(plan);
+  caller.connect(Endpoint{"127.0.0.1", static_cast<std::uint16_t>(base + 2)});
+  EXPECT_TRUE(moved.accept(5s).has_value());
+}
+
+TEST(SrtSocket, ATakenPortIsNamedInTheError) {
+  const SrtPlan plan = loopback_plan();
+  SrtSocket holder = SrtSocket::listener(plan, Endpoint{"127.0.0.1", 0});
+  const std::uint16_t taken = holder.local_port();
+  try {
+    listen_per_stream(plan, Endpoint{"127.0.0.1", taken}, 2);
+    FAIL() << "a second listener on UDP port " << taken << " was allowed";
+  } catch (const std::system_error& error) {
+    EXPECT_EQ(error.code(), std::errc::address_in_use);
+    EXPECT_NE(std::string(error.what()).find(std::to_string(taken)), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace hdstream
