@@ -2,7 +2,6 @@
 
 #include <sys/resource.h>
 
-#include <cmath>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -10,14 +9,13 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "stats/json_fields.hpp"
+
 namespace hdstream {
 namespace {
 
 double seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6;
-}
-double round3(double value) {
-  return std::round(value * 1000.0) / 1000.0;
 }
 
 double read_khz(const char* path) {

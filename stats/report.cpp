@@ -1,18 +1,14 @@
 #include "stats/report.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "stats/json_fields.hpp"
+
 namespace hdstream {
 namespace {
-
-// Three decimals are plenty for rates and times, and keep JSON lines short.
-double round3(double value) {
-  return std::round(value * 1000.0) / 1000.0;
-}
 
 double stream_duration_s(const StreamSnapshot& s) {
   if (s.frames == 0 || s.last_frame_ns <= s.first_frame_ns) return 0;
@@ -83,38 +79,23 @@ std::optional<StatsFormat> stats_format_from_string(std::string_view name) {
 }
 
 nlohmann::ordered_json interval_json(const Snapshot& snapshot, const StreamSnapshot& s) {
-  return {
-      {"type", "interval"},
-      {"t", round3(snapshot.t)},
-      {"role", to_string(snapshot.role)},
-      {"stream", s.stream},
-      {"transport", s.transport},
-      {"bytes", s.bytes},
-      {"frames", s.frames},
-      {"mbps", round3(s.mbps)},
-      {"drops", s.drops},
-      {"checksum_errors", s.checksum_errors},
-      {"jitter_ms", round3(s.jitter_ms)},
-      {"rtt_ms", round3(s.rtt_ms)},
-      {"retransmits", s.retransmits},
+  nlohmann::ordered_json line = {
+      {"type", "interval"}, {"t", round3(snapshot.t)},  {"role", to_string(snapshot.role)},
+      {"stream", s.stream}, {"transport", s.transport},
   };
+  append_counters(line, s);
+  return line;
 }
 
 nlohmann::ordered_json far_end_json(const Snapshot& snapshot, const StreamSnapshot& s) {
-  return {
+  nlohmann::ordered_json line = {
       {"type", "far_end"},
       {"t", round3(snapshot.t)},
       {"role", to_string(snapshot.role)},
       {"stream", s.stream},
-      {"bytes", s.far_end.bytes},
-      {"frames", s.far_end.frames},
-      {"drops", s.far_end.drops},
-      {"checksum_errors", s.far_end.checksum_errors},
-      {"jitter_ms", round3(s.far_end.jitter_ms)},
-      {"fps", round3(s.far_end.fps)},
-      {"latency_ms", round3(s.far_end.latency_ms)},
-      {"age_ms", round3(s.far_end.age_ms)},
   };
+  append_far_end(line, s.far_end);
+  return line;
 }
 
 nlohmann::ordered_json subconnection_json(const Snapshot& snapshot, const StreamSnapshot& s,

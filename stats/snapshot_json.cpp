@@ -1,29 +1,11 @@
 #include "stats/snapshot_json.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include "stats/json_fields.hpp"
 
 namespace hdstream {
 namespace {
-
-double round3(double value) {
-  return std::round(value * 1000.0) / 1000.0;
-}
-
-nlohmann::ordered_json far_end_object(const FarEndSnapshot& f) {
-  return {
-      {"bytes", f.bytes},
-      {"frames", f.frames},
-      {"drops", f.drops},
-      {"checksum_errors", f.checksum_errors},
-      {"jitter_ms", round3(f.jitter_ms)},
-      {"fps", round3(f.fps)},
-      {"latency_ms", round3(f.latency_ms)},
-      {"age_ms", round3(f.age_ms)},
-      {"reports", f.reports},
-  };
-}
 
 template <typename T>
 T field(const nlohmann::json& object, const char* name, T fallback = T{}) {
@@ -59,21 +41,14 @@ nlohmann::ordered_json snapshot_json(const LabeledSnapshot& source) {
         {"stream", s.stream},
         {"transport", s.transport},
         {"state", to_string(s.state)},
-        {"bytes", s.bytes},
-        {"frames", s.frames},
-        {"mbps", round3(s.mbps)},
-        {"drops", s.drops},
-        {"checksum_errors", s.checksum_errors},
-        {"jitter_ms", round3(s.jitter_ms)},
-        {"rtt_ms", round3(s.rtt_ms)},
-        {"retransmits", s.retransmits},
-        {"planned_bps", s.planned_bps},
-        {"latency_ms", round3(s.latency_ms)},
-        {"latency_budget_ms", s.latency_budget_ms},
-        {"first_frame_ns", s.first_frame_ns},
-        {"last_frame_ns", s.last_frame_ns},
     };
-    if (s.far_end.valid) stream["far_end"] = far_end_object(s.far_end);
+    append_counters(stream, s);
+    stream["planned_bps"] = s.planned_bps;
+    stream["latency_ms"] = round3(s.latency_ms);
+    stream["latency_budget_ms"] = s.latency_budget_ms;
+    stream["first_frame_ns"] = s.first_frame_ns;
+    stream["last_frame_ns"] = s.last_frame_ns;
+    if (s.far_end.valid) append_far_end(stream["far_end"], s.far_end);
     streams.push_back(std::move(stream));
   }
   return {

@@ -1,0 +1,34 @@
+#include "stats/json_fields.hpp"
+
+#include <cmath>
+
+namespace hdstream {
+
+double round3(double value) {
+  return std::round(value * 1000.0) / 1000.0;
+}
+
+void append_counters(nlohmann::ordered_json& object, const StreamSnapshot& s) {
+  object["bytes"] = s.bytes;
+  object["frames"] = s.frames;
+  object["mbps"] = round3(s.mbps);
+  object["drops"] = s.drops;
+  object["checksum_errors"] = s.checksum_errors;
+  object["jitter_ms"] = round3(s.jitter_ms);
+  object["rtt_ms"] = round3(s.rtt_ms);
+  object["retransmits"] = s.retransmits;
+}
+
+void append_far_end(nlohmann::ordered_json& object, const FarEndSnapshot& f) {
+  object["bytes"] = f.bytes;
+  object["frames"] = f.frames;
+  object["drops"] = f.drops;
+  object["checksum_errors"] = f.checksum_errors;
+  object["jitter_ms"] = round3(f.jitter_ms);
+  object["fps"] = round3(f.fps);
+  object["latency_ms"] = round3(f.latency_ms);
+  object["age_ms"] = round3(f.age_ms);
+  object["reports"] = f.reports;
+}
+
+}  // namespace hdstream

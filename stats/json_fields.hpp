@@ -1,0 +1,24 @@
+// The JSON spelling of stats fields, shared by the JSON-lines report (stats/report.hpp), the
+// /stats.json document (stats/snapshot_json.hpp) and the bench report, so a field is named
+// and rounded the same way wherever it appears.
+//   auto line = nlohmann::ordered_json{{"type", "interval"}};  append_counters(line, stream);
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "stats/snapshot.hpp"
+
+namespace hdstream {
+
+// Three decimals are plenty for rates and times, and keep JSON lines short.
+double round3(double value);
+
+// bytes, frames, mbps, drops, checksum_errors, jitter_ms, rtt_ms, retransmits: appended in
+// that order after what `object` already holds.
+void append_counters(nlohmann::ordered_json& object, const StreamSnapshot& stream);
+
+// What the receiver last reported (FEEDBACK): bytes, frames, drops, checksum_errors,
+// jitter_ms, fps, latency_ms, age_ms, reports; appended in that order.
+void append_far_end(nlohmann::ordered_json& object, const FarEndSnapshot& far_end);
+
+}  // namespace hdstream
