@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <future>
-#include <random>
 #include <thread>
 
 #include "protocol/checksum.hpp"
+#include "tests/protocol/test_frames.hpp"
 #include "tests/transport/collector.hpp"
 #include "transport/mtcp_receiver.hpp"
 #include "transport/mtcp_sender.hpp"
@@ -48,16 +48,6 @@ class MtcpTransportTest : public ::testing::Test {
     return options;
   }
 
-  FramePtr make_frame(std::uint16_t stream, std::uint64_t seq, std::size_t bytes) {
-    FramePtr frame = pool_.acquire(bytes);
-    frame->stream_id = stream;
-    frame->seq = seq;
-    frame->ready_ns = static_cast<std::int64_t>(seq) * 1000 + 1;
-    std::mt19937_64 random(seq * 31 + stream);
-    for (auto& b : frame->data) b = static_cast<std::byte>(random());
-    return frame;
-  }
-
   struct SendResult {
     bool opened = false;
     bool closed = false;
@@ -70,9 +60,7 @@ class MtcpTransportTest : public ::testing::Test {
                                     asio::any_io_executor strand, std::uint16_t stream, int frames,
                                     std::chrono::milliseconds period,
                                     std::function<void(int)> between = {}) {
-    auto promise = std::make_shared<std::promise<SendResult>>();
-    auto future = promise->get_future();
-    asio::co_spawn(
+    return asio::co_spawn(
         strand,
         [this, sender, frames, stream, period, between]() -> awaitable<SendResult> {
           SendResult result;
@@ -80,7 +68,8 @@ class MtcpTransportTest : public ::testing::Test {
           if (!result.opened) co_return result;
           asio::steady_timer timer(co_await asio::this_coro::executor);
           for (int seq = 0; seq < frames; ++seq) {
-            auto frame = make_frame(stream, static_cast<std::uint64_t>(seq), 150'000 + seq * 97);
+            auto frame = test::random_frame(pool_, stream, static_cast<std::uint64_t>(seq),
+                                            150'000 + seq * 97);
             result.checksums.push_back(payload_checksum(frame->data));
             // A full resend window waits (this test wants every frame, not live-feed drops).
             SubmitResult submitted;
@@ -98,14 +87,7 @@ class MtcpTransportTest : public ::testing::Test {
           result.closed = co_await sender->close(static_cast<std::uint64_t>(frames));
           co_return result;
         },
-        [promise](std::exception_ptr error, SendResult result) {
-          if (error) {
-            promise->set_exception(error);
-          } else {
-            promise->set_value(std::move(result));
-          }
-        });
-    return future;
+        asio::use_future);
   }
 
   void expect_complete(std::uint16_t stream, const SendResult& result) {

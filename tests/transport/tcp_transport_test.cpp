@@ -4,14 +4,14 @@
 #include <condition_variable>
 #include <future>
 #include <map>
-#include <random>
 #include <thread>
 
 #include "protocol/checksum.hpp"
 #include "protocol/handshake.hpp"
+#include "tests/protocol/test_frames.hpp"
+#include "tests/transport/collector.hpp"
 #include "transport/tcp_receiver.hpp"
 #include "transport/tcp_sender.hpp"
-#include "tests/transport/collector.hpp"
 
 namespace hdstream {
 namespace {
@@ -52,16 +52,6 @@ class TcpTransportTest : public ::testing::Test {
     return options;
   }
 
-  FramePtr make_frame(std::uint16_t stream, std::uint64_t seq, std::size_t bytes) {
-    FramePtr frame = pool_.acquire(bytes);
-    frame->stream_id = stream;
-    frame->seq = seq;
-    frame->ready_ns = static_cast<std::int64_t>(seq) * 1000;
-    std::mt19937_64 random(seq * 31 + stream);
-    for (auto& b : frame->data) b = static_cast<std::byte>(random());
-    return frame;
-  }
-
   struct SendResult {
     bool opened = false;
     bool closed = false;
@@ -72,30 +62,22 @@ class TcpTransportTest : public ::testing::Test {
   std::future<SendResult> send_feed(SenderOptions options, int frames, StreamCounters& counters) {
     auto strand = asio::make_strand(io_);
     auto sender = std::make_shared<TcpSender>(strand, options, counters);
-    auto promise = std::make_shared<std::promise<SendResult>>();
-    auto future = promise->get_future();
-    asio::co_spawn(
+    return asio::co_spawn(
         strand,
         [this, sender, frames, stream = options.stream_id]() -> awaitable<SendResult> {
           SendResult result;
           result.opened = co_await sender->open();
           if (!result.opened) co_return result;
           for (int seq = 0; seq < frames; ++seq) {
-            auto frame = make_frame(stream, static_cast<std::uint64_t>(seq), 50'000 + seq * 777);
+            auto frame = test::random_frame(pool_, stream, static_cast<std::uint64_t>(seq),
+                                            50'000 + seq * 777);
             result.checksums.push_back(payload_checksum(frame->data));
             EXPECT_EQ(sender->submit(frame), SubmitResult::queued);
           }
           result.closed = co_await sender->close(static_cast<std::uint64_t>(frames));
           co_return result;
         },
-        [promise](std::exception_ptr error, SendResult result) {
-          if (error) {
-            promise->set_exception(error);
-          } else {
-            promise->set_value(std::move(result));
-          }
-        });
-    return future;
+        asio::use_future);
   }
 
   asio::io_context io_;
@@ -111,7 +93,8 @@ TEST_F(TcpTransportTest, ConcurrentFeedsArriveWholeAndInOrder) {
   start_receiver(3);
   StatsRegistry sent(Role::send, 3, "tcp");
   std::vector<std::future<SendResult>> feeds;
-  for (std::uint16_t s = 0; s < 3; ++s) feeds.push_back(send_feed(sender_options(s), 40, sent.stream(s)));
+  for (std::uint16_t s = 0; s < 3; ++s)
+    feeds.push_back(send_feed(sender_options(s), 40, sent.stream(s)));
   for (std::uint16_t s = 0; s < 3; ++s) {
     SendResult result = feeds[s].get();
     ASSERT_TRUE(result.opened);
