@@ -1,8 +1,6 @@
 // Link flap: real hdstream processes in two linkemu sites; the emulated link is pulled for 2 s
 // mid-stream (Emulator::set_link_down) and put back. Skipped without root or /dev/net/tun.
 //   ctest --test-dir build -R LinkFlap
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -21,6 +19,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/namespaces.hpp"
 #include "tests/wan/netns_process.hpp"
 #include "tools/linkemu/emulator.hpp"
 #include "tools/linkemu/topology.hpp"
@@ -82,10 +81,7 @@ bool poll_until(Condition condition, Clock::duration timeout) {
 class LinkFlap : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root for network namespaces";
-    const int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-    if (fd < 0) GTEST_SKIP() << "/dev/net/tun is not usable";
-    close(fd);
+    if (auto why = test::namespaces_unavailable()) GTEST_SKIP() << *why;
     dir_ = std::filesystem::path(WAN_WORK_DIR) / ("link-flap-" + GetParam());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);

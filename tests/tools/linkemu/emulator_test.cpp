@@ -1,6 +1,5 @@
 // linkemu end to end: real namespaces, TUN devices and sockets. Skipped without root or TUN.
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -24,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "tests/support/namespaces.hpp"
 #include "tools/linkemu/emulator.hpp"
 #include "tools/linkemu/netns.hpp"
 
@@ -36,10 +36,7 @@ using Clock = std::chrono::steady_clock;
 class EmulatorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root for network namespaces";
-    const int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-    if (fd < 0) GTEST_SKIP() << "/dev/net/tun is not usable";
-    close(fd);
+    if (auto why = test::namespaces_unavailable()) GTEST_SKIP() << *why;
   }
 
   static Topology topology(const std::string& link_toml) {
