@@ -48,10 +48,6 @@ int read_packet(void* opaque, std::uint8_t* buffer, int capacity) {
   return static_cast<int>(n);
 }
 
-int interrupted(void* opaque) {
-  return static_cast<const std::atomic<bool>*>(opaque)->load() ? 1 : 0;
-}
-
 struct FormatDeleter {
   void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
 };
@@ -70,53 +66,31 @@ struct IoDeleter {
 TsSrtReceiver::TsSrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameConsumer& consumer)
     : options_(std::move(options)), stats_(stats), consumer_(consumer), pool_(8) {}
 
-TsSrtReceiver::~TsSrtReceiver() {
-  stopped_ = true;
-  for (auto& thread : threads_) {
-    if (thread.joinable()) thread.join();
-  }
-}
+TsSrtReceiver::~TsSrtReceiver() = default;
 
 void TsSrtReceiver::start() {
   SrtPlan plan = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
   plan.payload_bytes = kSrtTsPayloadBytes;  // what ffmpeg and GStreamer send: 7 TS packets
-  std::vector<SrtSocket> listeners = listen_per_stream(plan, options_.listen, options_.streams);
-  base_port_ = listeners.front().local_port();
-  log()->info("listening on UDP ports {}..{} for {} MPEG-TS over SRT stream(s)", base_port_,
-              base_port_ + options_.streams - 1, options_.streams);
-  for (std::size_t stream = 0; stream < options_.streams; ++stream) {
-    threads_.emplace_back([this, stream, listener = std::move(listeners[stream])]() mutable {
-      serve(static_cast<std::uint16_t>(stream), std::move(listener));
-    });
-  }
+  listeners_.start(
+      plan, options_.listen, options_.streams,
+      [this](std::uint16_t stream, SrtSocket& socket) { run_session(stream, socket); });
+  log()->info("listening on UDP ports {}..{} for {} MPEG-TS over SRT stream(s)",
+              listeners_.base_port(), listeners_.base_port() + options_.streams - 1,
+              options_.streams);
 }
 
 Endpoint TsSrtReceiver::local_endpoint() const {
-  return Endpoint{options_.listen.host == "0.0.0.0" ? "127.0.0.1" : options_.listen.host,
-                  base_port_};
+  return listeners_.local_endpoint(options_.listen);
 }
 
 void TsSrtReceiver::stop() {
-  stopped_ = true;
-}
-
-void TsSrtReceiver::serve(std::uint16_t stream, SrtSocket listener) {
-  while (!stopped_) {
-    std::optional<SrtSocket> accepted;
-    try {
-      accepted = listener.accept(std::chrono::milliseconds(100));
-    } catch (const SrtError& error) {
-      log()->warn("stream {}: {}", stream, error.what());
-      continue;
-    }
-    if (accepted) run_session(stream, *accepted);
-  }
+  listeners_.stop();
 }
 
 void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   const std::string peer = socket.peer();
   StreamCounters& counters = stats_.stream(stream);
-  SrtReadContext read_context{.socket = &socket, .stopped = &stopped_};
+  SrtReadContext read_context{.socket = &socket, .stopped = &listeners_.stopped()};
 
   constexpr int kIoBufferBytes = 64 * 1024;
   auto* io_buffer = static_cast<std::uint8_t*>(av_malloc(kIoBufferBytes));
@@ -125,7 +99,9 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   AVFormatContext* raw_format = avformat_alloc_context();
   raw_format->pb = io.get();
   raw_format->flags |= AVFMT_FLAG_CUSTOM_IO;
-  raw_format->interrupt_callback = AVIOInterruptCB{interrupted, &stopped_};
+  raw_format->interrupt_callback = AVIOInterruptCB{
+      [](void* self) { return static_cast<TsSrtReceiver*>(self)->listeners_.stopped() ? 1 : 0; },
+      this};
   const AVInputFormat* mpegts = av_find_input_format("mpegts");
   if (int rc = avformat_open_input(&raw_format, nullptr, mpegts, nullptr); rc < 0) {
     log()->warn("stream {}: {} did not send MPEG-TS: {}", stream, peer, av_error_text(rc));
@@ -201,7 +177,7 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     }
     if (rc < 0) {
       clean = rc == AVERROR_EOF;
-      if (!clean && !stopped_) log()->warn("stream {}: {}", stream, av_error_text(rc));
+      if (!clean && !listeners_.stopped()) log()->warn("stream {}: {}", stream, av_error_text(rc));
       avcodec_send_packet(decoder.get(), nullptr);  // drain
     } else if (packet->stream_index != video) {
       av_packet_unref(packet);

@@ -7,13 +7,9 @@
 //   'srt://127.0.0.1:9000?mode=caller'
 #pragma once
 
-#include <atomic>
-#include <memory>
-#include <thread>
-#include <vector>
-
 #include "protocol/frame.hpp"
 #include "transport/srt_socket.hpp"
+#include "transport/srt_stream_listeners.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -28,16 +24,13 @@ class TsSrtReceiver : public ReceiverTransport {
   void stop() override;
 
  private:
-  void serve(std::uint16_t stream, SrtSocket listener);
-  void run_session(std::uint16_t stream, SrtSocket& socket);
+  void run_session(std::uint16_t stream, SrtSocket& socket);  // on the stream's own thread
 
   ReceiverOptions options_;
   StatsRegistry& stats_;
   FrameConsumer& consumer_;
   FramePool pool_;
-  std::vector<std::thread> threads_;
-  std::uint16_t base_port_ = 0;
-  std::atomic<bool> stopped_{false};
+  SrtStreamListeners listeners_;  // last: its threads are joined before the rest goes
 };
 
 }  // namespace hdstream

@@ -22,52 +22,26 @@ SrtReceiver::SrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameCon
       consumer_(consumer),
       pool_(4 * options_.streams + 8) {}
 
-SrtReceiver::~SrtReceiver() {
-  stopped_ = true;
-  for (auto& thread : threads_) {
-    if (thread.joinable()) thread.join();
-  }
-}
+SrtReceiver::~SrtReceiver() = default;
 
 void SrtReceiver::start() {
   // The receiver does not know the feed's rate before HELLO: buffers are sized for a 1 Gbps
   // feed at the configured latency (the listener's settings carry over to accepted sockets).
   const SrtPlan plan = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
-  std::vector<SrtSocket> listeners = listen_per_stream(plan, options_.listen, options_.streams);
-  base_port_ = listeners.front().local_port();
-  log()->info("listening on UDP ports {}..{} for {} SRT stream(s){}", base_port_,
-              base_port_ + options_.streams - 1, options_.streams,
+  listeners_.start(
+      plan, options_.listen, options_.streams,
+      [this](std::uint16_t stream, SrtSocket& socket) { run_session(stream, socket); });
+  log()->info("listening on UDP ports {}..{} for {} SRT stream(s){}", listeners_.base_port(),
+              listeners_.base_port() + options_.streams - 1, options_.streams,
               options_.srt.passphrase.empty() ? "" : " (passphrase required)");
-  for (std::size_t stream = 0; stream < options_.streams; ++stream) {
-    // `this` outlives the threads: the destructor joins them.
-    threads_.emplace_back([this, stream, listener = std::move(listeners[stream])]() mutable {
-      serve(stream, std::move(listener));
-    });
-  }
 }
 
 Endpoint SrtReceiver::local_endpoint() const {
-  return Endpoint{options_.listen.host == "0.0.0.0" ? "127.0.0.1" : options_.listen.host,
-                  base_port_};
+  return listeners_.local_endpoint(options_.listen);
 }
 
 void SrtReceiver::stop() {
-  stopped_ = true;
-}
-
-void SrtReceiver::serve(std::size_t stream, SrtSocket listener) {
-  const auto id = static_cast<std::uint16_t>(stream);
-  while (!stopped_) {
-    std::optional<SrtSocket> accepted;
-    try {
-      accepted = listener.accept(std::chrono::milliseconds(100));
-    } catch (const SrtError& error) {
-      log()->warn("stream {}: {}", id, error.what());
-      continue;
-    }
-    if (!accepted) continue;
-    run_session(id, *accepted);
-  }
+  listeners_.stop();
 }
 
 bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
@@ -81,7 +55,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   std::string refusal;
   AckStatus status = AckStatus::bad_request;
   const auto deadline = std::chrono::steady_clock::now() + options_.handshake_timeout;
-  while (!stopped_ && std::chrono::steady_clock::now() < deadline) {
+  while (!stopped() && std::chrono::steady_clock::now() < deadline) {
     const SrtIo io = socket.receive(message, received);
     if (io == SrtIo::timeout) continue;
     if (io == SrtIo::closed) return false;
@@ -108,7 +82,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     break;
   }
   if (!hello && refusal.empty()) {
-    if (!stopped_) log()->warn("stream {}: closing {}: no handshake", stream, peer);
+    if (!stopped()) log()->warn("stream {}: closing {}: no handshake", stream, peer);
     return false;
   }
   if (!refusal.empty()) {
@@ -151,7 +125,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   bool clean = false;
   auto next_stats = std::chrono::steady_clock::now();
   auto next_feedback = next_stats + kFeedbackInterval;
-  while (!stopped_) {
+  while (!stopped()) {
     const SrtIo io = socket.receive(message, received);
     const auto now = std::chrono::steady_clock::now();
     if (now >= next_stats) {
@@ -197,7 +171,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     // The last report carries the final counts. SRT hands it to the sender only at its play
     // time (send time + latency), so the sender, not this side, closes once it has it.
     const auto close_deadline = std::chrono::steady_clock::now() + options_.handshake_timeout;
-    while (!stopped_ && std::chrono::steady_clock::now() < close_deadline &&
+    while (!stopped() && std::chrono::steady_clock::now() < close_deadline &&
            socket.receive(message, received) != SrtIo::closed) {
     }
   }

@@ -5,13 +5,11 @@
 //   auto rx = std::make_shared<SrtReceiver>(options, stats, consumer);  rx->start();
 #pragma once
 
-#include <atomic>
 #include <memory>
-#include <thread>
-#include <vector>
 
 #include "protocol/frame.hpp"
 #include "transport/srt_socket.hpp"
+#include "transport/srt_stream_listeners.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -26,16 +24,14 @@ class SrtReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   void stop() override;
 
  private:
-  void serve(std::size_t stream, SrtSocket listener);  // one feed's thread
-  bool run_session(std::uint16_t stream, SrtSocket& socket);
+  bool run_session(std::uint16_t stream, SrtSocket& socket);  // on the stream's own thread
+  bool stopped() const { return listeners_.stopped(); }
 
   ReceiverOptions options_;
   StatsRegistry& stats_;
   FrameConsumer& consumer_;
   FramePool pool_;
-  std::vector<std::thread> threads_;
-  std::uint16_t base_port_ = 0;
-  std::atomic<bool> stopped_{false};
+  SrtStreamListeners listeners_;  // last: its threads are joined before the rest goes
 };
 
 }  // namespace hdstream

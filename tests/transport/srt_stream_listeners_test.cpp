@@ -1,0 +1,75 @@
+// SrtStreamListeners over real libsrt on loopback: each stream's port hands its callers to the
+// session on that stream's thread, one at a time, and the destructor ends every thread.
+#include "transport/srt_stream_listeners.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(SrtStreamListeners, EachPortsCallersReachTheSessionForItsStream) {
+  ensure_srt_started();
+  SrtPlan plan;
+  plan.rate_bps = 10'000'000;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::uint16_t> sessions;
+  std::vector<std::thread::id> threads;
+  {
+    SrtStreamListeners listeners;
+    // Each session reads its caller's one message (so it does not close on a caller that is
+    // still completing its connect), then records which stream and thread it ran on.
+    listeners.start(plan, Endpoint{"127.0.0.1", 0}, 3, [&](std::uint16_t stream, SrtSocket& s) {
+      std::array<std::byte, 1500> message{};
+      std::size_t received = 0;
+      SrtIo io = SrtIo::timeout;
+      for (int attempt = 0; attempt < 50 && io == SrtIo::timeout; ++attempt) {
+        io = s.receive(message, received);  // up to 100 ms each
+      }
+      std::lock_guard lock(mutex);
+      if (io == SrtIo::ok && received == 1 && message[0] == std::byte(stream)) {
+        sessions.push_back(stream);
+        threads.push_back(std::this_thread::get_id());
+      }
+      changed.notify_all();
+    });
+    const Endpoint first = listeners.local_endpoint(Endpoint{"0.0.0.0", 0});
+    EXPECT_EQ(first.host, "127.0.0.1");
+    EXPECT_EQ(first.port, listeners.base_port());
+
+    for (std::uint16_t stream : {2, 0, 2}) {
+      std::unique_lock lock(mutex);
+      const std::size_t before = sessions.size();
+      lock.unlock();
+      SrtSocket caller = SrtSocket::caller(plan);
+      caller.connect(Endpoint{"127.0.0.1", static_cast<std::uint16_t>(first.port + stream)});
+      const std::array<std::byte, 1> hello{std::byte(stream)};
+      ASSERT_EQ(caller.send(hello), SrtIo::ok);
+      lock.lock();
+      ASSERT_TRUE(changed.wait_for(lock, 5s, [&] { return sessions.size() > before; }));
+      EXPECT_EQ(sessions.back(), stream);
+    }
+  }  // joins the threads
+  EXPECT_EQ(sessions, (std::vector<std::uint16_t>{2, 0, 2}));
+  EXPECT_EQ(threads[0], threads[2]);  // stream 2's thread both times
+  EXPECT_NE(threads[0], threads[1]);
+}
+
+TEST(SrtStreamListeners, StopEndsTheThreadsWithNoCaller) {
+  ensure_srt_started();
+  SrtStreamListeners listeners;
+  listeners.start(SrtPlan{.rate_bps = 10'000'000}, Endpoint{"127.0.0.1", 0}, 2,
+                  [](std::uint16_t, SrtSocket&) { ADD_FAILURE() << "no caller was expected"; });
+  listeners.stop();
+  EXPECT_TRUE(listeners.stopped());
+}  // the destructor returns once both threads saw stop (bounded by accept's 100 ms)
+
+}  // namespace
+}  // namespace hdstream
