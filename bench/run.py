@@ -37,6 +37,8 @@ class Proc:
     """A child process whose CPU time is read with wait4 when it ends."""
 
     argv: list
+    stdin: object = None  # e.g. subprocess.PIPE; stdout defaults to a temporary file
+    stdout: object = None
     popen: subprocess.Popen = None
     out: str = ""
     err: str = ""
@@ -48,7 +50,9 @@ class Proc:
     def start(self):
         self._out_file = tempfile.TemporaryFile()
         self._err_file = tempfile.TemporaryFile()
-        self.popen = subprocess.Popen(self.argv, stdout=self._out_file, stderr=self._err_file)
+        self.popen = subprocess.Popen(
+            self.argv, stdin=self.stdin,
+            stdout=self._out_file if self.stdout is None else self.stdout, stderr=self._err_file)
         return self
 
     def wait(self, timeout_s=120.0):

@@ -2,14 +2,21 @@
 """The three transports side by side at 5 x 270 Mbps paced feeds on loopback: goodput, drops
 and CPU seconds per GB of sender + receiver, each against `iperf3 -b 270M -P 5` run just
 before it (the same peer as docs/PERFORMANCE.md's paced row). Both sides run cubic (what
-`--cc auto` picks on loopback; srt is UDP and has its own control). Prints a Markdown table.
+`--cc auto` picks on loopback; srt is UDP and has its own control). srt is also measured
+against libsrt's own tool, five srt-live-transmit pairs carrying the same 5 x 270 Mbps.
+Prints Markdown tables.
 
     bench/transports.py [--build build] [--reps 2] [--duration 10]
 """
 
 import argparse
+import json
+import signal
 import statistics
+import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -38,6 +45,60 @@ def paced(runner, args, duration_s):
             "tx_cpu_s": tx.cpu_s, "rx_cpu_s": rx.cpu_s, "rc": (tx.rc, rx.rc)}
 
 
+def srt_live_transmit(duration_s, feeds=5, rate_bps=270e6):
+    """The SRT peer: per feed, one srt-live-transmit reads the feed from stdin (written here at
+    rate_bps) and sends it over SRT, another receives it to /dev/null. Same 120 ms latency and
+    1456-byte packets as hdstream's srt; it neither verifies nor reassembles frames, and paces
+    at libsrt's default ceiling (1 Gbps a socket; hdstream's is 1.5 x the feed's rate). Bytes
+    are the receivers' own payload counts (their last stats line, at most 1000 packets before
+    the end)."""
+    base = free_port()
+    stats_dir = tempfile.TemporaryDirectory()
+    receivers, senders = [], []
+    for k in range(feeds):
+        uri = f"srt://{HOST}:{base + k}?latency=120"
+        receivers.append(Proc(["srt-live-transmit", "-q", "-a:no", "-s:1000", "-pf:json", "-f",
+                               f"-statsout:{stats_dir.name}/{k}.json", uri + "&mode=listener",
+                               "file://con"], stdout=subprocess.DEVNULL).start())
+    time.sleep(0.3)  # the listeners' bind, not synchronisation of the measurement
+    for k in range(feeds):
+        senders.append(Proc(["srt-live-transmit", "-q", "-a:no", "file://con",
+                             f"srt://{HOST}:{base + k}?latency=120&mode=caller"],
+                            stdin=subprocess.PIPE).start())
+
+    def feed(sender):  # paced in 2 ms steps; the pipe's own back-pressure does the rest
+        block = bytes(1456 * 64)
+        start, written = time.monotonic(), 0
+        while (elapsed := time.monotonic() - start) < duration_s:
+            while written < elapsed * rate_bps / 8:
+                sender.popen.stdin.write(block)
+                written += len(block)
+            time.sleep(0.002)
+        sender.popen.stdin.close()
+
+    writers = [threading.Thread(target=feed, args=(sender,)) for sender in senders]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+    time.sleep(0.5)  # the last packets reach their receivers (120 ms latency)
+    for sender in senders:  # srt-live-transmit does not end at the end of its input
+        sender.popen.send_signal(signal.SIGINT)
+    for proc in senders + receivers:
+        proc.wait(30)
+    received = 0
+    for k in range(feeds):
+        lines = Path(stats_dir.name, f"{k}.json").read_text().splitlines()
+        last = json.loads(lines[-1].rstrip(",")) if lines else {}
+        recv = last.get("recv", {})
+        # libsrt's byte counters include 44 bytes of headers per packet (SRT 16, UDP 8, IPv4 20).
+        received += recv.get("bytesUnique", 0) - 44 * recv.get("packetsUnique", 0)
+    stats_dir.cleanup()
+    return {"mbps": received * 8 / duration_s / 1e6, "drops": None, "bytes": received,
+            "cpu_s": sum(p.cpu_s for p in senders + receivers),
+            "tx_cpu_s": sum(p.cpu_s for p in senders), "rx_cpu_s": sum(p.cpu_s for p in receivers)}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", default="build")
@@ -46,6 +107,7 @@ def main():
     options = parser.parse_args()
     runner = Runner(Path(options.build) / "app" / "hdstream", [])
     rows = {name: [] for name in TRANSPORTS}
+    srt_pairs = []
     for rep in range(options.reps):
         for name, args in TRANSPORTS.items():  # each right after its own iperf3 run
             peer = runner.iperf3(5, options.duration, rate="270M", cc=PACED_CC)
@@ -54,6 +116,10 @@ def main():
                      if cpu_per_gb(run) and cpu_per_gb(peer) else None)
             runner.note(f"rep {rep} {name}: {run} / iperf3 {peer['cpu_s']:.2f} s -> {ratio}")
             rows[name].append({**run, "ratio": ratio, "peer_cpu_per_gb": cpu_per_gb(peer)})
+            if name == "srt":  # and right after it, libsrt's own tool
+                tool = srt_live_transmit(options.duration)
+                runner.note(f"rep {rep} srt-live-transmit: {tool}")
+                srt_pairs.append((run, tool))
     print("| transport | goodput Mbps (receiver) | drops | sender CPU s | receiver CPU s "
           "| CPU s / GB | ÷ iperf3 -b 270M -P 5 -C cubic |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -65,6 +131,19 @@ def main():
               f"| {median('tx_cpu_s'):.2f} | {median('rx_cpu_s'):.2f} "
               f"| {statistics.median(cpu_per_gb(r) or 0 for r in runs):.3f} "
               f"| {median('ratio'):.2f} |")
+    print()
+    print("| srt, 5 x 270 Mbps | goodput Mbps (receiver) | sender CPU s | receiver CPU s "
+          "| CPU s / GB | ÷ srt-live-transmit |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, side in (("hdstream --transport srt", 0), ("5 x srt-live-transmit pairs", 1)):
+        runs = [pair[side] for pair in srt_pairs]
+        ratios = [cpu_per_gb(pair[side]) / cpu_per_gb(pair[1]) for pair in srt_pairs
+                  if cpu_per_gb(pair[side]) and cpu_per_gb(pair[1])]
+        print(f"| {name} | {statistics.median(r['mbps'] or 0 for r in runs):.1f} "
+              f"| {statistics.median(r['tx_cpu_s'] for r in runs):.2f} "
+              f"| {statistics.median(r['rx_cpu_s'] for r in runs):.2f} "
+              f"| {statistics.median(cpu_per_gb(r) or 0 for r in runs):.3f} "
+              f"| {statistics.median(ratios) if ratios else float('nan'):.2f} |")
 
 
 if __name__ == "__main__":
