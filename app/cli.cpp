@@ -293,8 +293,8 @@ Finisher add_recv(CLI::App& app) {
   auto latency = std::make_shared<std::string>("120ms");
   command
       ->add_option("--latency", *latency,
-                   "srt: receive latency; give it the sender's --latency too (the receive "
-                   "buffer is sized from it)")
+                   "srt: the least latency to play at (SRT uses the larger of both ends'); "
+                   "hdstream senders announce theirs, and buffers are sized for it")
       ->check(kDuration)
       ->capture_default_str();
   command->add_option("--mux", recv->mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer")

@@ -25,8 +25,9 @@ SrtReceiver::SrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameCon
 SrtReceiver::~SrtReceiver() = default;
 
 void SrtReceiver::start() {
-  // The receiver does not know the feed's rate before HELLO: buffers are sized for a 1 Gbps
-  // feed at the configured latency (the listener's settings carry over to accepted sockets).
+  // An hdstream caller announces its rate, latency and RTT, and its connection's buffers are
+  // sized for them (SrtSocket::listener); for a caller that announces nothing, for a 1 Gbps
+  // feed at the configured latency.
   const SrtPlan plan = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
   listeners_.start(
       plan, options_.listen, options_.streams,

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "common/log.hpp"
+#include "transport/srt_stream_id.hpp"
 
 namespace hdstream {
 namespace {
@@ -128,6 +129,27 @@ int configured(const SrtPlan& plan) {
   return socket;
 }
 
+// libsrt's listen callback, on its receive thread, before the new connection's buffers exist:
+// an hdstream caller's announced plan sizes them. Never refuses a caller.
+int size_for_caller(void* opaque, SRTSOCKET accepted, int, const sockaddr*, const char* stream_id) {
+  const auto& listener = *static_cast<const SrtPlan*>(opaque);
+  const auto caller = decode_srt_stream_id(stream_id ? stream_id : "");
+  if (!caller) return 0;  // another tool, or an id we do not trust: the listener's sizing
+  SrtPlan plan = listener;
+  plan.rate_bps = caller->rate_bps;
+  plan.latency = std::max<std::chrono::nanoseconds>(listener.latency, caller->latency);
+  plan.rtt = caller->rtt;
+  const SrtBufferSizes sizes = plan_srt_buffers(plan);
+  if (srt_setsockflag(accepted, SRTO_FC, &sizes.flow_window_packets, sizeof(int)) == SRT_ERROR ||
+      srt_setsockflag(accepted, SRTO_RCVBUF, &sizes.receive_buffer_bytes, sizeof(int)) ==
+          SRT_ERROR) {
+    log()->warn("cannot size the receive buffers for a caller's {:.0f} Mbps at {} ms: {}",
+                static_cast<double>(caller->rate_bps) / 1e6, caller->latency.count(),
+                srt_getlasterror_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 bool SrtError::wrong_passphrase() const {
@@ -160,7 +182,17 @@ void ensure_srt_started() {
 }
 
 SrtSocket SrtSocket::caller(const SrtPlan& plan) {
-  return SrtSocket(configured(plan));
+  SrtSocket socket(configured(plan));
+  if (plan.rate_bps > 0) {
+    const std::string id = encode_srt_stream_id(
+        {plan.rate_bps, std::chrono::duration_cast<std::chrono::milliseconds>(plan.latency),
+         std::chrono::duration_cast<std::chrono::milliseconds>(plan.rtt)});
+    if (srt_setsockflag(socket.socket_, SRTO_STREAMID, id.data(), static_cast<int>(id.size())) ==
+        SRT_ERROR) {
+      throw_last("setting SRTO_STREAMID");
+    }
+  }
+  return socket;
 }
 
 SrtSocket SrtSocket::listener(const SrtPlan& plan, const Endpoint& local) {
@@ -169,6 +201,11 @@ SrtSocket SrtSocket::listener(const SrtPlan& plan, const Endpoint& local) {
   const auto address = resolve(local, length);
   if (srt_bind(socket.socket_, reinterpret_cast<const sockaddr*>(&address), length) == SRT_ERROR) {
     throw_last(fmt::format("cannot listen on {} (UDP)", local.to_string()));
+  }
+  socket.listener_plan_ = std::make_unique<SrtPlan>(plan);
+  if (srt_listen_callback(socket.socket_, size_for_caller, socket.listener_plan_.get()) ==
+      SRT_ERROR) {
+    throw_last("setting the SRT listen callback");
   }
   socket.accept_epoll_ = srt_epoll_create();
   const int events = SRT_EPOLL_IN | SRT_EPOLL_ERR;
@@ -187,6 +224,7 @@ SrtSocket& SrtSocket::operator=(SrtSocket&& other) noexcept {
     close();
     socket_ = std::exchange(other.socket_, -1);
     accept_epoll_ = std::exchange(other.accept_epoll_, -1);
+    listener_plan_ = std::move(other.listener_plan_);
   }
   return *this;
 }
@@ -255,6 +293,18 @@ std::size_t SrtSocket::unacknowledged_bytes() const {
   return bytes;
 }
 
+SrtBufferSizes SrtSocket::buffer_sizes() const {
+  SrtBufferSizes sizes;
+  auto get = [this](SRT_SOCKOPT option, int& value) {
+    int length = sizeof value;
+    srt_getsockflag(socket_, option, &value, &length);
+  };
+  get(SRTO_FC, sizes.flow_window_packets);
+  get(SRTO_RCVBUF, sizes.receive_buffer_bytes);
+  get(SRTO_UDP_RCVBUF, sizes.udp_buffer_bytes);
+  return sizes;
+}
+
 std::chrono::milliseconds SrtSocket::peer_latency() const {
   int latency_ms = 0;
   int length = sizeof latency_ms;
@@ -288,6 +338,7 @@ std::string SrtSocket::peer() const {
 void SrtSocket::close() {
   if (accept_epoll_ >= 0) srt_epoll_release(std::exchange(accept_epoll_, -1));
   if (socket_ >= 0) srt_close(std::exchange(socket_, -1));
+  listener_plan_.reset();  // srt_close has removed the listener: its callback runs no more
 }
 
 void SrtSocket::set_receive_blocking(bool blocking) {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -70,15 +71,19 @@ struct SrtStats {
 
 class SrtSocket {
  public:
-  // A live-mode socket configured from `plan`, not yet connected.
+  // A live-mode socket configured from `plan`, not yet connected. With a rate, its stream id
+  // tells the listener the rate, latency and RTT (transport/srt_stream_id.hpp).
   static SrtSocket caller(const SrtPlan& plan);
-  // A listener bound to `local` (port as given), backlog 1.
+  // A listener bound to `local` (port as given), backlog 1. An hdstream caller's connection
+  // gets receive buffers sized for the rate, latency and RTT it announces (latency: the larger
+  // of its and `plan`'s, as SRT plays at); any other caller's, those of `plan`.
   static SrtSocket listener(const SrtPlan& plan, const Endpoint& local);
 
   SrtSocket() = default;
   SrtSocket(SrtSocket&& other) noexcept
       : socket_(std::exchange(other.socket_, -1)),
-        accept_epoll_(std::exchange(other.accept_epoll_, -1)) {}
+        accept_epoll_(std::exchange(other.accept_epoll_, -1)),
+        listener_plan_(std::move(other.listener_plan_)) {}
   SrtSocket& operator=(SrtSocket&& other) noexcept;
   SrtSocket(const SrtSocket&) = delete;
   SrtSocket& operator=(const SrtSocket&) = delete;
@@ -103,6 +108,8 @@ class SrtSocket {
   std::chrono::milliseconds peer_latency() const;
   std::uint16_t local_port() const;
   std::string peer() const;
+  // SRTO_FC, SRTO_RCVBUF and SRTO_UDP_RCVBUF as libsrt holds them (RCVBUF in whole packets).
+  SrtBufferSizes buffer_sizes() const;
   // false: receive() returns SrtIo::timeout at once when no message is waiting.
   void set_receive_blocking(bool blocking);
   void close();
@@ -114,6 +121,9 @@ class SrtSocket {
   // raises a listener's read event only as a caller arrives, never for one already queued when
   // an epoll is added, so an epoll made per accept() could miss a caller for good.
   int accept_epoll_ = -1;
+  // A listener's own plan, read by libsrt's listen callback on its receive thread; it lives
+  // until close(), after which libsrt calls no more.
+  std::unique_ptr<SrtPlan> listener_plan_;
 };
 
 // srt_startup once per process and libsrt's own log lines routed to our "srt" logger (a

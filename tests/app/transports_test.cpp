@@ -2,6 +2,7 @@
 // 5 x 270 Mbps for 10 s, every chunk and frame verified; SRT passphrase refusal; bounded stop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <map>
@@ -125,6 +126,39 @@ TEST(Transports, SrtFiveFeedsAt270MbpsArriveComplete) {
     EXPECT_LE(line["buffer_ms"].get<double>(), 1000.0);
   }
   EXPECT_GE(link_lines, 5u * 9);
+}
+
+// A sender asking for far more latency than the receiver's default: the receiver sizes the
+// connection's buffers from what the caller announced (1.5 s at 270 Mbps is ~50 MB, beyond the
+// 1 Gbps x 120 ms the listener plans for), so nothing is dropped.
+TEST(Transports, SrtReceiverHoldsTheLatencyTheSenderAskedFor) {
+  auto dir = test::scratch_dir("srt-latency");
+  const std::string address = "127.0.0.1:" + std::to_string(free_port_range(1));
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--transport", "srt", "--duration", "60s",
+       "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
+      dir, "recv");
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--transport", "srt", "--rate",
+                      "270M", "--latency", "1500ms", "--duration", "4s", "--stats", "json",
+                      "--stats-file", (dir / "s.jsonl").string()},
+                     dir, "send");
+  EXPECT_EQ(send.wait(60s), 0) << send.err();
+  EXPECT_EQ(recv.wait(60s), 0) << recv.err();
+  auto sent = test::find_line(test::read_file(dir / "s.jsonl"), "summary");
+  auto received = test::find_line(test::read_file(dir / "r.jsonl"), "summary");
+  ASSERT_TRUE(sent && received);
+  EXPECT_EQ((*sent)["frames"], 120);  // round(4 s x 29.97 fps)
+  EXPECT_EQ((*received)["frames"], 120);
+  EXPECT_EQ((*received)["drops"], 0);
+  EXPECT_EQ((*received)["verdict"], "pass");
+  // And it really held them that long: the receive buffer reached about the latency.
+  double most_buffered_ms = 0;
+  for (const auto& line : test::json_lines(test::read_file(dir / "r.jsonl"))) {
+    if (line["type"] == "link") {
+      most_buffered_ms = std::max(most_buffered_ms, line["buffer_ms"].get<double>());
+    }
+  }
+  EXPECT_GT(most_buffered_ms, 1000.0);
 }
 
 TEST(Transports, SrtWrongPassphraseIsRefusedWithAClearLineOnBothEnds) {

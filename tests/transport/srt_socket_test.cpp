@@ -58,6 +58,56 @@ TEST(SrtSocket, AcceptsEveryQueuedCallerThenTimesOut) {
   EXPECT_FALSE(listener.accept(50ms).has_value());
 }
 
+// An hdstream caller announces its rate, latency and RTT; the listener sizes that connection's
+// receive buffers for them (latency: the larger of the two ends'), not for its own guess.
+TEST(SrtSocket, TheListenerSizesEachCallersBuffersFromWhatItAnnounces) {
+  SrtPlan listening = loopback_plan();
+  listening.rate_bps = 1'000'000'000;
+  listening.latency = 120ms;
+  SrtSocket listener = SrtSocket::listener(listening, Endpoint{"127.0.0.1", 0});
+  const Endpoint address{"127.0.0.1", listener.local_port()};
+
+  SrtPlan calling = loopback_plan();
+  calling.rate_bps = 270'000'000;
+  calling.latency = 1500ms;
+  calling.rtt = 200ms;
+  SrtSocket caller = SrtSocket::caller(calling);
+  caller.connect(address);
+  std::optional<SrtSocket> accepted = listener.accept(5s);
+  ASSERT_TRUE(accepted.has_value());
+  const SrtBufferSizes expected = plan_srt_buffers(calling);
+  EXPECT_EQ(accepted->buffer_sizes().flow_window_packets, expected.flow_window_packets);
+  // libsrt keeps RCVBUF in whole packets.
+  EXPECT_NEAR(accepted->buffer_sizes().receive_buffer_bytes, expected.receive_buffer_bytes,
+              kSrtMaxPayloadBytes);
+  EXPECT_GT(expected.flow_window_packets, plan_srt_buffers(listening).flow_window_packets);
+
+  // A caller asking for less latency than the listener plays at gets the listener's.
+  SrtPlan brief = calling;
+  brief.rate_bps = 1'000'000'000;  // so that each sizing below differs from the others
+  brief.latency = 20ms;
+  SrtPlan played = brief;
+  played.latency = 120ms;
+  SrtSocket short_caller = SrtSocket::caller(brief);
+  short_caller.connect(address);
+  accepted = listener.accept(5s);
+  ASSERT_TRUE(accepted.has_value());
+  EXPECT_EQ(accepted->buffer_sizes().flow_window_packets,
+            plan_srt_buffers(played).flow_window_packets);
+  EXPECT_NE(plan_srt_buffers(played).flow_window_packets,
+            plan_srt_buffers(brief).flow_window_packets);
+
+  // A caller announcing nothing (another tool) gets the listener's own sizing.
+  SrtPlan anonymous = loopback_plan();
+  anonymous.rate_bps = 0;
+  SrtSocket other_tool = SrtSocket::caller(anonymous);
+  other_tool.connect(address);
+  accepted = listener.accept(5s);
+  ASSERT_TRUE(accepted.has_value());
+  EXPECT_EQ(accepted->buffer_sizes().flow_window_packets,
+            plan_srt_buffers(listening).flow_window_packets);
+}
+
 TEST(SrtSocket, ListenersSurviveBeingMoved) {
   const SrtPlan plan = loopback_plan();
   std::vector<SrtSocket> listeners = listen_per_stream(plan, Endpoint{"127.0.0.1", 0}, 3);
