@@ -48,6 +48,9 @@ write("handshake", "end", bytes([2]) + struct.pack(">Q", 300))
 write("handshake", "challenge", bytes([3]) + struct.pack(">BBH", 1, 0, 0) + bytes(range(32)))
 write("handshake", "auth", bytes([4]) + struct.pack(">BBH", 1, 0, 0) + bytes(range(32)) + bytes(range(64, 96)))
 write("handshake", "auth_short", bytes([4]) + struct.pack(">BBH", 1, 0, 0) + bytes(range(40)))
+write("handshake", "srt_stream_id", bytes([6]) + b"#!::m=publish,x-hdstream-rate=270000000,"
+      b"x-hdstream-latency-ms=800,x-hdstream-rtt-ms=200")
+write("handshake", "srt_stream_id_other_tool", bytes([6]) + b"#!::r=live/stream1,m=request,u=studio")
 
 # presets: small TOML files in the shapes hdstream.toml uses.
 write("presets", "destination.toml", b'''[destinations.portland]

@@ -1,6 +1,7 @@
 // libFuzzer target: the session control decoders (HELLO, HELLO_ACK, END, CHALLENGE, AUTH) on
-// arbitrary bodies, and whole control messages through decode_header. Whatever decodes must
-// re-encode to something that decodes to the same value.
+// arbitrary bodies, whole control messages through decode_header, and the SRT stream id a
+// listener reads from any caller. Whatever decodes must re-encode to something that decodes to
+// the same value.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -9,6 +10,7 @@
 #include "protocol/checksum.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/wire.hpp"
+#include "transport/srt_stream_id.hpp"
 
 namespace {
 
@@ -30,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace hdstream;
   if (size < 1) return 0;
   auto body = std::as_bytes(std::span(data + 1, size - 1));
-  switch (data[0] % 6) {
+  switch (data[0] % 7) {
     case 0:
       round_trip<Hello>(body, decode_hello, [](const Hello& h) { return encode_hello(1, h); });
       if (auto hello = decode_hello(body)) (void)validate_hello(*hello);
@@ -50,10 +52,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       round_trip<AuthResponse>(body, decode_auth,
                                [](const AuthResponse& a) { return encode_auth(1, a); });
       break;
+    case 6: {
+      // SRTO_STREAMID as libsrt hands it to the listen callback.
+      const std::string_view id(reinterpret_cast<const char*>(data + 1), size - 1);
+      if (auto plan = decode_srt_stream_id(id)) {
+        auto again = decode_srt_stream_id(encode_srt_stream_id(*plan));
+        if (!again || !(*again == *plan)) __builtin_trap();
+      }
+      break;
+    }
     default: {
       // A whole control message as a receiver reads it: header, then a checked body.
       MessageHeader header;
-      if (body.size() < kHeaderBytes || decode_header(body.first(kHeaderBytes), header) != HeaderError::none) break;
+      if (body.size() < kHeaderBytes ||
+          decode_header(body.first(kHeaderBytes), header) != HeaderError::none)
+        break;
       if (header.type == MessageType::chunk) break;
       auto rest = body.subspan(kHeaderBytes);
       if (rest.size() < header.payload_bytes) break;
