@@ -159,14 +159,16 @@ bool SrtError::wrong_passphrase() const {
 SrtBufferSizes plan_srt_buffers(const SrtPlan& plan) {
   const double seconds = std::chrono::duration<double>(plan.rtt + plan.latency).count();
   const double bytes = static_cast<double>(plan.rate_bps) / 8.0 * seconds;
-  // Twice the bytes in flight, never below libsrt's defaults (25600 packets, 8 MiB).
+  // Twice the bytes in flight, at most 1 GB (the plan may come from a remote caller), never
+  // below libsrt's defaults (25600 packets, 8 MiB).
+  const double buffered = std::min(2 * bytes, 1e9);
   SrtBufferSizes sizes;
   sizes.flow_window_packets =
-      std::max(25600, static_cast<int>(std::ceil(2 * bytes / plan.payload_bytes)));
-  sizes.receive_buffer_bytes = std::max(8 << 20, static_cast<int>(std::min(2 * bytes, 1e9)));
+      std::max(25600, static_cast<int>(std::ceil(buffered / plan.payload_bytes)));
   // libsrt refuses a receive buffer above the flow window's worth of packets.
-  sizes.receive_buffer_bytes =
-      std::min(sizes.receive_buffer_bytes, sizes.flow_window_packets * (kSrtMaxPayloadBytes - 28));
+  sizes.receive_buffer_bytes = static_cast<int>(
+      std::min<std::int64_t>(std::max<std::int64_t>(8 << 20, static_cast<std::int64_t>(buffered)),
+                             std::int64_t{sizes.flow_window_packets} * (kSrtMaxPayloadBytes - 28)));
   sizes.udp_buffer_bytes = sizes.receive_buffer_bytes;
   return sizes;
 }

@@ -7,6 +7,8 @@
 #include <array>
 #include <system_error>
 
+#include "transport/srt_stream_id.hpp"
+
 namespace hdstream {
 namespace {
 
@@ -106,6 +108,52 @@ TEST(SrtSocket, TheListenerSizesEachCallersBuffersFromWhatItAnnounces) {
   ASSERT_TRUE(accepted.has_value());
   EXPECT_EQ(accepted->buffer_sizes().flow_window_packets,
             plan_srt_buffers(listening).flow_window_packets);
+}
+
+// The plan may come from a remote caller: the largest one a listener trusts still gives sane,
+// bounded buffers (at most 1 GB, the flow window covering the receive buffer).
+TEST(SrtSocket, BufferPlansStayBoundedForTheLargestAnnouncedFeed) {
+  SrtPlan huge;
+  huge.rate_bps = kSrtStreamIdMaxRateBps;
+  huge.latency = kSrtStreamIdMaxDuration;
+  huge.rtt = kSrtStreamIdMaxDuration;
+  const SrtBufferSizes sizes = plan_srt_buffers(huge);
+  EXPECT_EQ(sizes.flow_window_packets, 686'814);  // ceil(1e9 / 1456)
+  EXPECT_EQ(sizes.receive_buffer_bytes, 686'814 * (kSrtMaxPayloadBytes - 28));
+  EXPECT_LE(std::int64_t{sizes.receive_buffer_bytes},
+            std::int64_t{sizes.flow_window_packets} * (kSrtMaxPayloadBytes - 28));
+
+  SrtPlan tiny;  // and the smallest never goes below libsrt's defaults
+  tiny.rate_bps = 1;
+  tiny.latency = 0ms;
+  tiny.rtt = 0ms;
+  EXPECT_EQ(plan_srt_buffers(tiny).flow_window_packets, 25600);
+  EXPECT_EQ(plan_srt_buffers(tiny).receive_buffer_bytes, 8 << 20);
+}
+
+// What a hostile caller can announce at most is honoured within those bounds, and the
+// connection still works.
+TEST(SrtSocket, ACallerAnnouncingTheLargestPlanGetsBoundedBuffers) {
+  SrtSocket listener = SrtSocket::listener(loopback_plan(), Endpoint{"127.0.0.1", 0});
+  SrtPlan greedy = loopback_plan();
+  greedy.rate_bps = kSrtStreamIdMaxRateBps;
+  greedy.latency = kSrtStreamIdMaxDuration;
+  greedy.rtt = kSrtStreamIdMaxDuration;
+  SrtSocket caller = SrtSocket::caller(greedy);
+  caller.connect(Endpoint{"127.0.0.1", listener.local_port()});
+  std::optional<SrtSocket> accepted = listener.accept(5s);
+  ASSERT_TRUE(accepted.has_value());
+  EXPECT_EQ(accepted->buffer_sizes().flow_window_packets,
+            plan_srt_buffers(greedy).flow_window_packets);
+  EXPECT_LE(accepted->buffer_sizes().receive_buffer_bytes, 1'000'000'000);
+  ASSERT_EQ(caller.send(bytes_of("still works")), SrtIo::ok);
+  std::array<std::byte, 1500> buffer{};
+  std::size_t received = 0;
+  SrtIo io = SrtIo::timeout;
+  for (int attempt = 0; attempt < 50 && io == SrtIo::timeout; ++attempt) {
+    io = accepted->receive(buffer, received);
+  }
+  EXPECT_EQ(io, SrtIo::ok);
 }
 
 TEST(SrtSocket, ListenersSurviveBeingMoved) {
