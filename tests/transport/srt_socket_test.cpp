@@ -7,6 +7,7 @@
 #include <array>
 #include <system_error>
 
+#include "tests/transport/srt_messages.hpp"
 #include "transport/srt_stream_id.hpp"
 
 namespace hdstream {
@@ -25,6 +26,15 @@ std::span<const std::byte> bytes_of(const std::string& text) {
   return std::as_bytes(std::span(text));
 }
 
+// The buffer sizes `listener` gave the connection of a caller planned as `calling`.
+SrtBufferSizes sizes_given_to(SrtSocket& listener, const SrtPlan& calling) {
+  SrtSocket caller = SrtSocket::caller(calling);
+  caller.connect(Endpoint{"127.0.0.1", listener.local_port()});
+  std::optional<SrtSocket> accepted = listener.accept(5s);
+  EXPECT_TRUE(accepted.has_value());
+  return accepted ? accepted->buffer_sizes() : SrtBufferSizes{};
+}
+
 // libsrt raises a listener's read event only as a caller arrives: a caller queued while no
 // accept() was waiting must still be accepted (it once hung a sender for its whole timeout).
 TEST(SrtSocket, AcceptsACallerThatConnectedBeforeAcceptWasCalled) {
@@ -37,14 +47,7 @@ TEST(SrtSocket, AcceptsACallerThatConnectedBeforeAcceptWasCalled) {
   std::optional<SrtSocket> accepted = listener.accept(5s);
   ASSERT_TRUE(accepted.has_value());
   ASSERT_EQ(caller.send(bytes_of("hello")), SrtIo::ok);
-  std::array<std::byte, 1500> buffer{};
-  std::size_t received = 0;
-  SrtIo io = SrtIo::timeout;
-  for (int attempt = 0; attempt < 50 && io == SrtIo::timeout; ++attempt) {
-    io = accepted->receive(buffer, received);  // blocks up to 100 ms per call
-  }
-  ASSERT_EQ(io, SrtIo::ok);
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(buffer.data()), received), "hello");
+  EXPECT_EQ(test::receive_message(*accepted), "hello");
 }
 
 TEST(SrtSocket, AcceptsEveryQueuedCallerThenTimesOut) {
@@ -67,21 +70,16 @@ TEST(SrtSocket, TheListenerSizesEachCallersBuffersFromWhatItAnnounces) {
   listening.rate_bps = 1'000'000'000;
   listening.latency = 120ms;
   SrtSocket listener = SrtSocket::listener(listening, Endpoint{"127.0.0.1", 0});
-  const Endpoint address{"127.0.0.1", listener.local_port()};
 
   SrtPlan calling = loopback_plan();
   calling.rate_bps = 270'000'000;
   calling.latency = 1500ms;
   calling.rtt = 200ms;
-  SrtSocket caller = SrtSocket::caller(calling);
-  caller.connect(address);
-  std::optional<SrtSocket> accepted = listener.accept(5s);
-  ASSERT_TRUE(accepted.has_value());
+  const SrtBufferSizes given = sizes_given_to(listener, calling);
   const SrtBufferSizes expected = plan_srt_buffers(calling);
-  EXPECT_EQ(accepted->buffer_sizes().flow_window_packets, expected.flow_window_packets);
+  EXPECT_EQ(given.flow_window_packets, expected.flow_window_packets);
   // libsrt keeps RCVBUF in whole packets.
-  EXPECT_NEAR(accepted->buffer_sizes().receive_buffer_bytes, expected.receive_buffer_bytes,
-              kSrtMaxPayloadBytes);
+  EXPECT_NEAR(given.receive_buffer_bytes, expected.receive_buffer_bytes, kSrtMaxPayloadBytes);
   EXPECT_GT(expected.flow_window_packets, plan_srt_buffers(listening).flow_window_packets);
 
   // A caller asking for less latency than the listener plays at gets the listener's.
@@ -90,11 +88,7 @@ TEST(SrtSocket, TheListenerSizesEachCallersBuffersFromWhatItAnnounces) {
   brief.latency = 20ms;
   SrtPlan played = brief;
   played.latency = 120ms;
-  SrtSocket short_caller = SrtSocket::caller(brief);
-  short_caller.connect(address);
-  accepted = listener.accept(5s);
-  ASSERT_TRUE(accepted.has_value());
-  EXPECT_EQ(accepted->buffer_sizes().flow_window_packets,
+  EXPECT_EQ(sizes_given_to(listener, brief).flow_window_packets,
             plan_srt_buffers(played).flow_window_packets);
   EXPECT_NE(plan_srt_buffers(played).flow_window_packets,
             plan_srt_buffers(brief).flow_window_packets);
@@ -102,11 +96,7 @@ TEST(SrtSocket, TheListenerSizesEachCallersBuffersFromWhatItAnnounces) {
   // A caller announcing nothing (another tool) gets the listener's own sizing.
   SrtPlan anonymous = loopback_plan();
   anonymous.rate_bps = 0;
-  SrtSocket other_tool = SrtSocket::caller(anonymous);
-  other_tool.connect(address);
-  accepted = listener.accept(5s);
-  ASSERT_TRUE(accepted.has_value());
-  EXPECT_EQ(accepted->buffer_sizes().flow_window_packets,
+  EXPECT_EQ(sizes_given_to(listener, anonymous).flow_window_packets,
             plan_srt_buffers(listening).flow_window_packets);
 }
 
@@ -147,13 +137,7 @@ TEST(SrtSocket, ACallerAnnouncingTheLargestPlanGetsBoundedBuffers) {
             plan_srt_buffers(greedy).flow_window_packets);
   EXPECT_LE(accepted->buffer_sizes().receive_buffer_bytes, 1'000'000'000);
   ASSERT_EQ(caller.send(bytes_of("still works")), SrtIo::ok);
-  std::array<std::byte, 1500> buffer{};
-  std::size_t received = 0;
-  SrtIo io = SrtIo::timeout;
-  for (int attempt = 0; attempt < 50 && io == SrtIo::timeout; ++attempt) {
-    io = accepted->receive(buffer, received);
-  }
-  EXPECT_EQ(io, SrtIo::ok);
+  EXPECT_EQ(test::receive_message(*accepted), "still works");
 }
 
 TEST(SrtSocket, ListenersSurviveBeingMoved) {

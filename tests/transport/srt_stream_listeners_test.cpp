@@ -9,6 +9,8 @@
 #include <mutex>
 #include <vector>
 
+#include "tests/transport/srt_messages.hpp"
+
 namespace hdstream {
 namespace {
 
@@ -27,14 +29,9 @@ TEST(SrtStreamListeners, EachPortsCallersReachTheSessionForItsStream) {
     // Each session reads its caller's one message (so it does not close on a caller that is
     // still completing its connect), then records which stream and thread it ran on.
     listeners.start(plan, Endpoint{"127.0.0.1", 0}, 3, [&](std::uint16_t stream, SrtSocket& s) {
-      std::array<std::byte, 1500> message{};
-      std::size_t received = 0;
-      SrtIo io = SrtIo::timeout;
-      for (int attempt = 0; attempt < 50 && io == SrtIo::timeout; ++attempt) {
-        io = s.receive(message, received);  // up to 100 ms each
-      }
+      const auto message = test::receive_message(s);
       std::lock_guard lock(mutex);
-      if (io == SrtIo::ok && received == 1 && message[0] == std::byte(stream)) {
+      if (message == std::string(1, static_cast<char>(stream))) {
         sessions.push_back(stream);
         threads.push_back(std::this_thread::get_id());
       }
