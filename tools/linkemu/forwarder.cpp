@@ -167,8 +167,9 @@ void Forwarder::run() {
   sched_param priority{};
   priority.sched_priority = 10;
   if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority) != 0) {
-    logger("linkemu")->debug("forwarder {}: no real-time priority; delays may suffer under load",
-                             source_site_);
+    logger("linkemu")->warn(
+        "forwarder {}: no real-time priority; emulated delays will be late under load",
+        source_site_);
   }
   pollfd fds[2] = {{source_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
   for (;;) {
