@@ -146,7 +146,7 @@ CLI::Option* add_transport(CLI::App& command, std::string& transport) {
 
 struct SendText {
   std::string rate = "270M", duration = "0", rtt = "1ms", chunk = "64K", latency = "120ms",
-              transport = "tcp", patience = "10s", phase = "spread", report;
+              transport = "tcp", patience = "10s", reconnect = "forever", phase = "spread", report;
 };
 
 // The options `send` and `check` share: what to send, where, and how.
@@ -203,6 +203,13 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
                   "Keep retrying a refused connection this long")
       ->check(kDuration)
       ->capture_default_str();
+  command
+      .add_option("--reconnect", text.reconnect,
+                  "After a feed's session breaks (path cut, receiver restarted), keep "
+                  "reconnecting this long: a duration, 'forever' (live feeds: for as long as "
+                  "the show runs) or 'off'")
+      ->check(CLI::IsMember({"forever", "off"}) | kDuration)
+      ->capture_default_str();
   command.add_option("--report", text.report,
                      "Write a link report: Markdown with a PNG plot beside it, or one .html file");
   command.add_option("--conns", send.connections, "mtcp: TCP sub-connections per feed (default 4)")
@@ -219,6 +226,9 @@ void finish_send_options(SendOptions& send, const SendText& text) {
   send.expected_rtt = parse_duration(text.rtt);
   send.latency = parse_duration(text.latency);
   send.connect_patience = parse_duration(text.patience);
+  send.reconnect_patience = text.reconnect == "forever" ? kForever
+                            : text.reconnect == "off"   ? std::chrono::nanoseconds(0)
+                                                        : parse_duration(text.reconnect);
   send.align_frames = text.phase == "aligned";
   const auto chunk = parse_bytes(text.chunk);
   if (chunk < 1024 || chunk > (4u << 20)) {

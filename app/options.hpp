@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
 #include "stats/report.hpp"
@@ -53,6 +54,8 @@ struct SendOptions {
   // aligned on the same frame boundary like genlocked sources (--phase).
   bool align_frames = false;
   std::chrono::nanoseconds connect_patience = 10s;
+  // After a session broke: how long to keep reconnecting (kForever: for as long as the run).
+  std::chrono::nanoseconds reconnect_patience = kForever;
   bool probe = false;  // a `check` capacity probe: the receiver measures it apart from its feeds
   std::optional<std::filesystem::path> report;  // --report: a link report written at the end
   // Memory-to-memory (bench): frames of frame_bytes as fast as the transport takes them.

@@ -51,6 +51,7 @@ int run_recv(const RecvOptions& options) {
 
   const Snapshot last = stats.sample();
   output.report().media(last);
+  output.report().outages(last);
   if (const LatencySummary latency = stats.latency().summary(); latency.frames > 0) {
     output.report().latency(Role::recv, latency);
   }

@@ -44,6 +44,7 @@ int run_send(const SendOptions& options) {
   const Snapshot last = stats.sample();
   const Summary summary = summarize(last);
   output.report().far_end(last);
+  output.report().outages(last);
   output.report().summary(summary);
   if (plan.options.report) {
     write_link_report(

@@ -122,6 +122,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     transport_options.max_queued_frames =
         std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(budget_frames)));
     transport_options.connect_patience = options.connect_patience;
+    transport_options.reconnect_patience = options.reconnect_patience;
     transport_options.key = options.common.key;
 
     Feed entry;

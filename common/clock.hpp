@@ -8,6 +8,18 @@
 
 namespace hdstream {
 
+// Patience that never runs out (a live feed reconnecting for as long as the show runs), and a
+// deadline that does not overflow with it.
+inline constexpr std::chrono::nanoseconds kForever = std::chrono::nanoseconds::max();
+
+inline std::chrono::steady_clock::time_point deadline_after(std::chrono::nanoseconds patience) {
+  const auto now = std::chrono::steady_clock::now();
+  if (patience >= std::chrono::steady_clock::time_point::max() - now) {
+    return std::chrono::steady_clock::time_point::max();
+  }
+  return now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(patience);
+}
+
 inline std::int64_t wall_clock_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())

@@ -1,5 +1,7 @@
 #include "common/units.hpp"
 
+#include "common/clock.hpp"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -23,8 +25,8 @@ std::pair<double, std::string_view> split_number(std::string_view text, std::str
   if (text.empty()) throw fail("empty");
   if (text.front() == '-' || text.front() == '+') throw fail("must be a positive number");
   double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value,
-                                   std::chars_format::fixed);
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
   if (ec != std::errc{}) throw fail("expected a number first");
   if (!std::isfinite(value)) throw fail("not a finite number");
   return {value, text.substr(static_cast<std::size_t>(end - text.data()))};
@@ -36,8 +38,8 @@ double scale_for(std::string_view text, std::string_view suffix, std::string_vie
   for (const auto& entry : table) {
     if (entry.name == suffix) return entry.scale;
   }
-  throw UnitError(fmt::format("invalid {} '{}': unknown unit '{}', expected {}", what, text, suffix,
-                              expected));
+  throw UnitError(
+      fmt::format("invalid {} '{}': unknown unit '{}', expected {}", what, text, suffix, expected));
 }
 
 std::uint64_t to_u64(double value, std::string_view text, std::string_view what) {
@@ -52,9 +54,18 @@ std::uint64_t to_u64(double value, std::string_view text, std::string_view what)
 
 std::uint64_t parse_rate_bps(std::string_view text) {
   static constexpr std::array<Suffix, 12> kRate{{
-      {"", 1},          {"bps", 1},          {"k", 1e3},   {"K", 1e3},
-      {"kbps", 1e3},    {"Kbps", 1e3},       {"M", 1e6},   {"Mbps", 1e6},
-      {"G", 1e9},       {"Gbps", 1e9},       {"T", 1e12},  {"Tbps", 1e12},
+      {"", 1},
+      {"bps", 1},
+      {"k", 1e3},
+      {"K", 1e3},
+      {"kbps", 1e3},
+      {"Kbps", 1e3},
+      {"M", 1e6},
+      {"Mbps", 1e6},
+      {"G", 1e9},
+      {"Gbps", 1e9},
+      {"T", 1e12},
+      {"Tbps", 1e12},
   }};
   auto [value, suffix] = split_number(text, "rate");
   double bps = value * scale_for(text, suffix, "rate", kRate, "k, M, G or T (bits per second)");
@@ -64,7 +75,13 @@ std::uint64_t parse_rate_bps(std::string_view text) {
 
 std::chrono::nanoseconds parse_duration(std::string_view text) {
   static constexpr std::array<Suffix, 7> kTime{{
-      {"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"m", 60e9}, {"h", 3600e9},
+      {"", 1e9},
+      {"s", 1e9},
+      {"ms", 1e6},
+      {"us", 1e3},
+      {"ns", 1},
+      {"m", 60e9},
+      {"h", 3600e9},
   }};
   auto [value, suffix] = split_number(text, "duration");
   double ns = value * scale_for(text, suffix, "duration", kTime, "h, m, s, ms, us or ns");
@@ -99,6 +116,7 @@ std::string format_rate(double bits_per_second) {
 }
 
 std::string format_duration(std::chrono::nanoseconds duration) {
+  if (duration == kForever) return "forever";
   auto ns = static_cast<double>(duration.count());
   if (ns >= 1e9) return fmt::format("{:g} s", ns / 1e9);
   if (ns >= 1e6) return fmt::format("{:g} ms", ns / 1e6);

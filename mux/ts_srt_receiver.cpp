@@ -208,7 +208,7 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
                        std::memory_order_relaxed);
   log()->info("stream {}: MPEG-TS from {} ended ({} pictures, {} bytes)", stream, peer, seq,
               read_context.bytes);
-  consumer_.session_ended(stream, clean);
+  consumer_.session_ended(stream, clean, seq);
 }
 
 }  // namespace hdstream

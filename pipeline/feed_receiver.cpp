@@ -1,5 +1,6 @@
 #include "pipeline/feed_receiver.hpp"
 
+#include "common/clock.hpp"
 #include "common/log.hpp"
 #include "media/formats.hpp"
 #include "pipeline/synthetic.hpp"
@@ -13,7 +14,9 @@ FeedReceivers::FeedReceivers(StatsRegistry& stats, std::function<void()> on_all_
       output_(std::move(output)),
       feeds_(stats.size()) {}
 
-FeedReceivers::~FeedReceivers() { finish_media(); }
+FeedReceivers::~FeedReceivers() {
+  finish_media();
+}
 
 void FeedReceivers::finish_media() {
   for (auto& feed : feeds_) {
@@ -31,6 +34,17 @@ void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
     ended_.fetch_sub(1);
   }
   feed.has_latency = false;
+  StreamCounters& counters = stats_.stream(stream);
+  if (const std::int64_t outage_ns = counters.outage.end(wall_clock_ns()); outage_ns > 0) {
+    // The sender's next session after a break. Frames it did not send meanwhile are a gap in
+    // sequence numbers; a restarted sender (counting from its own first frame again) is not.
+    if (hello.first_frame_seq > feed.next_seq_at_break) {
+      counters.drops.fetch_add(hello.first_frame_seq - feed.next_seq_at_break,
+                               std::memory_order_relaxed);
+    }
+    logger("feed")->info("stream {}: the sender is back after {:.1f} s without a session", stream,
+                         static_cast<double>(outage_ns) / 1e9);
+  }
   if (output_.kind == MediaOutput::Kind::none) return;
   if (!is_video(hello.feed.codec)) {
     logger("feed")->warn("stream {}: {} frames are not video; --output {} ignored for it", stream,
@@ -55,18 +69,29 @@ void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
   counters.jitter_ms.store(feed.jitter.jitter_ms(), std::memory_order_relaxed);
   // Smoothed like RFC 3550 jitter (gain 1/16): a per-frame value would flicker on the panel.
   const double latency_ms = static_cast<double>(frame->arrival_ns - frame->ready_ns) / 1e6;
-  feed.latency_ms = feed.has_latency ? feed.latency_ms + (latency_ms - feed.latency_ms) / 16.0
-                                     : latency_ms;
+  feed.latency_ms =
+      feed.has_latency ? feed.latency_ms + (latency_ms - feed.latency_ms) / 16.0 : latency_ms;
   feed.has_latency = true;
   counters.latency_ms.store(feed.latency_ms, std::memory_order_relaxed);
   stats_.latency().add(frame->arrival_ns - frame->ready_ns);
   counters.add_frame(frame->data.size(), frame->arrival_ns);
+  counters.outage.note_frame(frame->seq);
   if (feed.media) feed.media->push(std::move(frame));
 }
 
-void FeedReceivers::session_ended(std::uint16_t stream, bool /*clean*/) {
+void FeedReceivers::session_ended(std::uint16_t stream, bool clean, std::uint64_t next_seq) {
   Feed& feed = feeds_[stream];
   if (feed.media) feed.media->close();  // the worker drains what is queued, then finalizes
+  StreamCounters& counters = stats_.stream(stream);
+  if (!clean) {
+    // An outage: the show goes on. The stream's slot waits for the sender's next session;
+    // frames below `next_seq` were delivered or counted, the rest is counted on resumption.
+    counters.state.store(StreamState::waiting, std::memory_order_relaxed);
+    counters.outage.begin(wall_clock_ns());
+    feed.next_seq_at_break = next_seq;
+    logger("feed")->warn("stream {}: session lost; waiting for the sender's next session", stream);
+    return;
+  }
   if (feed.ended) return;
   feed.ended = true;
   if (ended_.fetch_add(1) + 1 == feeds_.size() && on_all_ended_) on_all_ended_();

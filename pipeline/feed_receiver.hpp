@@ -21,10 +21,10 @@ namespace hdstream {
 
 class FeedReceivers : public FrameConsumer {
  public:
-  // `on_all_ended` runs once every stream has had a session that ended.
+  // `on_all_ended` runs once every stream has had a session that ended with END. A session
+  // that broke is an outage, not an end: the stream waits for the sender's next session.
   // `output` (default: none) decodes video feeds on a worker per feed and sends them to a sink.
-  FeedReceivers(StatsRegistry& stats, std::function<void()> on_all_ended,
-                MediaOutput output = {});
+  FeedReceivers(StatsRegistry& stats, std::function<void()> on_all_ended, MediaOutput output = {});
   ~FeedReceivers() override;
 
   // Waits for every decode worker to drain its queue and finalize its sink (files become
@@ -33,7 +33,7 @@ class FeedReceivers : public FrameConsumer {
 
   void session_started(std::uint16_t stream, const Hello& hello) override;
   void frame_received(std::uint16_t stream, FramePtr frame) override;
-  void session_ended(std::uint16_t stream, bool clean) override;
+  void session_ended(std::uint16_t stream, bool clean, std::uint64_t next_seq) override;
 
  private:
   struct Feed {
@@ -42,7 +42,8 @@ class FeedReceivers : public FrameConsumer {
     double latency_ms = 0;
     bool has_latency = false;
     bool ended = false;
-    std::unique_ptr<MediaFeed> media;  // video feeds with an --output
+    std::uint64_t next_seq_at_break = 0;  // every frame below was delivered or counted
+    std::unique_ptr<MediaFeed> media;     // video feeds with an --output
   };
 
   StatsRegistry& stats_;

@@ -72,7 +72,9 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
       continue;
     }
     frame->ready_ns = wall_clock_ns();
+    const std::uint64_t seq = frame->seq;
     const auto result = transport.submit(std::move(frame));
+    if (result == SubmitResult::queued) counters.outage.note_frame(seq);
     if (result == SubmitResult::dropped) {
       counters.drops.fetch_add(1, std::memory_order_relaxed);
     } else if (result == SubmitResult::closed) {
@@ -81,12 +83,14 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
       // resume with the frame due when the new session is up. Frames due meanwhile are
       // dropped and counted; the receiver sees them as a gap.
       counters.drops.fetch_add(1, std::memory_order_relaxed);
+      counters.outage.begin(wall_clock_ns());
       bool resumed = false;
       {
         std::stop_callback abort_on_stop(stop, [&transport] { transport.stop(); });
         resumed = co_await transport.reopen(plan.first_seq + produced + 1);
       }
       if (!resumed) break;
+      counters.outage.end(wall_clock_ns());
       const auto elapsed_ns =
           std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
               .count();

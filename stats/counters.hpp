@@ -14,10 +14,10 @@ namespace hdstream {
 
 enum class StreamState : std::uint8_t {
   invalid = 0,
-  waiting = 1,     // not connected yet (sender connecting, receiver awaiting a session)
+  waiting = 1,  // not connected yet (sender connecting, receiver awaiting a session)
   running = 2,
-  finished = 3,    // ended cleanly
-  failed = 4,      // gave up: connection refused by the peer or lost for good
+  finished = 3,  // ended cleanly
+  failed = 4,    // gave up: connection refused by the peer or lost for good
 };
 
 std::string_view to_string(StreamState state);
@@ -44,6 +44,55 @@ struct LinkCounters {
   std::atomic<bool> present{false};                // a transport filled these in
 };
 
+// A feed that lost its path mid-feed (its session broke, or every mtcp sub-connection), from
+// the break until the feed is back (both ends): how many times, how long, and the frames lost
+// across them, by sequence number (between the last frame before the break and the first one
+// after it). Written by the stream's session and the frame path, which never run concurrently.
+struct OutageCounters {
+  std::atomic<std::uint64_t> count{0};
+  std::atomic<std::uint64_t> ended_ns{0};  // total length of the outages that ended
+  std::atomic<std::int64_t> since_ns{0};   // wall_clock_ns() at the current break (0: none)
+  std::atomic<std::uint64_t> frames_lost{0};
+
+  void begin(std::int64_t now_ns) {
+    if (since_ns.load(std::memory_order_relaxed) != 0) return;
+    count.fetch_add(1, std::memory_order_relaxed);
+    since_ns.store(now_ns, std::memory_order_relaxed);
+    awaiting_frame_ = true;
+  }
+  // The path is back. Returns how long the outage lasted (0: none was in progress).
+  std::int64_t end(std::int64_t now_ns) {
+    const std::int64_t since = since_ns.exchange(0, std::memory_order_relaxed);
+    if (since == 0) return 0;
+    ended_ns.fetch_add(static_cast<std::uint64_t>(now_ns - since), std::memory_order_relaxed);
+    return now_ns - since;
+  }
+  // Every frame delivered (receiver) or handed to the transport (sender), in order. A restarted
+  // sender numbering from its first frame again loses nothing by this count.
+  void note_frame(std::uint64_t seq) {
+    if (awaiting_frame_) {
+      awaiting_frame_ = false;
+      if (next_seq_ != 0 && seq > next_seq_) {
+        frames_lost.fetch_add(seq - next_seq_, std::memory_order_relaxed);
+      }
+    }
+    next_seq_ = seq + 1;
+  }
+  bool in_progress() const { return since_ns.load(std::memory_order_relaxed) != 0; }
+  // Total time without the feed's path, the current outage included.
+  double seconds(std::int64_t now_ns) const {
+    const std::int64_t since = since_ns.load(std::memory_order_relaxed);
+    const std::int64_t ongoing = since != 0 ? now_ns - since : 0;
+    return static_cast<double>(ended_ns.load(std::memory_order_relaxed) +
+                               static_cast<std::uint64_t>(ongoing)) /
+           1e9;
+  }
+
+ private:
+  bool awaiting_frame_ = false;
+  std::uint64_t next_seq_ = 0;
+};
+
 struct StreamCounters {
   std::atomic<std::uint64_t> bytes{0};            // payload bytes of frames sent / received
   std::atomic<std::uint64_t> frames{0};           // frames sent / received whole and verified
@@ -60,8 +109,10 @@ struct StreamCounters {
   // host; NTP/PTP-synchronised hosts otherwise). Smoothed like jitter (gain 1/16).
   std::atomic<double> latency_ms{0};
   std::atomic<std::uint32_t> latency_budget_ms{0};  // how long the receiver may hold a frame
+  OutageCounters outage;  // sessions that broke and resumed (or are still broken)
 
-  // Sender: the far end's own view of this feed, from its FEEDBACK reports (docs/PROTOCOL.md#feedback).
+  // Sender: the far end's own view of this feed, from its FEEDBACK reports
+  // (docs/PROTOCOL.md#feedback).
   struct FarEnd {
     std::atomic<std::int64_t> received_ns{0};  // our wall clock at the last report (0: none)
     std::atomic<std::uint64_t> bytes{0};
@@ -75,13 +126,13 @@ struct StreamCounters {
   } far_end;
 
   // Receiver-side media figures (set once a decoder runs for this stream).
-  std::atomic<bool> media{false};                       // a decoder is attached
+  std::atomic<bool> media{false};  // a decoder is attached
   std::atomic<std::uint64_t> frames_decoded{0};
   std::atomic<std::uint64_t> decode_errors{0};          // frames the decoder rejected
   std::atomic<std::uint64_t> dropped_before_decode{0};  // decode queue full (also in drops)
   std::atomic<std::uint32_t> decode_queue_depth{0};     // frames waiting for the decoder now
   std::atomic<std::uint32_t> decode_queue_capacity{0};
-  LatencyHistogram decode_latency;                      // sender frame ready -> decoded
+  LatencyHistogram decode_latency;  // sender frame ready -> decoded
   std::array<SubconnectionCounters, kMaxSubconnectionCounters> subconnections;
   LinkCounters link;
 

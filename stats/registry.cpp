@@ -6,16 +6,23 @@ namespace hdstream {
 
 std::string_view to_string(StreamState state) {
   switch (state) {
-    case StreamState::waiting: return "waiting";
-    case StreamState::running: return "running";
-    case StreamState::finished: return "finished";
-    case StreamState::failed: return "failed";
-    case StreamState::invalid: break;
+    case StreamState::waiting:
+      return "waiting";
+    case StreamState::running:
+      return "running";
+    case StreamState::finished:
+      return "finished";
+    case StreamState::failed:
+      return "failed";
+    case StreamState::invalid:
+      break;
   }
   return "invalid";
 }
 
-std::string_view to_string(Role role) { return role == Role::send ? "send" : "recv"; }
+std::string_view to_string(Role role) {
+  return role == Role::send ? "send" : "recv";
+}
 
 double Snapshot::aggregate_mbps() const {
   double total = 0;
@@ -63,6 +70,9 @@ Snapshot StatsRegistry::read() const {
     s.last_frame_ns = c.last_frame_ns.load(std::memory_order_relaxed);
     s.latency_ms = c.latency_ms.load(std::memory_order_relaxed);
     s.latency_budget_ms = c.latency_budget_ms.load(std::memory_order_relaxed);
+    s.outages = c.outage.count.load(std::memory_order_relaxed);
+    s.outage_s = c.outage.seconds(now_ns);
+    s.outage_frames_lost = c.outage.frames_lost.load(std::memory_order_relaxed);
     const auto& far = c.far_end;
     const std::int64_t received_ns = far.received_ns.load(std::memory_order_relaxed);
     if (received_ns != 0) {
@@ -127,8 +137,8 @@ Snapshot StatsRegistry::sample() {
     previous_bytes_[i] = s.bytes;
     for (auto& sub : s.subconnections) {
       auto& previous = previous_subconnection_bytes_[i][sub.index];
-      sub.mbps = interval_s > 0 ? static_cast<double>(sub.bytes - previous) * 8 / interval_s / 1e6
-                                : 0.0;
+      sub.mbps =
+          interval_s > 0 ? static_cast<double>(sub.bytes - previous) * 8 / interval_s / 1e6 : 0.0;
       previous = sub.bytes;
     }
   }

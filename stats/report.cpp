@@ -35,7 +35,10 @@ Summary summarize(const Snapshot& last, double min_rate_fraction) {
     summary.decode_errors += s.decode_errors;
     if (duration_s > 0) summary.mbps += static_cast<double>(s.bytes) * 8 / duration_s / 1e6;
     planned_mbps += static_cast<double>(s.planned_bps) / 1e6;
-    if (s.state == StreamState::waiting) {
+    if (s.state == StreamState::waiting && s.outages > 0) {
+      summary.reasons.push_back(fmt::format(
+          "stream {} was cut off at the end ({:.1f} s without a session)", s.stream, s.outage_s));
+    } else if (s.state == StreamState::waiting) {
       summary.reasons.push_back(fmt::format("stream {} never connected", s.stream));
     } else if (s.state == StreamState::failed) {
       summary.reasons.push_back(fmt::format("stream {} failed", s.stream));
@@ -115,6 +118,19 @@ nlohmann::ordered_json subconnection_json(const Snapshot& snapshot, const Stream
   };
 }
 
+nlohmann::ordered_json outage_json(const Snapshot& snapshot, const StreamSnapshot& s) {
+  return {
+      {"type", "outage"},
+      {"t", round3(snapshot.t)},
+      {"role", to_string(snapshot.role)},
+      {"stream", s.stream},
+      {"outages", s.outages},
+      {"outage_s", round3(s.outage_s)},
+      {"frames_lost", s.outage_frames_lost},
+      {"in_progress", s.state == StreamState::waiting},
+  };
+}
+
 nlohmann::ordered_json link_json(const Snapshot& snapshot, const StreamSnapshot& s) {
   return {
       {"type", "link"},
@@ -190,6 +206,7 @@ void StatsReport::interval(const Snapshot& snapshot) {
         out_ << subconnection_json(snapshot, s, sub).dump() << '\n';
       if (s.link.present) out_ << link_json(snapshot, s).dump() << '\n';
       if (s.far_end.valid) out_ << far_end_json(snapshot, s).dump() << '\n';
+      if (s.outages > 0) out_ << outage_json(snapshot, s).dump() << '\n';
       if (s.media) out_ << media_json(snapshot, s).dump() << '\n';
     }
     out_ << aggregate_json(snapshot).dump() << std::endl;
@@ -222,6 +239,7 @@ void StatsReport::interval(const Snapshot& snapshot) {
                  snapshot.t, s.far_end.frames, s.far_end.drops, s.far_end.checksum_errors,
                  s.far_end.jitter_ms, s.far_end.fps, s.far_end.latency_ms);
     }
+    if (s.outages > 0) print_outage(snapshot.t, s);
     if (s.media) {
       fmt::print(out_,
                  "{:7.1f}s {} #{:<2} media    decoded {:>7}  errors {:>3}  queue {}/{}  "
@@ -266,6 +284,25 @@ void StatsReport::far_end(const Snapshot& snapshot) {
                  s.far_end.checksum_errors, s.far_end.jitter_ms, s.far_end.latency_ms);
     }
   }
+}
+
+void StatsReport::print_outage(double t, const StreamSnapshot& s) {
+  fmt::print(out_, "{:7.1f}s     outages: {}  {:.1f} s without a session  frames lost {}{}\n", t,
+             s.outages, s.outage_s, s.outage_frames_lost,
+             s.state == StreamState::waiting ? "  (cut off now)" : "");
+}
+
+void StatsReport::outages(const Snapshot& snapshot) {
+  for (const auto& s : snapshot.streams) {
+    if (s.outages == 0) continue;
+    if (format_ == StatsFormat::json) {
+      out_ << outage_json(snapshot, s).dump() << '\n';
+    } else {
+      fmt::print(out_, "final   {} #{:<2} ", to_string(snapshot.role), s.stream);
+      print_outage(snapshot.t, s);
+    }
+  }
+  out_.flush();
 }
 
 void StatsReport::summary(const Summary& summary) {

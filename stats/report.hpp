@@ -32,6 +32,9 @@ nlohmann::ordered_json subconnection_json(const Snapshot& snapshot, const Stream
 // Transport extras: mtcp re-sent / duplicate chunks, SRT lost / dropped / belated packets and
 // buffer; a "link" line when the transport has them.
 nlohmann::ordered_json link_json(const Snapshot& snapshot, const StreamSnapshot& stream);
+// A feed whose session broke mid-feed: an "outage" line (count, seconds without a session,
+// frames lost across the breaks, whether it is cut off now), on both ends.
+nlohmann::ordered_json outage_json(const Snapshot& snapshot, const StreamSnapshot& stream);
 nlohmann::ordered_json summary_json(const Summary& summary);
 // Receiver media figures of one stream: a line type of its own, so the interval line's schema
 // stays exactly as documented. Written after the interval lines for streams with a decoder.
@@ -51,9 +54,13 @@ class StatsReport {
   void media(const Snapshot& snapshot);
   // A sender's final far-end figures (the receiver's last FEEDBACK report), before its summary.
   void far_end(const Snapshot& snapshot);
+  // Final outage figures of the streams that had any, before the summary.
+  void outages(const Snapshot& snapshot);
   void latency(Role role, const LatencySummary& latency);
 
  private:
+  void print_outage(double t, const StreamSnapshot& stream);
+
   StatsFormat format_;
   std::ostream& out_;
 };

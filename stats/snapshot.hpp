@@ -62,9 +62,12 @@ struct StreamSnapshot {
   double rtt_ms = 0;
   std::int64_t first_frame_ns = 0;
   std::int64_t last_frame_ns = 0;
-  double latency_ms = 0;                // receiver: smoothed arrival - sender timestamp
-  std::uint32_t latency_budget_ms = 0;  // receiver: hold budget (0: none, in-order transport)
-  FarEndSnapshot far_end;               // sender: what the receiver reports
+  double latency_ms = 0;                 // receiver: smoothed arrival - sender timestamp
+  std::uint32_t latency_budget_ms = 0;   // receiver: hold budget (0: none, in-order transport)
+  FarEndSnapshot far_end;                // sender: what the receiver reports
+  std::uint64_t outages = 0;             // sessions that broke mid-feed
+  double outage_s = 0;                   // time without a session after a break, ongoing included
+  std::uint64_t outage_frames_lost = 0;  // frames lost across those breaks (by sequence)
 
   // Receiver-side media figures; meaningful when `media` is true.
   bool media = false;

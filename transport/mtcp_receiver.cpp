@@ -86,6 +86,10 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
     member.feedback_wanted = false;
     auto& sub_counters = counters_.subconnections[index];
     sub_counters.state.store(StreamState::running, std::memory_order_relaxed);
+    if (const std::int64_t outage_ns = counters_.outage.end(wall_clock_ns()); outage_ns > 0) {
+      log()->info("stream {}: the sender is back after {:.1f} s without a sub-connection", stream_,
+                  static_cast<double>(outage_ns) / 1e9);
+    }
     if (rejoined) {
       sub_counters.reconnects.fetch_add(1, std::memory_order_relaxed);
       log()->info("stream {} sub-connection {}: re-established from {}", stream_, index,
@@ -307,6 +311,7 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
       stream_, index, member.peer, why);
   if (std::none_of(members_.begin(), members_.end(), [](const Member& m) { return m.up; })) {
     down_since_ = std::chrono::steady_clock::now();
+    counters_.outage.begin(wall_clock_ns());
   }
 }
 
@@ -390,7 +395,7 @@ void MultiTcpReceiver::Group::end_session(bool clean, bool stopping) {
   counters_.state.store(clean ? StreamState::finished : StreamState::failed,
                         std::memory_order_relaxed);
   owner_->group_ended(stream_, this);
-  owner_->consumer_.session_ended(stream_, clean);
+  owner_->consumer_.session_ended(stream_, clean, reassembler_.next_seq());
 }
 
 MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions options,

@@ -135,6 +135,10 @@ awaitable<bool> MultiTcpSender::establish(Subconnection& sub, bool first) {
 }
 
 void MultiTcpSender::start_io(Subconnection& sub) {
+  if (const std::int64_t outage_ns = counters_.outage.end(wall_clock_ns()); outage_ns > 0) {
+    log()->info("stream {}: the path is back after {:.1f} s", options_.stream_id,
+                static_cast<double>(outage_ns) / 1e9);
+  }
   sub.state = SubState::running;
   ++sub.generation;
   sub.acked_chunks = 0;
@@ -360,6 +364,11 @@ void MultiTcpSender::broken(Subconnection& sub, std::uint64_t generation, const 
   counters_.link.present.store(true, std::memory_order_relaxed);
   log()->warn("{}: {}; re-sending its {} unacknowledged chunks on the others, reconnecting",
               label(sub), why, resent);
+  if (!any_running()) {
+    counters_.outage.begin(wall_clock_ns());
+    log()->warn("stream {}: every sub-connection lost; reconnecting for {}", options_.stream_id,
+                format_duration(options_.reconnect_patience));
+  }
   sub.wake.notify();
   if (!sub.reconnecting && !ended_) {
     auto self = shared_from_this();
@@ -385,9 +394,10 @@ awaitable<void> MultiTcpSender::reconnect(Subconnection& sub) {
       log()->info("{}: re-established", label(sub));
       break;
     }
-    if (!any_running() && std::chrono::steady_clock::now() - lost_at > options_.connect_patience) {
+    if (!any_running() &&
+        std::chrono::steady_clock::now() - lost_at >= options_.reconnect_patience) {
       fail(fmt::format("every sub-connection lost for more than {}",
-                       format_duration(options_.connect_patience)));
+                       format_duration(options_.reconnect_patience)));
       break;
     }
     backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));

@@ -179,7 +179,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   socket.close();  // tells the sender we have everything, if it is still there
   counters.state.store(clean ? StreamState::finished : StreamState::failed,
                        std::memory_order_relaxed);
-  consumer_.session_ended(stream, clean);
+  consumer_.session_ended(stream, clean, reassembler.next_seq());
   return clean;
 }
 

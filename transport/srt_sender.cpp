@@ -44,7 +44,7 @@ std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint&
                                             std::chrono::nanoseconds patience,
                                             const std::atomic<bool>& stopped,
                                             std::uint16_t stream_id) {
-  const auto deadline = std::chrono::steady_clock::now() + patience;
+  const auto deadline = deadline_after(patience);
   auto backoff = std::chrono::milliseconds(20);
   for (;;) {
     try {
@@ -284,7 +284,10 @@ void SrtSender::run() {
 }
 
 awaitable<bool> SrtSender::reopen(std::uint64_t first_frame_seq) {
+  if (options_.reconnect_patience.count() == 0) co_return false;
   options_.hello.first_frame_seq = first_frame_seq;
+  // Every connection after the first is a resumption: run() retries it for this long.
+  options_.connect_patience = options_.reconnect_patience;
   log()->warn("stream {}: reconnecting to {} to resume at frame {} (retrying for {})",
               options_.stream_id, remote_.to_string(), first_frame_seq,
               format_duration(options_.connect_patience));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "protocol/handshake.hpp"
@@ -21,7 +22,7 @@ awaitable<bool> connect_with_retry(tcp::socket& socket, const Endpoint& destinat
   auto log = logger(component);
   auto executor = socket.get_executor();
   tcp::resolver resolver(executor);
-  const auto deadline = std::chrono::steady_clock::now() + patience;
+  const auto deadline = deadline_after(patience);
   auto backoff = std::chrono::milliseconds(20);
   asio::steady_timer timer(executor);
   std::string last_error;

@@ -64,6 +64,7 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   FeedbackMeter feedback_meter_;
   bool session_over_ = false;
   bool ended_cleanly_ = false;
+  std::uint64_t next_seq_ = 0;  // after receive(): frames below were delivered or counted
 };
 
 awaitable<void> TcpReceiver::Session::feedback_loop() {
@@ -218,6 +219,7 @@ awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
       }
       reassembler.finish(end->frames_sent);
       deliver(wall_clock_ns());
+      next_seq_ = reassembler.next_seq();
       co_return true;
     }
     log()->warn("stream {} from {}: unexpected message type {}; closing the session", stream_id_,
@@ -226,6 +228,7 @@ awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
   }
   reassembler.abandon();
   deliver(wall_clock_ns());
+  next_seq_ = reassembler.next_seq();
   co_return false;
 }
 
@@ -259,7 +262,7 @@ awaitable<void> TcpReceiver::Session::run() {
   } else {
     counters.state.store(clean ? StreamState::finished : StreamState::failed,
                          std::memory_order_relaxed);
-    owner_->consumer_.session_ended(stream_id_, clean);
+    owner_->consumer_.session_ended(stream_id_, clean, next_seq_);
   }
   boost::system::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_both, ignored);

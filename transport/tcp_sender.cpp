@@ -208,7 +208,7 @@ awaitable<bool> TcpSender::close(std::uint64_t frames_sent) {
 }
 
 awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
-  if (stopped_ || closing_ || !broken_) co_return false;
+  if (stopped_ || closing_ || !broken_ || options_.reconnect_patience.count() == 0) co_return false;
   // The broken session's loops end on the closed socket; wait for them before reusing state.
   co_await writer_done_.wait();
   co_await reader_done_.wait();
@@ -220,10 +220,10 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
   options_.hello.first_frame_seq = first_frame_seq;
   log()->warn("stream {}: reconnecting to {} to resume at frame {} (retrying for {})",
               options_.stream_id, options_.destination.to_string(), first_frame_seq,
-              format_duration(options_.connect_patience));
+              format_duration(options_.reconnect_patience));
   // A refusal (the receiver has not noticed the old session is gone yet: stream busy) is
   // retried too, within the same patience.
-  const auto deadline = std::chrono::steady_clock::now() + options_.connect_patience;
+  const auto deadline = deadline_after(options_.reconnect_patience);
   asio::steady_timer backoff(executor_);
   while (!stopped_) {
     boost::system::error_code ignored;

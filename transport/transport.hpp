@@ -8,9 +8,10 @@
 #include <memory>
 #include <string>
 
-#include "common/asio.hpp"
 #include <optional>
+#include "common/asio.hpp"
 
+#include "common/clock.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/handshake.hpp"
@@ -35,8 +36,8 @@ enum class Mux : std::uint8_t { none = 0, ts = 1 };
 
 // SRT settings (ignored by tcp and mtcp).
 struct SrtSettings {
-  std::string passphrase;                  // empty: unencrypted; else 10..79 characters
-  std::uint8_t key_length_bytes = 16;      // AES-128/192/256: 16, 24 or 32
+  std::string passphrase;                    // empty: unencrypted; else 10..79 characters
+  std::uint8_t key_length_bytes = 16;        // AES-128/192/256: 16, 24 or 32
   std::chrono::nanoseconds latency = 120ms;  // SRTO_LATENCY
 };
 
@@ -45,10 +46,13 @@ struct SenderOptions {
   std::uint16_t stream_id = 0;
   Hello hello;  // feed descriptor and transport parameters announced to the receiver
   SenderTuning tuning;
-  std::chrono::nanoseconds expected_rtt = 1ms;       // sizes socket buffers (rate x RTT)
-  std::chrono::nanoseconds connect_patience = 10s;   // keep retrying a refused connect this long
+  std::chrono::nanoseconds expected_rtt = 1ms;      // sizes socket buffers (rate x RTT)
+  std::chrono::nanoseconds connect_patience = 10s;  // keep retrying a refused connect this long
+  // After a session broke mid-feed (reset, cut path, receiver restarted): keep reconnecting
+  // this long. kForever: a live feed comes back whenever its path does; 0: it ends as failed.
+  std::chrono::nanoseconds reconnect_patience = kForever;
   std::chrono::nanoseconds handshake_timeout = 5s;
-  std::size_t max_queued_frames = 2;                 // beyond this a live feed drops frames
+  std::size_t max_queued_frames = 2;  // beyond this a live feed drops frames
   SrtSettings srt{};
   std::optional<PresharedKey> key;  // answers the receiver's challenge (docs/SECURITY.md)
 };
@@ -94,7 +98,10 @@ class FrameConsumer {
   virtual ~FrameConsumer() = default;
   virtual void session_started(std::uint16_t stream, const Hello& hello) = 0;
   virtual void frame_received(std::uint16_t stream, FramePtr frame) = 0;
-  virtual void session_ended(std::uint16_t stream, bool clean) = 0;
+  // `clean`: the sender said END. Otherwise the session broke (connection reset, peer idle,
+  // cut path) and the sender may come back with a new session on the same stream.
+  // `next_seq`: every frame below it was delivered or counted as dropped.
+  virtual void session_ended(std::uint16_t stream, bool clean, std::uint64_t next_seq) = 0;
 };
 
 struct ReceiverOptions {
@@ -102,7 +109,7 @@ struct ReceiverOptions {
   std::size_t streams = 1;  // serves stream ids 0 .. streams-1
   std::chrono::nanoseconds handshake_timeout = 5s;
   std::size_t max_frames_in_flight = 8;
-  SrtSettings srt{};  // srt: one UDP port per stream, listen.port + stream id
+  SrtSettings srt{};                // srt: one UDP port per stream, listen.port + stream id
   std::optional<PresharedKey> key;  // set: every session must prove it holds this key
 };
 

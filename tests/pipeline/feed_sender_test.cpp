@@ -31,8 +31,8 @@ class TimestampRecorder : public FrameConsumer {
     ready_ns_.push_back(frame->ready_ns);  // one stream: calls are never concurrent
     feeds_.frame_received(stream, std::move(frame));
   }
-  void session_ended(std::uint16_t stream, bool clean) override {
-    feeds_.session_ended(stream, clean);
+  void session_ended(std::uint16_t stream, bool clean, std::uint64_t next_seq) override {
+    feeds_.session_ended(stream, clean, next_seq);
   }
   std::vector<std::int64_t> ready_ns_;
 

@@ -148,9 +148,10 @@ class Collector : public FrameConsumer {
     ++frames[stream];
     changed.notify_all();
   }
-  void session_ended(std::uint16_t stream, bool clean) override {
+  void session_ended(std::uint16_t stream, bool clean, std::uint64_t next_seq) override {
     std::lock_guard lock(mutex);
     ended[stream] = clean;
+    (void)next_seq;
     changed.notify_all();
   }
   std::mutex mutex;

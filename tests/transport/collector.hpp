@@ -27,9 +27,10 @@ class Collector : public FrameConsumer {
     checksums_[stream].push_back({frame->seq, payload_checksum(frame->data)});
     changed_.notify_all();
   }
-  void session_ended(std::uint16_t stream, bool clean) override {
+  void session_ended(std::uint16_t stream, bool clean, std::uint64_t next_seq) override {
     std::lock_guard lock(mutex_);
     ended_[stream] = clean;
+    (void)next_seq;
     changed_.notify_all();
   }
 

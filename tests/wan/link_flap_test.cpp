@@ -232,7 +232,74 @@ TEST_P(LinkFlap, FeedsRecoverAfterATwoSecondOutageAndTheLostFramesAreCounted) {
   EXPECT_GT(outage_drops, 0u);  // the outage really cut traffic
 }
 
+// SRT over a path that goes silent (no resets: the link emulator drops everything) for longer
+// than SRT's peer-idle timeout (5 s), so both ends see their session die. The receiver keeps the
+// stream's slot, the sender keeps reconnecting (--reconnect's default), and the feed resumes
+// within a few seconds of the path's return; both ends count the outage.
+class SrtSilence : public LinkFlap {};
+
+TEST_P(SrtSilence, SurvivesASilentOutageLongerThanItsIdleTimeout) {
+  constexpr auto kSilence = 7s;
+  linkemu::Emulator wan(linkemu::parse_topology_text(
+      "[link]\nrtt = \"4ms\"\nrate = \"1G\"\n[[site]]\nname = \"a\"\n[[site]]\nname = \"b\"\n",
+      "srt_outage"));
+  wan.up();
+  const std::string listen = "198.18.1.1:9100";
+  const std::string recv_stats = file("recv.jsonl"), send_stats = file("send.jsonl");
+  NetnsProcess receiver(wan.netns("b"),
+                        {HDSTREAM_BINARY, "recv", "--listen", listen, "--transport", "srt",
+                         "--stats", "json", "--stats-file", recv_stats, "--interval", "250ms"},
+                        file("recv.out"), file("recv.err"));
+  NetnsProcess sender(wan.netns("a"),
+                      {HDSTREAM_BINARY, "send", "--dest", listen, "--transport", "srt", "--rate",
+                       "20M", "--rtt", "4ms", "--duration", "22s", "--stats", "json",
+                       "--stats-file", send_stats, "--interval", "250ms"},
+                      file("send.out"), file("send.err"));
+  ASSERT_TRUE(poll_until([&] { return frames_per_stream(read_lines(recv_stats))[0] >= 30; }, 20s))
+      << "the feed never started; see " << dir_;
+
+  wan.set_link_down(true);
+  std::this_thread::sleep_for(kSilence);  // the outage itself: its length is the scenario
+  EXPECT_FALSE(receiver.wait_for(0s)) << "the receiver exited during the outage";
+  EXPECT_FALSE(sender.wait_for(0s)) << "the sender exited during the outage";
+  const auto during = frames_per_stream(read_lines(recv_stats))[0];
+  wan.set_link_down(false);
+  const auto link_up = Clock::now();
+  ASSERT_TRUE(
+      poll_until([&] { return frames_per_stream(read_lines(recv_stats))[0] >= during + 15; }, 8s))
+      << "the feed did not resume; see " << dir_;
+  const double resume_s = std::chrono::duration<double>(Clock::now() - link_up).count();
+  std::printf("[ srt ] the feed resumed %.2f s after the path came back\n", resume_s);
+  EXPECT_LT(resume_s, 6.0);
+
+  ASSERT_TRUE(sender.wait_for(40s)) << "sender did not finish";
+  ASSERT_TRUE(receiver.wait_for(20s)) << "receiver did not finish after the feed ended";
+  EXPECT_EQ(sender.exit_code(), 3) << "see " << file("send.err");
+  EXPECT_EQ(receiver.exit_code(), 3) << "see " << file("recv.err");
+  const auto recv_lines = read_lines(recv_stats), send_lines = read_lines(send_stats);
+  const double silence_s = std::chrono::duration<double>(kSilence).count();
+  for (const auto* lines : {&recv_lines, &send_lines}) {
+    const auto outage = last_of(*lines, "outage");
+    ASSERT_TRUE(outage) << "no outage line; see " << dir_;
+    EXPECT_EQ(outage->value("outages", 0), 1) << outage->dump();
+    EXPECT_FALSE(outage->value("in_progress", true));
+    // The session dies after the idle timeout and comes back after the path: shorter than the
+    // silence, longer than silence minus the 5 s timeout.
+    EXPECT_GE(outage->value("outage_s", 0.0), silence_s - 5.5) << outage->dump();
+    EXPECT_LE(outage->value("outage_s", 0.0), silence_s + 6.0) << outage->dump();
+    // At least the frames of the outage itself (the receiver's count spans the whole silence;
+    // the sender's SRT buffer took frames until its session died).
+    EXPECT_GE(outage->value("frames_lost", 0), static_cast<int>((silence_s - 5.5) * 29.97))
+        << outage->dump();
+  }
+  const auto recv_summary = last_of(recv_lines, "summary");
+  ASSERT_TRUE(recv_summary);
+  EXPECT_EQ(recv_summary->value("checksum_errors", 1ULL), 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, LinkFlap, ::testing::Values("tcp", "mtcp"),
+                         [](const auto& param_info) { return param_info.param; });
+INSTANTIATE_TEST_SUITE_P(Transports, SrtSilence, ::testing::Values("srt"),
                          [](const auto& param_info) { return param_info.param; });
 
 }  // namespace
