@@ -78,7 +78,6 @@ struct OutageCounters {
     }
     next_seq_ = seq + 1;
   }
-  bool in_progress() const { return since_ns.load(std::memory_order_relaxed) != 0; }
   // Total time without the feed's path, the current outage included.
   double seconds(std::int64_t now_ns) const {
     const std::int64_t since = since_ns.load(std::memory_order_relaxed);
