@@ -52,6 +52,34 @@ write("handshake", "srt_stream_id", bytes([6]) + b"#!::m=publish,x-hdstream-rate
       b"x-hdstream-latency-ms=800,x-hdstream-rtt-ms=200")
 write("handshake", "srt_stream_id_other_tool", bytes([6]) + b"#!::r=live/stream1,m=request,u=studio")
 
+# receiver_reports: selector byte (0 ACK body, 1 FEEDBACK body, 2 last FEEDBACK body, 3 whole
+# message; | 4 recomputes the header's checksum), then the bytes a sender reads from its receiver.
+def ack(next_seq=1200, chunks=5000, sub=2):
+    return struct.pack(">QQBBHI", next_seq, chunks, sub, 0, 0, 0)
+
+def feedback(report_ns=1_700_000_000_000_000_000, bytes_=123456789, frames=3600, drops=2,
+             errors=1, jitter_us=318, fps_milli=29970, latency_us=-727, interval_ms=100):
+    return struct.pack(">qQQQQIIiI", report_ns, bytes_, frames, drops, errors, jitter_us, fps_milli,
+                       latency_us, interval_ms)
+
+write("receiver_reports", "ack", bytes([0]) + ack())
+write("receiver_reports", "ack_newer_revision", bytes([0]) + ack(sub=15) + b"\x7f" * 8)
+write("receiver_reports", "ack_bad_subconnection", bytes([0]) + ack(sub=16))
+write("receiver_reports", "ack_short", bytes([0]) + ack()[:23])
+write("receiver_reports", "feedback", bytes([1]) + feedback())
+write("receiver_reports", "feedback_last", bytes([2]) + feedback(drops=0, errors=0))
+write("receiver_reports", "feedback_newer_revision", bytes([1]) + feedback() + b"\0" * 8)
+write("receiver_reports", "feedback_limits", bytes([1]) + feedback(
+    report_ns=1, frames=2**63, drops=2**63 - 1, jitter_us=60_000_000, fps_milli=1_000_000,
+    latency_us=-2**31, interval_ms=60_000))
+write("receiver_reports", "feedback_overflowing_counts", bytes([1]) + feedback(frames=2**64 - 1))
+write("receiver_reports", "feedback_zero_interval", bytes([1]) + feedback(interval_ms=0))
+write("receiver_reports", "message_ack", bytes([3 | 4]) + header(6, payload=24) + ack())
+write("receiver_reports", "message_feedback_last",
+      bytes([3 | 4]) + header(5, seq=1, payload=56) + feedback())
+write("receiver_reports", "message_feedback_truncated_body",
+      bytes([3 | 4]) + header(5, payload=40) + feedback()[:40])
+
 # presets: small TOML files in the shapes hdstream.toml uses.
 write("presets", "destination.toml", b'''[destinations.portland]
 description = "SC99"

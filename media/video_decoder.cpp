@@ -95,7 +95,8 @@ const Picture& VideoDecoder::decode(std::span<const std::byte> bitstream) {
     open(*std::exchange(reopen_with_, std::nullopt));
   }
   padded_.resize(bitstream.size() + AV_INPUT_BUFFER_PADDING_SIZE);
-  std::memcpy(padded_.data(), bitstream.data(), bitstream.size());
+  // An empty span may have a null data(): memcpy from null is undefined even for 0 bytes (UBSan).
+  if (!bitstream.empty()) std::memcpy(padded_.data(), bitstream.data(), bitstream.size());
   std::memset(padded_.data() + bitstream.size(), 0, AV_INPUT_BUFFER_PADDING_SIZE);
   av_packet_unref(packet_);
   packet_->data = reinterpret_cast<std::uint8_t*>(padded_.data());

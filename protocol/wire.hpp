@@ -26,7 +26,7 @@ enum class MessageType : std::uint8_t {
   hello = 2,      // sender -> receiver: opens a feed session
   hello_ack = 3,  // receiver -> sender: accepted or refused, with a reason
   end = 4,        // sender -> receiver: feed finished, with the count of frames sent
-  feedback = 5,   // receiver -> sender: far-end health (reserved in v1)
+  feedback = 5,   // receiver -> sender: far-end health (docs/PROTOCOL.md#feedback)
   ack = 6,        // receiver -> sender (mtcp): what arrived, per sub-connection (protocol/ack.hpp)
   challenge = 7,  // receiver -> sender: nonce to answer with the pre-shared key (protocol/auth.hpp)
   auth = 8,       // sender -> receiver: HMAC over the challenge and the HELLO

@@ -218,7 +218,7 @@ TEST_F(MetricsServerTest, UnknownPathsAndMethodsAreAnswered) {
 TEST_F(MetricsServerTest, HostileClientsAreClosedWithoutDisturbingTheServer) {
   // Garbage instead of a request line.
   RawConnection garbage(port_);
-  garbage.send(std::string("\x16\x03\x01 definitely not http\r\n\r\n", 31));
+  garbage.send(std::string("\x16\x03\x01 definitely not http\r\n\r\n"));
   bool closed = false;
   EXPECT_EQ(garbage.read_all(&closed).rfind("HTTP/1.1 400", 0), 0u);
   EXPECT_TRUE(closed);
