@@ -193,11 +193,13 @@ std::vector<std::string> PresetStore::names(PresetKind kind) const {
 }
 
 std::filesystem::path installed_presets() {
-  // An installed binary finds its presets beside it; a build tree uses the checkout's.
+  // An installed binary finds its presets where `cmake --install` put them relative to the
+  // binary (whatever the prefix); a build tree uses the checkout's.
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    auto installed = exe.parent_path().parent_path() / "share/hdstream/presets/hdstream.toml";
+    auto installed =
+        (exe.parent_path() / HDSTREAM_INSTALLED_PRESETS_FROM_BINDIR).lexically_normal();
     if (std::filesystem::is_regular_file(installed, ec)) return installed;
   }
   return HDSTREAM_PRESETS_FILE;

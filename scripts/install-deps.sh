@@ -1,26 +1,49 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package hdstream needs to build, test and benchmark.
+# Installs the Debian 12 packages hdstream needs.
+#   scripts/install-deps.sh        # everything: build, demo, tests, fuzzing, benchmarks
+#   scripts/install-deps.sh demo   # only what configuring the tree and `hdstream demo` need
 # Idempotent. Robust to this image's apt quirk (downloaded .debs are deleted after each
 # dpkg call, so one big install can stop half-way): packages go in small groups, each
 # retried until apt reports nothing left to do.
 set -euo pipefail
 
+case ${1:-all} in
+  demo | all) scope=${1:-all} ;;
+  *)
+    echo "usage: install-deps.sh [demo|all]" >&2
+    exit 2
+    ;;
+esac
+
+# Configuring needs every library the tree names, the test frameworks included (tests/ and
+# bench/micro are part of the one CMake project); the demo builds only the hdstream target.
 groups=(
-  "build-essential cmake ninja-build pkg-config clang-format"
+  "build-essential cmake ninja-build pkg-config"
   "libboost-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libxxhash-dev libgnutls28-dev"
   "libgtest-dev libgmock-dev libbenchmark-dev"
-  "clang libclang-rt-14-dev"
   "libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libx11-dev"
-  "gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-tools gstreamer1.0-x"
-  # x264enc: the GStreamer encoder the MPEG-TS ingest test sends with (gst-libav 1.22.0's
-  # avenc_mpeg2video is broken against FFmpeg 5.1; see tests/app/ts_interop_test.cpp)
-  "gstreamer1.0-plugins-ugly"
+  # Run time: test sources, conversion and appsrc/appsink (base), windows (good, x), fullscreen
+  # waylandsink/kmssink (bad).
+  "gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-x"
   "libavcodec-dev libavformat-dev libavutil-dev libswscale-dev"
-  "libsrt-gnutls-dev srt-tools"
+  "libsrt-gnutls-dev"
   "qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev"
-  "iperf3 ffmpeg xvfb iproute2 python3 procps python3-prometheus-client"
-  "python3-matplotlib valgrind"
 )
+if [ "$scope" = all ]; then
+  groups+=(
+    # The fuzz targets (fuzz/, clang's libFuzzer) and formatting.
+    "clang libclang-rt-14-dev clang-format"
+    # x264enc: the GStreamer encoder the MPEG-TS ingest test sends with (gst-libav 1.22.0's
+    # avenc_mpeg2video is broken against FFmpeg 5.1; see tests/app/ts_interop_test.cpp);
+    # gst-launch-1.0 and srt-live-transmit are the interop tests' peers.
+    "gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools"
+    "srt-tools"
+    "iperf3 ffmpeg xvfb iproute2 python3 procps python3-prometheus-client"
+    "python3-matplotlib valgrind"
+    # systemd-analyze: the install test verifies the installed units (no running systemd needed)
+    "systemd"
+  )
+fi
 
 missing() {
   local pkg out=()
@@ -32,7 +55,7 @@ missing() {
 
 all=$(missing ${groups[*]})
 if [ -z "$all" ]; then
-  echo "install-deps: all packages present"
+  echo "install-deps: all packages present ($scope)"
   exit 0
 fi
 
