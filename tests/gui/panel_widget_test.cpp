@@ -102,6 +102,46 @@ TEST_F(PanelWidget, LiveFiveFeedRunMatchesTheSnapshotsItWasFed) {
   ASSERT_TRUE(feeds.finish());
 }
 
+// `hdstream monitor` over two receiver hosts that each carry a stream 0 and report one
+// hostname: two rows, each labelled with its host.
+TEST_F(PanelWidget, EqualStreamIdsOnTwoHostsAreTwoLabelledRows) {
+  double t = 0;
+  PanelWindow window("hdstream monitor", [&](double now_s) {
+    std::vector<PanelInput> inputs;
+    for (int h = 1; h <= 2; ++h) {
+      PanelInput recv;
+      recv.source.host = "vm";
+      recv.source.endpoint = "0.0.0.0:9000";
+      recv.source.snapshot.role = Role::recv;
+      recv.source.snapshot.t = t;
+      StreamSnapshot s;
+      s.stream = 0;
+      s.transport = "tcp";
+      s.state = StreamState::running;
+      s.bytes = static_cast<std::uint64_t>(t * 270e6 / 8 * h / 2);
+      s.frames = static_cast<std::uint64_t>(t * 29.97);
+      recv.source.snapshot.streams.push_back(s);
+      recv.fresh_s = now_s;
+      recv.polled_from = "198.18.1." + std::to_string(h) + ":9100";
+      inputs.push_back(std::move(recv));
+    }
+    return inputs;
+  });
+  window.show();
+  for (int tick = 0; tick < 30; ++tick) {
+    t += 0.1;
+    window.refresh_at(t);
+  }
+  QApplication::processEvents();
+  ASSERT_EQ(window.table()->rowCount(), 3);  // two feeds + the aggregate row
+  EXPECT_EQ(cell(window, 0, kColumnFeed), "198.18.1.1 #0");
+  EXPECT_EQ(cell(window, 1, kColumnFeed), "198.18.1.2 #0");
+  EXPECT_EQ(cell(window, 0, kColumnMbps), "135.0");
+  EXPECT_EQ(cell(window, 1, kColumnMbps), "270.0");
+  EXPECT_EQ(cell(window, 0, kColumnDestination), "198.18.1.1:9000   ? \u2192 198.18.1.1");
+  EXPECT_EQ(cell(window, 2, kColumnMbps), "405.0");
+}
+
 // 16 synthetic feeds with assorted health; also measures what a refresh costs.
 TEST_F(PanelWidget, SixteenFeedsColoursAndCost) {
   double t = 0;
