@@ -13,41 +13,54 @@
 #include "common/log.hpp"
 #include "gui/monitor_inputs.hpp"
 #include "gui/panel_app.hpp"
+#include "stats/json_fields.hpp"
 #include "telemetry/stats_poller.hpp"
 
 namespace hdstream {
 namespace {
 
+// One line per feed (a stream id at one receiving end) and one aggregate line, each interval.
 void print_rows(const PanelModel& model, double t, StatsFormat format, std::ostream& out) {
   for (const auto& row : model.rows()) {
     if (format == StatsFormat::json) {
       nlohmann::ordered_json line = {
           {"type", "monitor"},
-          {"t", t},
+          {"t", round3(t)},
           {"stream", row.stream},
           {"destination", row.destination},
+          {"sender_host", row.sender_host},
+          {"receiver_host", row.receiver_host},
           {"hosts", row.hosts},
           {"state", to_string(row.state)},
           {"health", to_string(row.health)},
-          {"mbps", row.mbps},
+          {"mbps", round3(row.mbps)},
           {"drops", row.drops},
           {"frames", row.frames},
-          {"jitter_ms", row.jitter_ms},
-          {"rtt_ms", row.rtt_ms},
+          {"jitter_ms", round3(row.jitter_ms)},
+          {"rtt_ms", round3(row.rtt_ms)},
           {"has_send", row.has_send},
           {"has_recv", row.has_recv},
       };
       out << line.dump() << '\n';
     } else {
       fmt::print(out,
-                 "{:7.1f}s #{:<2} {:<6} {:<9} {:8.1f} Mbps  drops {:<24} jitter {:6.2f} ms  rtt "
-                 "{:7.2f} ms  {}\n",
-                 t, row.stream, to_string(row.health), to_string(row.state), row.mbps,
-                 format_drops(row), row.jitter_ms, row.rtt_ms, row.hosts);
+                 "{:7.1f}s {:<4} {:<6} {:<9} {:8.1f} Mbps  drops {:<24} jitter {:6.2f} ms  rtt "
+                 "{:7.2f} ms  {}  {}\n",
+                 t, row.label, to_string(row.health), to_string(row.state), row.mbps,
+                 format_drops(row), row.jitter_ms, row.rtt_ms, row.destination, row.hosts);
     }
   }
+  // The stats schema's aggregate line (BRIEF.md), over every feed of every host watched.
   const auto& agg = model.aggregate();
-  if (format == StatsFormat::text) {
+  if (format == StatsFormat::json) {
+    nlohmann::ordered_json line = {
+        {"type", "aggregate"},      {"t", round3(t)},
+        {"role", "monitor"},        {"streams", agg.feeds},
+        {"mbps", round3(agg.mbps)}, {"drops", agg.drops},
+        {"healthy", agg.healthy},   {"planned_mbps", round3(agg.planned_mbps)},
+    };
+    out << line.dump() << '\n';
+  } else {
     fmt::print(out, "{:7.1f}s all {}/{} healthy  {:8.1f} of {:.1f} Mbps planned  drops {}\n", t,
                agg.healthy, agg.feeds, agg.mbps, agg.planned_mbps, agg.drops);
   }

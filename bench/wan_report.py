@@ -114,7 +114,7 @@ def main():
     for r in rows:
         seed = f"{r['seed_mbps']:.0f}" if r["seed_mbps"] else "-"
         ratio = f"{r['mbps'] / r['seed_mbps']:.2f}" if r["seed_mbps"] else "-"
-        mbps = "n/a" if r["result"] == "n/a" else f"{r['mbps']:.1f}"
+        mbps = f"{r['mbps']:.1f}"
         extra = []
         if r.get("latency_ms"):
             extra.append(f"latency {r['latency_ms']:.0f} ms")
@@ -125,7 +125,7 @@ def main():
         print(f"| {r['scenario']} | {r['path']} | {r['run']} ({how}) | {seed} | {mbps} | {ratio} "
               f"| {r['drops']} | {r['retransmits']} | {r['queue_drops']} / {r['loss_drops']} "
               f"| {r['emulator_drops']}, {r['late_percent']:.2f} | {r['result']} |")
-    lsr = [r for r in rows if r.get("petabit_metres_per_s") and r["result"] != "n/a"]
+    lsr = [r for r in rows if r.get("petabit_metres_per_s")]
     if lsr:
         print("\n## Land-speed-record metric (goodput x distance)\n")
         print("| scenario | run | distance basis | petabit-metres/s |")

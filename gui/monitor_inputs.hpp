@@ -1,5 +1,6 @@
 // Turns what `hdstream monitor` polled from each host into panel inputs: every snapshot of a
-// host is as fresh as that host's last successful poll, so a silent host greys out.
+// host is as fresh as that host's last successful poll, so a silent host greys out, and is
+// labelled with the address it was polled at, so feeds on different hosts stay apart.
 //   auto inputs = monitor_inputs(poller->latest(), PanelWindow::now_s(), wall_clock_ns());
 #pragma once
 
@@ -21,6 +22,7 @@ inline std::vector<PanelInput> monitor_inputs(const std::vector<HostStatus>& hos
       PanelInput input;
       input.source = snapshot;
       input.fresh_s = now_s - age_s;
+      input.polled_from = host.address.to_string();
       inputs.push_back(std::move(input));
     }
   }

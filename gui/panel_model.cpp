@@ -8,21 +8,6 @@
 namespace hdstream {
 namespace {
 
-struct Side {
-  const StreamSnapshot* stream = nullptr;
-  const PanelInput* input = nullptr;
-};
-
-struct Pair {
-  Side send;
-  Side recv;
-};
-
-std::string port_of(const std::string& endpoint) {
-  const auto colon = endpoint.rfind(':');
-  return colon == std::string::npos ? endpoint : endpoint.substr(colon + 1);
-}
-
 int severity(Health health) {
   switch (health) {
     case Health::good:
@@ -40,7 +25,7 @@ bool judged(Health health) {
   return severity(health) > 0;
 }
 
-StreamState combined_state(const Pair& pair) {
+StreamState combined_state(const FeedSides& pair) {
   StreamState send = pair.send.stream ? pair.send.stream->state : StreamState::invalid;
   StreamState recv = pair.recv.stream ? pair.recv.stream->state : StreamState::invalid;
   for (auto state :
@@ -84,27 +69,47 @@ std::string format_latency(const FeedRow& row) {
 
 PanelModel::PanelModel(PanelThresholds thresholds) : thresholds_(thresholds) {}
 
-void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
-  // Pair the sides of each feed: a sender's destination port is its receiver's listen port.
-  std::map<std::string, Pair> pairs;
-  std::vector<std::tuple<std::uint16_t, std::string, std::string>> new_keys;
-  for (const auto& input : inputs) {
-    const std::string port = port_of(input.source.endpoint);
-    for (const auto& stream : input.source.snapshot.streams) {
-      std::string key = fmt::format("{}/{}", stream.stream, port);
-      Pair& pair = pairs[key];
-      Side& side = input.source.snapshot.role == Role::send ? pair.send : pair.recv;
-      side = Side{&stream, &input};
-      if (!tracks_.contains(key)) {
-        tracks_[key];
-        new_keys.emplace_back(stream.stream, port, key);
-      }
+std::string PanelModel::row_key(const FeedSides& feed) {
+  std::vector<const std::string*> keys;
+  if (feed.recv.stream) keys.push_back(&feed.recv.key);
+  if (feed.send.stream) keys.push_back(&feed.send.key);
+  std::string row = *keys.front();
+  for (const std::string* key : keys) {
+    if (auto found = row_of_side_.find(*key); found != row_of_side_.end()) {
+      row = found->second;
+      break;
     }
   }
+  for (const std::string* key : keys) row_of_side_.emplace(*key, row);
+  return row;
+}
+
+void PanelModel::label_rows() {
+  std::map<std::uint16_t, std::size_t> rows_of_stream;
+  for (const auto& row : rows_) ++rows_of_stream[row.stream];
+  for (auto& row : rows_) {
+    row.label = rows_of_stream[row.stream] > 1
+                    ? fmt::format("{} #{}", row.receiver_host, row.stream)
+                    : fmt::format("#{}", row.stream);
+  }
+}
+
+void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
+  std::map<std::string, FeedSides> pairs;
+  std::vector<std::tuple<std::uint16_t, std::string, std::string>> new_keys;
+  for (auto& feed : pair_feeds(inputs)) {
+    std::string key = row_key(feed);
+    if (pairs.contains(key)) continue;  // two feeds claiming one row: the first keeps it
+    if (!tracks_.contains(key)) {
+      tracks_[key];
+      new_keys.emplace_back(feed.stream, feed.receiver, key);
+    }
+    pairs.emplace(std::move(key), std::move(feed));
+  }
   // Rows keep their place once shown (the chart's series follow rows); new feeds are appended
-  // in stream order.
+  // in stream order, then by receiving end.
   std::sort(new_keys.begin(), new_keys.end());
-  for (const auto& [stream, port, key] : new_keys) {
+  for (const auto& [stream, receiver, key] : new_keys) {
     FeedRow row;
     row.key = key;
     row.stream = stream;
@@ -119,7 +124,7 @@ void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
       // The source vanished from the inputs (a host no longer answers): keep the last figures.
       judge(row, track, now_s);
     } else {
-      const Pair& pair = found->second;
+      const FeedSides& pair = found->second;
       const StreamSnapshot* send = pair.send.stream;
       const StreamSnapshot* recv = pair.recv.stream;
       const StreamSnapshot& any = recv ? *recv : *send;
@@ -195,10 +200,10 @@ void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
       row.has_rtt = send || (recv && recv->rtt_ms > 0);
       row.rtt_ms = send ? send->rtt_ms : recv->rtt_ms;
       row.retransmits = send ? send->retransmits : recv->retransmits;
-      row.destination = send ? pair.send.input->source.endpoint : pair.recv.input->source.endpoint;
-      const std::string from = send ? pair.send.input->source.host : std::string("?");
-      const std::string to = recv ? pair.recv.input->source.host : row.destination;
-      row.hosts = fmt::format("{} \u2192 {}", from, to);
+      row.destination = pair.receiver;
+      row.sender_host = send ? pair.send.host : std::string("?");
+      row.receiver_host = recv ? pair.recv.host : split_host_port(pair.receiver).host;
+      row.hosts = fmt::format("{} \u2192 {}", row.sender_host, row.receiver_host);
       judge(row, track, now_s);
     }
 
@@ -210,6 +215,7 @@ void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
     aggregate_.frames += row.frames;
     if (severity(row.health) > severity(aggregate_.health)) aggregate_.health = row.health;
   }
+  label_rows();
   if (aggregate_.health == Health::unknown && !rows_.empty() &&
       std::all_of(rows_.begin(), rows_.end(),
                   [](const FeedRow& r) { return r.health == Health::stale; })) {

@@ -1,5 +1,6 @@
 // What the operator's panel shows, computed from typed snapshots without Qt: one row per feed
-// (sender and receiver sides paired by stream id and port), rates over sliding windows, health
+// (a stream id at one receiving end, its sender and receiver sides paired: gui/feed_pairing.hpp),
+// rates over sliding windows, health
 // lights averaged over a few seconds with hysteresis, stale detection, an aggregate row and
 // 60 s of chart history. Fed on a timer (~10 Hz), never per packet.
 //   PanelModel model;  model.update(inputs, now_s);  for (const FeedRow& r : model.rows()) ...
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "gui/feed_pairing.hpp"
 #include "stats/labeled_snapshot.hpp"
 
 namespace hdstream {
@@ -32,16 +34,10 @@ struct PanelThresholds {
 enum class Health : std::uint8_t { unknown = 0, good, warn, bad, stale };
 std::string_view to_string(Health health);
 
-// One source of snapshots as the panel sees it. `fresh_s` is the panel clock time at which
-// this data was current (now, in process; the last successful poll, in monitor).
-struct PanelInput {
-  LabeledSnapshot source;
-  double fresh_s = 0;
-};
-
 struct FeedRow {
-  std::string key;  // "stream/port": how sides are paired
+  std::string key;  // "stream@HOST:PORT" of the receiving end: one row per feed
   std::uint16_t stream = 0;
+  std::string label;  // "#3", or "portland-3 #0" when other hosts also carry a stream 0
   StreamState state = StreamState::invalid;
   bool has_send = false;
   bool has_recv = false;
@@ -62,8 +58,10 @@ struct FeedRow {
   double fps = 0;
   bool far_end = false;  // receiver figures come from the sender's FEEDBACK
   std::string transport;
-  std::string destination;  // sender's destination, or the receiver's listen address
-  std::string hosts;        // "sender-host -> receiver-host" as far as known
+  std::string destination;    // receiving end HOST:PORT (a wildcard listen: the polled host)
+  std::string sender_host;    // the sender's name or address; "?" when no sender reports
+  std::string receiver_host;  // the receiver's name or address (the destination's host)
+  std::string hosts;          // "sender-host -> receiver-host" (an arrow, U+2192)
   Health health = Health::unknown;
   std::string health_reason;  // why it is not green, one short phrase
   double window_drop_fraction = 0;
@@ -118,10 +116,15 @@ class PanelModel {
   };
 
   void judge(FeedRow& row, Track& track, double now_s);
+  // The row a feed's data goes to: a feed keeps its row when its sender and receiver, first
+  // seen apart, are later paired under the receiver's key.
+  std::string row_key(const FeedSides& feed);
+  void label_rows();
 
   PanelThresholds thresholds_;
   std::vector<FeedRow> rows_;
   std::map<std::string, Track> tracks_;
+  std::map<std::string, std::string> row_of_side_;  // a side's key -> the row it feeds
   AggregateRow aggregate_;
   std::deque<HistoryPoint> history_;
 };

@@ -150,7 +150,7 @@ void PanelWindow::refresh_at(double now) {
   charted_until_s_ = newest;
   charted_feeds_ = model_.rows().size();
   std::vector<std::string> names;
-  for (const auto& row : model_.rows()) names.push_back(fmt::format("#{}", row.stream));
+  for (const auto& row : model_.rows()) names.push_back(row.label);
   chart_->show_history(history, names, now, model_.aggregate().planned_mbps);
 }
 
@@ -196,7 +196,7 @@ void PanelWindow::show_rows() {
     show_light(r, row.health,
                std::string(to_string(row.health)) +
                    (row.health_reason.empty() ? "" : ": " + row.health_reason));
-    set(r, kColumnFeed, fmt::format("#{}", row.stream));
+    set(r, kColumnFeed, row.label);
     set(r, kColumnState,
         state_text(row) + (row.health_reason.empty() || row.health == Health::good ||
                                    row.health_reason == state_text(row)

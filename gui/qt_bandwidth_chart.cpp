@@ -61,6 +61,11 @@ class QtBandwidthChart : public BandwidthChart {
       feeds_.push_back(
           add_series(QString::fromStdString(feed_names[feeds_.size()]), QPen(color, 1.2)));
     }
+    // A feed's label grows its host's name once another host shows the same stream id.
+    for (std::size_t i = 0; i < feed_names.size(); ++i) {
+      const QString name = QString::fromStdString(feed_names[i]);
+      if (feeds_[i]->name() != name) feeds_[i]->setName(name);
+    }
     QList<QPointF> aggregate;
     std::vector<QList<QPointF>> feeds(feeds_.size());
     double peak = planned_mbps;

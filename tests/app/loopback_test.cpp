@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <map>
+#include <set>
 
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
@@ -15,14 +17,13 @@ using namespace std::chrono_literals;
 TEST(Loopback, FiveFeedsAt270MbpsForTenSecondsArriveComplete) {
   auto dir = test::scratch_dir("loopback");
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "5",
-                      "--duration", "40s", "--stats", "json", "--stats-file",
-                      (dir / "r.jsonl").string()},
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "5", "--duration",
+                      "40s", "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
                      dir, "recv");
-  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "5", "--rate",
-                      "270M", "--duration", "10s", "--stats", "json", "--stats-file",
-                      (dir / "s.jsonl").string()},
-                     dir, "send");
+  test::Process send(
+      {HDSTREAM_BINARY, "send", "--dest", address, "--streams", "5", "--rate", "270M", "--duration",
+       "10s", "--stats", "json", "--stats-file", (dir / "s.jsonl").string()},
+      dir, "send");
   ASSERT_EQ(send.wait(60s), 0) << send.err();
   ASSERT_EQ(recv.wait(60s), 0) << recv.err();
 
@@ -48,18 +49,23 @@ TEST(Loopback, FiveFeedsAt270MbpsForTenSecondsArriveComplete) {
   EXPECT_NEAR((*sent)["mbps"].get<double>(), 1350.0, 0.02 * 1350.0);
   EXPECT_NEAR((*received)["duration_s"].get<double>(), 10.0, 0.5);
 
-  // Live lines: each stream reported every interval with the schema's figures.
-  int interval_lines = 0;
+  // Live lines: each of the five streams reported every interval (10 s at the default 1 s)
+  // with the schema's figures, measured: a live feed's arrivals never keep perfect time
+  // (jitter > 0) and a TCP connection that carried data has a round-trip time (rtt > 0).
+  std::map<int, int> lines_per_stream;
   for (const auto& line : test::json_lines(received_text)) {
     if (line["type"] != "interval") continue;
-    ++interval_lines;
-    EXPECT_GE(line["stream"].get<int>(), 0);
-    EXPECT_LT(line["stream"].get<int>(), 5);
+    ++lines_per_stream[line["stream"].get<int>()];
     EXPECT_EQ(line["transport"], "tcp");
-    EXPECT_GE(line["jitter_ms"].get<double>(), 0.0);
-    EXPECT_GE(line["rtt_ms"].get<double>(), 0.0);
+    EXPECT_GT(line["jitter_ms"].get<double>(), 0.0) << line;
+    EXPECT_GT(line["rtt_ms"].get<double>(), 0.0) << line;
   }
-  EXPECT_GE(interval_lines, 5 * 9);
+  std::set<int> streams;
+  for (const auto& [stream, lines] : lines_per_stream) {
+    streams.insert(stream);
+    EXPECT_GE(lines, 9) << "stream " << stream;
+  }
+  EXPECT_EQ(streams, (std::set<int>{0, 1, 2, 3, 4}));
 }
 
 TEST(Loopback, InterruptedSenderEndsItsFeedsCleanlyAndExits130) {
@@ -68,8 +74,8 @@ TEST(Loopback, InterruptedSenderEndsItsFeedsCleanlyAndExits130) {
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--stats",
                       "json", "--interval", "100ms"},
                      dir, "recv");
-  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--rate",
-                      "50M", "--stats", "json"},
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--rate", "50M",
+                      "--stats", "json"},
                      dir, "send");
   // Wait until frames flow on both feeds, then interrupt the endless sender.
   ASSERT_TRUE(test::eventually([&] {

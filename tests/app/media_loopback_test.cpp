@@ -3,6 +3,7 @@
 // decoder that drops (counted) without stalling the network, and clear errors for bad specs.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <map>
@@ -257,13 +258,25 @@ TEST(MediaDisplay, DemoShowsWindowsUnderXvfb) {
       {"/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1920x1080x24", HDSTREAM_BINARY, "demo",
        "--streams", "2", "--duration", "3s", "--output", "display", "--stats", "json"},
       dir, "demo");
-  ASSERT_EQ(demo.wait(90s), 0) << demo.err();
+  const auto code = demo.wait(90s);
+  ASSERT_TRUE(code) << demo.err();
   EXPECT_EQ(demo.err().find("decoding continues without"), std::string::npos) << demo.err();
+  // A paced 29.97 fps feed for 3 s carries round(3 x 29.97) = 90 frames; each reached the
+  // display's decoder and was decoded, or was counted as dropped before decoding or as a
+  // decode error. Those counts are the only slack, and a passing run (exit 0) has none.
+  const long carried = std::lround(3.0 * 30000.0 / 1001.0);
   for (int stream = 0; stream < 2; ++stream) {
     auto media = media_lines(demo.out(), stream);
-    ASSERT_FALSE(media.empty());
-    EXPECT_GT(media.back()["frames_decoded"].get<int>(), 0);
+    ASSERT_FALSE(media.empty()) << demo.out();
+    const long decoded = media.back()["frames_decoded"].get<long>();
+    const long dropped = media.back()["dropped_before_decode"].get<long>();
+    const long errors = media.back()["decode_errors"].get<long>();
+    EXPECT_EQ(decoded + dropped + errors, carried) << media.back();
+    if (*code == 0) {
+      EXPECT_EQ(decoded, carried) << media.back();
+    }
   }
+  EXPECT_EQ(*code, 0) << "the display's decoders dropped frames: " << demo.err();
 }
 
 }  // namespace

@@ -157,7 +157,7 @@ TEST(PanelModel, StaleWhenReportsStopOrFramesStop) {
   EXPECT_EQ(model.aggregate().mbps, 0.0);
 }
 
-TEST(PanelModel, PairsSenderAndReceiverByStreamAndPort) {
+TEST(PanelModel, PairsSenderAndReceiverByStreamAndReceivingEnd) {
   PanelModel model;
   std::vector<FakeFeed> feeds(2);
   std::vector<FakeFeed> other(1);
@@ -168,20 +168,73 @@ TEST(PanelModel, PairsSenderAndReceiverByStreamAndPort) {
     other[0].advance(0.1);
     std::vector<PanelInput> inputs{
         input_of(Role::send, t, feeds, t, "portland:9000"),
-        input_of(Role::recv, t, feeds, t, "0.0.0.0:9000"),
+        input_of(Role::recv, t, feeds, t, "portland:9000"),
         input_of(Role::send, t, other, t, "portland:9100"),  // another receiver's feed 0
     };
     model.update(inputs, t);
   }
   ASSERT_EQ(model.rows().size(), 3u);
   const auto& rows = model.rows();
-  EXPECT_EQ(rows[0].key, "0/9000");
+  EXPECT_EQ(rows[0].key, "0@portland:9000");
   EXPECT_TRUE(rows[0].has_send && rows[0].has_recv);
   EXPECT_EQ(rows[0].hosts, "seattle \u2192 portland");
-  EXPECT_EQ(rows[1].key, "0/9100");
+  EXPECT_EQ(rows[0].label, "portland #0");  // two feeds 0 (ports 9000 and 9100) on portland
+  EXPECT_EQ(rows[1].key, "0@portland:9100");
   EXPECT_TRUE(rows[1].has_send && !rows[1].has_recv);
-  EXPECT_EQ(rows[2].key, "1/9000");
+  EXPECT_EQ(rows[1].hosts, "seattle \u2192 portland");
+  EXPECT_EQ(rows[2].key, "1@portland:9000");
   EXPECT_TRUE(rows[2].has_send && rows[2].has_recv);
+  EXPECT_EQ(rows[2].label, "#1");
+}
+
+// The SC99 layout as `hdstream monitor` sees it: receivers on different hosts, each with its
+// own stream 0, all reporting the same hostname (one namespace); their senders likewise.
+TEST(PanelModel, TwoHostsWithEqualStreamIdsAreTwoRowsNamedByAddress) {
+  PanelModel model;
+  std::vector<FakeFeed> first(1), second(1);
+  second[0].drop_fraction = 0.10;
+  double t = 0;
+  auto polled = [&](Role role, std::vector<FakeFeed>& feeds, std::string endpoint,
+                    std::string address) {
+    PanelInput input = input_of(role, t, feeds, t, std::move(endpoint));
+    input.source.host = "vm";
+    input.polled_from = std::move(address);
+    return input;
+  };
+  for (int i = 0; i < 50; ++i) {
+    t += 0.1;
+    first[0].advance(0.1);
+    second[0].advance(0.1);
+    std::vector<PanelInput> inputs{
+        polled(Role::recv, first, "0.0.0.0:9000", "198.18.1.1:9100"),
+        polled(Role::recv, second, "198.18.1.2:9000", "198.18.1.2:9100"),
+        polled(Role::send, first, "198.18.1.1:9000", "198.18.0.1:9100"),
+        polled(Role::send, second, "198.18.1.2:9000", "198.18.0.2:9100"),
+    };
+    model.update(inputs, t);
+  }
+  ASSERT_EQ(model.rows().size(), 2u);
+  const FeedRow& a = model.rows()[0];
+  const FeedRow& b = model.rows()[1];
+  EXPECT_EQ(a.key, "0@198.18.1.1:9000");
+  EXPECT_EQ(b.key, "0@198.18.1.2:9000");
+  EXPECT_EQ(a.destination, "198.18.1.1:9000");  // the wildcard listen, named by the polled host
+  EXPECT_EQ(a.hosts, "198.18.0.1 \u2192 198.18.1.1");
+  EXPECT_EQ(b.hosts, "198.18.0.2 \u2192 198.18.1.2");
+  EXPECT_EQ(a.label, "198.18.1.1 #0");
+  EXPECT_EQ(b.label, "198.18.1.2 #0");
+  EXPECT_TRUE(a.has_send && a.has_recv && b.has_send && b.has_recv);
+  // Each row carries its own host's figures: only the second drops.
+  EXPECT_EQ(a.drops, 0u);
+  EXPECT_GT(b.drops, 0u);
+  EXPECT_EQ(a.health, Health::good);
+  EXPECT_EQ(b.health, Health::bad);
+  EXPECT_EQ(model.aggregate().feeds, 2u);
+  EXPECT_NEAR(model.aggregate().mbps, 2 * 270.0, 2 * 2.0);
+  EXPECT_NEAR(model.aggregate().mbps, a.mbps + b.mbps, 1e-9);
+  EXPECT_EQ(model.aggregate().drops, b.drops);
+  ASSERT_FALSE(model.history().empty());
+  EXPECT_EQ(model.history().back().feed_mbps.size(), 2u);
 }
 
 TEST(PanelModel, SenderOnlyRowsShowTheFarEnd) {

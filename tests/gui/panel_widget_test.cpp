@@ -1,11 +1,12 @@
-// The real Qt panel, offscreen: fed by a live 5-feed loopback run and by 16 synthetic feeds;
-// checks cells and colours against the snapshots it was given and saves screenshots.
+// The real Qt panel, offscreen: fed by a live 5-feed loopback run, by one feed of fixed figures
+// (every cell spelled out), by two hosts with equal stream ids and by 16 synthetic feeds; checks
+// cells and colours against the snapshots it was given and saves screenshots.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <ctime>
 #include <mutex>
 
-#include <fmt/format.h>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QTableWidget>
@@ -77,20 +78,26 @@ TEST_F(PanelWidget, LiveFiveFeedRunMatchesTheSnapshotsItWasFed) {
   const Snapshot& sent = last_inputs[0].source.snapshot;
   const Snapshot& received = last_inputs[1].source.snapshot;
   ASSERT_EQ(window.table()->rowCount(), 6);  // 5 feeds + the aggregate row
+  const char* const feed_labels[] = {"#0", "#1", "#2", "#3", "#4"};
+  // Cells read back as numbers: each shows its snapshot's figure (to the two decimals shown).
+  // How they are spelled is pinned by CellsSpellFixedFiguresAsOperatorsReadThem.
   for (int r = 0; r < 5; ++r) {
     const auto& send = sent.streams[static_cast<std::size_t>(r)];
     const auto& recv = received.streams[static_cast<std::size_t>(r)];
-    EXPECT_EQ(cell(window, r, kColumnFeed), fmt::format("#{}", r));
-    EXPECT_EQ(
-        cell(window, r, kColumnDrops),
-        fmt::format("{} / {} ({:.2f}%)", recv.drops, recv.frames + recv.drops,
-                    recv.frames + recv.drops ? 100.0 * static_cast<double>(recv.drops) /
-                                                   static_cast<double>(recv.frames + recv.drops)
-                                             : 0.0));
-    EXPECT_EQ(cell(window, r, kColumnJitter), fmt::format("{:.2f} ms", recv.jitter_ms));
-    EXPECT_EQ(cell(window, r, kColumnRtt), fmt::format("{:.2f} ms", send.rtt_ms));
-    EXPECT_EQ(cell(window, r, kColumnRetransmits), fmt::format("{}", send.retransmits));
-    EXPECT_EQ(cell(window, r, kColumnLatency), fmt::format("{:.2f} ms", recv.latency_ms));
+    EXPECT_EQ(cell(window, r, kColumnFeed), feed_labels[r]);
+    unsigned long long drops = 0, total = 0;
+    double percent = -1;
+    ASSERT_EQ(std::sscanf(cell(window, r, kColumnDrops).c_str(), "%llu / %llu (%lf%%)", &drops,
+                          &total, &percent),
+              3)
+        << cell(window, r, kColumnDrops);
+    EXPECT_EQ(drops, recv.drops);
+    EXPECT_EQ(total, recv.frames + recv.drops);
+    EXPECT_NEAR(percent, 100.0 * static_cast<double>(drops) / static_cast<double>(total), 0.005);
+    EXPECT_NEAR(std::stod(cell(window, r, kColumnJitter)), recv.jitter_ms, 0.005);
+    EXPECT_NEAR(std::stod(cell(window, r, kColumnRtt)), send.rtt_ms, 0.005);
+    EXPECT_EQ(std::stoull(cell(window, r, kColumnRetransmits)), send.retransmits);
+    EXPECT_NEAR(std::stod(cell(window, r, kColumnLatency)), recv.latency_ms, 0.005);
     EXPECT_EQ(cell(window, r, kColumnTransport), "tcp");
     EXPECT_EQ(cell(window, r, kColumnState).rfind("running", 0), 0u);
     EXPECT_NE(cell(window, r, kColumnDestination).find(endpoint), std::string::npos);
@@ -100,6 +107,95 @@ TEST_F(PanelWidget, LiveFiveFeedRunMatchesTheSnapshotsItWasFed) {
             std::string::npos);
   EXPECT_TRUE(window.grab().save(QString::fromStdString(artifact("panel_live_5.png"))));
   ASSERT_TRUE(feeds.finish());
+}
+
+// One feed with fixed figures: every cell as an operator reads it, spelled out.
+TEST_F(PanelWidget, CellsSpellFixedFiguresAsOperatorsReadThem) {
+  int tick = 0;
+  constexpr int kTicks = 20;
+  PanelWindow window("hdstream", [&](double now_s) {
+    PanelInput send, recv;
+    for (auto* input : {&send, &recv}) {
+      input->source.host = input == &send ? "seattle" : "portland";
+      input->source.endpoint = "198.18.0.2:9000";
+      input->source.snapshot.role = input == &send ? Role::send : Role::recv;
+      input->source.snapshot.t = tick / 10.0;
+      input->fresh_s = now_s;
+      StreamSnapshot s;
+      s.stream = 0;
+      s.transport = "tcp";
+      s.state = StreamState::running;
+      s.bytes = static_cast<std::uint64_t>(tick) * 3'375'000;             // 270 Mbps at 10 Hz
+      s.frames = static_cast<std::uint64_t>(1197 - 3 * (kTicks - tick));  // 30 fps
+      s.drops = 3;
+      s.planned_bps = 270'000'000;
+      s.jitter_ms = 0.404;
+      s.rtt_ms = 97.13;
+      s.retransmits = 12;
+      s.latency_ms = 52.04;
+      s.latency_budget_ms = 120;
+      input->source.snapshot.streams.push_back(s);
+    }
+    return std::vector<PanelInput>{send, recv};
+  });
+  window.show();
+  for (tick = 1; tick <= kTicks; ++tick) window.refresh_at(tick / 10.0);
+  QApplication::processEvents();
+  ASSERT_EQ(window.table()->rowCount(), 2);
+  EXPECT_EQ(cell(window, 0, kColumnFeed), "#0");
+  EXPECT_EQ(cell(window, 0, kColumnMbps), "270.0");
+  EXPECT_EQ(cell(window, 0, kColumnJitter), "0.40 ms");
+  EXPECT_EQ(cell(window, 0, kColumnDrops), "3 / 1200 (0.25%)");
+  EXPECT_EQ(cell(window, 0, kColumnRtt), "97.13 ms");
+  EXPECT_EQ(cell(window, 0, kColumnRetransmits), "12");
+  EXPECT_EQ(cell(window, 0, kColumnLatency), "52.0 ms (margin 68.0)");
+  EXPECT_EQ(cell(window, 0, kColumnFps), "30.00");
+  EXPECT_EQ(cell(window, 0, kColumnTransport), "tcp");
+  EXPECT_EQ(cell(window, 0, kColumnDestination), "198.18.0.2:9000   seattle \u2192 portland");
+  EXPECT_EQ(cell(window, 1, kColumnFeed), "All");
+  EXPECT_EQ(cell(window, 1, kColumnMbps), "270.0");
+  EXPECT_EQ(cell(window, 1, kColumnDrops), "3 / 1200 (0.25%)");
+  EXPECT_EQ(cell(window, 1, kColumnDestination), "planned 270.0 Mbps");
+}
+
+// `hdstream monitor` over two receiver hosts that each carry a stream 0 and report one
+// hostname: two rows, each labelled with its host.
+TEST_F(PanelWidget, EqualStreamIdsOnTwoHostsAreTwoLabelledRows) {
+  double t = 0;
+  PanelWindow window("hdstream monitor", [&](double now_s) {
+    std::vector<PanelInput> inputs;
+    for (int h = 1; h <= 2; ++h) {
+      PanelInput recv;
+      recv.source.host = "vm";
+      recv.source.endpoint = "0.0.0.0:9000";
+      recv.source.snapshot.role = Role::recv;
+      recv.source.snapshot.t = t;
+      StreamSnapshot s;
+      s.stream = 0;
+      s.transport = "tcp";
+      s.state = StreamState::running;
+      s.bytes = static_cast<std::uint64_t>(t * 270e6 / 8 * h / 2);
+      s.frames = static_cast<std::uint64_t>(t * 29.97);
+      recv.source.snapshot.streams.push_back(s);
+      recv.fresh_s = now_s;
+      recv.polled_from = "198.18.1." + std::to_string(h) + ":9100";
+      inputs.push_back(std::move(recv));
+    }
+    return inputs;
+  });
+  window.show();
+  for (int tick = 0; tick < 30; ++tick) {
+    t += 0.1;
+    window.refresh_at(t);
+  }
+  QApplication::processEvents();
+  ASSERT_EQ(window.table()->rowCount(), 3);  // two feeds + the aggregate row
+  EXPECT_EQ(cell(window, 0, kColumnFeed), "198.18.1.1 #0");
+  EXPECT_EQ(cell(window, 1, kColumnFeed), "198.18.1.2 #0");
+  EXPECT_EQ(cell(window, 0, kColumnMbps), "135.0");
+  EXPECT_EQ(cell(window, 1, kColumnMbps), "270.0");
+  EXPECT_EQ(cell(window, 0, kColumnDestination), "198.18.1.1:9000   ? \u2192 198.18.1.1");
+  EXPECT_EQ(cell(window, 2, kColumnMbps), "405.0");
 }
 
 // 16 synthetic feeds with assorted health; also measures what a refresh costs.

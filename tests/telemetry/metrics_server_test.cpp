@@ -139,8 +139,29 @@ TEST_F(MetricsServerTest, MetricsIsValidExpositionAndCountsGrow) {
     return find_value(parse_exposition(body_of(http_exchange(port_, "/metrics"))),
                       "hdstream_bytes_received_total", "0") > first;
   }));
-  EXPECT_GE(find_value(samples, "hdstream_jitter_seconds", "1"), 0.0);
   EXPECT_EQ(find_value(samples, "hdstream_stream_running", "2"), 1.0);
+}
+
+// The receiver's jitter is exported in seconds: the figure /stats.json gives in milliseconds,
+// read from the same refreshed copy (the /stats.json fetched before and after /metrics agree).
+TEST_F(MetricsServerTest, JitterInSecondsIsTheStatsDocumentsMilliseconds) {
+  double exported_s = -1;
+  double document_ms = -1;
+  ASSERT_TRUE(testing::wait_until([&] {
+    const std::string before = body_of(http_exchange(port_, "/stats.json"));
+    const auto samples = parse_exposition(body_of(http_exchange(port_, "/metrics")));
+    const std::string after = body_of(http_exchange(port_, "/stats.json"));
+    if (before != after) return false;
+    for (const auto& source : parse_stats_document(after)) {
+      if (source.snapshot.role == Role::recv) document_ms = source.snapshot.streams.at(1).jitter_ms;
+    }
+    exported_s = find_value(samples, "hdstream_jitter_seconds", "1");
+    // A live feed's arrivals never keep perfect time: a measured jitter is above zero.
+    return document_ms > 0;
+  })) << "jitter "
+      << document_ms << " ms in /stats.json";
+  // /stats.json rounds to 0.001 ms.
+  EXPECT_NEAR(exported_s * 1e3, document_ms, 0.0005 + 1e-9);
 }
 
 TEST_F(MetricsServerTest, MetricsPassesThePrometheusPythonParser) {

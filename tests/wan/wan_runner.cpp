@@ -107,7 +107,7 @@ struct Outcome {
   std::uint64_t send_drops = 0, recv_drops = 0;  // as each end counted them
   std::uint64_t emulator_drops = 0, late_packets = 0, forwarded = 0, queue_drops = 0,
                 loss_drops = 0;
-  bool unavailable = false;  // the transport is not built into this hdstream
+  bool refused = false;  // a sender exited 2: the runner asked for something hdstream refuses
   std::map<long, double> series;  // aggregate received Mbps per interval (t in 0.1 s)
   std::vector<std::string> failures;
 };
@@ -160,8 +160,9 @@ Outcome run_one(const Scenario& scenario, std::size_t run_index, linkemu::Emulat
       recv_args.insert(
           recv_args.end(),
           {"--latency",
-           fmt::format("{}ms",
-                       std::chrono::duration_cast<std::chrono::milliseconds>(run.latency).count())});
+           fmt::format(
+               "{}ms",
+               std::chrono::duration_cast<std::chrono::milliseconds>(run.latency).count())});
     }
     receivers.push_back(std::make_unique<NetnsProcess>(wan.netns(receiver_site.name), recv_args,
                                                        base + ".recv.out", base + ".recv.err"));
@@ -193,8 +194,9 @@ Outcome run_one(const Scenario& scenario, std::size_t run_index, linkemu::Emulat
       send_args.insert(
           send_args.end(),
           {"--latency",
-           fmt::format("{}ms",
-                       std::chrono::duration_cast<std::chrono::milliseconds>(run.latency).count())});
+           fmt::format(
+               "{}ms",
+               std::chrono::duration_cast<std::chrono::milliseconds>(run.latency).count())});
     }
     if (run.conns > 0) send_args.insert(send_args.end(), {"--conns", std::to_string(run.conns)});
     if (scenario.distance_km > 0 && run.mode == RunMode::bench) {
@@ -210,22 +212,26 @@ Outcome run_one(const Scenario& scenario, std::size_t run_index, linkemu::Emulat
       outcome.failures.push_back(fmt::format("sender {} did not finish in time", p));
     }
     const int code = senders[p]->exit_code();
-    if (code == 2) {  // usage error: most likely a transport this build does not have
-      outcome.unavailable = true;
-      outcome.failures.push_back(fmt::format("sender {}: {}", p, first_line_of(send_errs[p])));
+    if (code == 2) {
+      // Every transport a scenario can name is built in: a usage error is the runner's or the
+      // scenario's mistake (or a broken CLI), and the run measured nothing.
+      outcome.refused = true;
+      outcome.failures.push_back(
+          fmt::format("sender {} exited 2 (usage error): {}", p, first_line_of(send_errs[p])));
     } else if (code != 0 && code != 3) {
       outcome.failures.push_back(
           fmt::format("sender {} exited {}: {}", p, code, first_line_of(send_errs[p])));
     }
   }
   for (std::size_t p = 0; p < receivers.size(); ++p) {
-    if (!receivers[p]->wait_for(outcome.unavailable ? 1s : 15s)) {
+    // Receivers of a refused sender wait for a feed that never comes: no reason to wait long.
+    if (!receivers[p]->wait_for(outcome.refused ? 1s : 15s)) {
       receivers[p]->kill();
-      if (!outcome.unavailable)
+      if (!outcome.refused)
         outcome.failures.push_back(fmt::format("receiver {} did not finish", p));
     }
   }
-  if (outcome.unavailable) return outcome;
+  if (outcome.refused) return outcome;
 
   for (std::size_t p = 0; p < run.processes; ++p) {
     const auto recv =
@@ -281,7 +287,7 @@ int run_scenario(const Scenario& scenario, const std::string& hdstream, const st
     if (!only.empty() && run.label != only) continue;
     Outcome o = run_one(scenario, index, wan, hdstream, work_dir, full);
     std::vector<std::string> failures = o.failures;
-    if (!o.unavailable) {
+    if (!o.refused) {
       if (o.checksum_errors > 0)
         failures.push_back(fmt::format("{} checksum errors", o.checksum_errors));
       if (run.expect.zero_drops && o.drops > 0)
@@ -292,9 +298,8 @@ int run_scenario(const Scenario& scenario, const std::string& hdstream, const st
       }
       if (!run.expect.at_least_run.empty()) {
         // With --only the reference run was not made: nothing to compare with.
-        const double reference = achieved.count(run.expect.at_least_run)
-                                     ? achieved[run.expect.at_least_run]
-                                     : 0.0;
+        const double reference =
+            achieved.count(run.expect.at_least_run) ? achieved[run.expect.at_least_run] : 0.0;
         if (o.mbps < run.expect.at_least_factor * reference) {
           failures.push_back(fmt::format("{:.0f} Mbps is below {:g} x '{}' ({:.0f} Mbps)", o.mbps,
                                          run.expect.at_least_factor, run.expect.at_least_run,
@@ -307,15 +312,14 @@ int run_scenario(const Scenario& scenario, const std::string& hdstream, const st
         o.forwarded ? 100.0 * static_cast<double>(o.late_packets) / static_cast<double>(o.forwarded)
                     : 0;
     const bool overloaded = o.emulator_drops > 0 || late_percent > 1.0;
-    const std::string result = o.unavailable ? "n/a" : failures.empty() ? "pass" : "FAIL";
-    if (!o.unavailable && !failures.empty()) all_pass = false;
+    const std::string result = failures.empty() ? "pass" : "FAIL";
+    if (!failures.empty()) all_pass = false;
     fmt::print("  {:<22} {:>10.1f} {:>10} {:>6} {:>6} {:>5} {:>6} {:>8} {:>8} {:>7.2f}  {}\n",
                run.label, o.mbps, run.seed_mbps > 0 ? fmt::format("{:.0f}", run.seed_mbps) : "-",
                run.seed_mbps > 0 ? fmt::format("{:.2f}", o.mbps / run.seed_mbps) : "-", o.drops,
                o.checksum_errors, o.retransmits, o.queue_drops, o.emulator_drops, late_percent,
                result);
-    for (const auto& why : failures)
-      fmt::print("      {}: {}\n", o.unavailable ? "unavailable" : "fail", why);
+    for (const auto& why : failures) fmt::print("      fail: {}\n", why);
     if (overloaded) {
       fmt::print(
           "      note: the emulator itself dropped or delayed packets (overloaded machine); "
