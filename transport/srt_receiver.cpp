@@ -101,7 +101,14 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   }
   if (!refusal.empty()) {
     auto ack = encode_hello_ack(stream, HelloAck{status, refusal});
-    socket.send(ack);
+    // SRT hands the refusal to the caller only at its play time, and a close before then loses
+    // it: the caller closes once it has read it (for at most the handshake timeout).
+    if (socket.send(ack) == SrtIo::ok) {
+      const auto close_deadline = std::chrono::steady_clock::now() + options_.handshake_timeout;
+      while (!stopped() && std::chrono::steady_clock::now() < close_deadline &&
+             socket.receive(message, received) != SrtIo::closed) {
+      }
+    }
     return false;
   }
   auto ack = encode_hello_ack(stream, HelloAck{AckStatus::accepted, {}});
