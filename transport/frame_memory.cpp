@@ -30,7 +30,8 @@ FrameMemory::FrameMemory(std::uint64_t max_memory_bytes, std::size_t streams,
           max_memory_bytes > 0 ? max_memory_bytes : default_max_memory_bytes(streams), streams)),
       pool_(idle_frames, budget_),
       log_(logger(component)),
-      refusals_(kLinesPerPeriod, kLinePeriod) {}
+      refusals_(kLinesPerPeriod, kLinePeriod),
+      closures_(kLinesPerPeriod, kLinePeriod) {}
 
 std::optional<MemoryReservation> FrameMemory::admit(const ReassemblerConfig& config,
                                                     std::size_t readers, const std::string& peer,
@@ -58,7 +59,7 @@ std::optional<MemoryReservation> FrameMemory::admit(const ReassemblerConfig& con
 
 void FrameMemory::frame_too_large(const std::string& peer, std::uint16_t stream,
                                   const MessageHeader& header, const ReassemblerConfig& config) {
-  if (auto held_back = refusals_.admit()) {
+  if (auto held_back = closures_.admit()) {
     log_->warn(
         "stream {} from {}: a frame of {} bytes is above the {} its HELLO allows; closing the "
         "session{}",

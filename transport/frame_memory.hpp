@@ -62,7 +62,8 @@ class FrameMemory {
   std::shared_ptr<MemoryBudget> budget_;
   FramePool pool_;
   std::shared_ptr<spdlog::logger> log_;
-  LogRateLimit refusals_;
+  LogRateLimit refusals_;  // refused HELLOs
+  LogRateLimit closures_;  // sessions closed for a frame above their bound
 };
 
 }  // namespace hdstream
