@@ -45,6 +45,24 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
                                  : std::nullopt)
          : 0;
 
+  // A striped feed reorders within its latency budget, a lost chunk comes back after at least
+  // an RTT, and K TCP start-ups take several RTTs to carry the feed between them: unless told
+  // otherwise, give mtcp max(budget, 10 x RTT). (At 100 ms RTT, 4 x RTT dropped 13 of the first
+  // 60 frames while the sub-connections ramped up; 10 x RTT dropped none: docs/SCENARIOS.md.)
+  // A receiver refuses a budget above kMaxLatencyBudgetMs: a chosen one is clamped to it, a
+  // given one is a usage error.
+  constexpr auto kMaxLatency = std::chrono::milliseconds(kMaxLatencyBudgetMs);
+  const auto latency = srt ? srt_options.latency
+                       : options.transport == TransportKind::mtcp && !options.latency_given
+                           ? std::max<std::chrono::nanoseconds>(
+                                 options.latency, std::min<std::chrono::nanoseconds>(
+                                                      10 * options.expected_rtt, kMaxLatency))
+                           : options.latency;
+  if (latency > kMaxLatency) {
+    throw UsageError(fmt::format("--latency {}: a receiver accepts at most {}",
+                                 format_duration(latency), format_duration(kMaxLatency)));
+  }
+
   std::vector<std::string> specs;
   try {
     specs = per_feed_specs(options.sources, options.streams, plan.format.default_source);
@@ -114,23 +132,6 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     transport_options.tuning.max_pacing_rate_bps =
         static_cast<std::uint64_t>(options.pacing_factor * static_cast<double>(feed.bit_rate_bps));
     transport_options.expected_rtt = options.expected_rtt;
-    // A striped feed reorders within its latency budget, a lost chunk comes back after at least
-    // an RTT, and K TCP start-ups take several RTTs to carry the feed between them: unless told
-    // otherwise, give mtcp max(budget, 10 x RTT). (At 100 ms RTT, 4 x RTT dropped 13 of the first
-    // 60 frames while the sub-connections ramped up; 10 x RTT dropped none: docs/SCENARIOS.md.)
-    // A receiver refuses a budget above kMaxLatencyBudgetMs: a chosen one is clamped to it, a
-    // given one is a usage error.
-    constexpr auto kMaxLatency = std::chrono::milliseconds(kMaxLatencyBudgetMs);
-    const auto latency = srt ? srt_options.latency
-                         : options.transport == TransportKind::mtcp && !options.latency_given
-                             ? std::max<std::chrono::nanoseconds>(
-                                   options.latency, std::min<std::chrono::nanoseconds>(
-                                                        10 * options.expected_rtt, kMaxLatency))
-                             : options.latency;
-    if (latency > kMaxLatency) {
-      throw UsageError(fmt::format("--latency {}: a receiver accepts at most {}",
-                                   format_duration(latency), format_duration(kMaxLatency)));
-    }
     transport_options.hello.latency_budget_ms = static_cast<std::uint32_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(latency).count());
     // A live feed queues at most the latency budget's worth of frames (at least two).
