@@ -33,9 +33,9 @@ int run_bench_receiver(const BenchOptions& options) {
     receivers->stop();
     runtime.shutdown();
   };
-  receivers =
-      std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
-                                      MediaOutput{}, SrtSettings{}, Mux::none, options.common.key);
+  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
+                                              MediaOutput{}, SrtSettings{}, Mux::none,
+                                              options.common.key, options.max_memory_bytes);
   receivers->start();
   runtime.on_interrupt(finish);
   CpuClock cpu;

@@ -12,6 +12,7 @@
 
 #include "common/units.hpp"
 #include "presets/presets.hpp"
+#include "transport/frame_memory.hpp"
 #include "transport/key_file.hpp"
 
 namespace hdstream {
@@ -116,6 +117,28 @@ CLI::Option* add_streams(CLI::App& command, std::size_t& streams) {
       ->check(CLI::Range(1, 256))
       ->envname("HDSTREAM_STREAMS")
       ->capture_default_str();
+}
+
+// --max-memory on the receiving commands: "auto" (kDefaultMemoryPerStreamBytes a stream) or a
+// size of at least 1M.
+CLI::Option* add_max_memory(CLI::App& command, std::string& text) {
+  return command
+      .add_option("--max-memory", text,
+                  fmt::format("Memory all feeds together may hold for frames in flight, e.g. 2G; "
+                              "each stream gets an equal share and a feed that could need more "
+                              "is refused (auto: {} MiB per --streams)",
+                              kDefaultMemoryPerStreamBytes >> 20))
+      ->check(CLI::IsMember({"auto"}) | kBytes)
+      ->envname("HDSTREAM_MAX_MEMORY")
+      ->capture_default_str();
+}
+
+// 0 for "auto": the receiver's default (transport/frame_memory.hpp).
+std::uint64_t parse_max_memory(const std::string& text) {
+  if (text == "auto") return 0;
+  const std::uint64_t bytes = parse_bytes(text);
+  if (bytes < (1u << 20)) throw CLI::ValidationError("--max-memory", "must be at least 1M");
+  return bytes;
 }
 
 // Shape only; whether a display or directory exists is checked when the receivers start.
@@ -310,9 +333,12 @@ Finisher add_recv(CLI::App& app) {
   command->add_option("--mux", recv->mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer")
       ->check(CLI::IsMember({"none", "ts"}))
       ->capture_default_str();
+  auto max_memory = std::make_shared<std::string>("auto");
+  add_max_memory(*command, *max_memory);
   add_common(*command, recv->common, *common);
-  return [command, recv, text, common, decode_delay, latency]() -> Command {
+  return [command, recv, text, common, decode_delay, latency, max_memory]() -> Command {
     finish_common(*command, recv->common, *common);
+    recv->max_memory_bytes = parse_max_memory(*max_memory);
     recv->duration = parse_duration(text->first);
     recv->transport = *transport_from_string(text->second);
     recv->latency = parse_duration(*latency);
@@ -392,7 +418,7 @@ Finisher add_bench(CLI::App& app) {
   auto common = std::make_shared<CommonText>();
   struct Text {
     std::string rate = "max", duration = "10s", rtt = "1ms", chunk = "64K", frame = "1M",
-                transport = "tcp";
+                transport = "tcp", max_memory = "auto";
   };
   auto text = std::make_shared<Text>();
   auto* dest = command->add_option("--dest", bench->dest, "Send to HOST:PORT or a preset name");
@@ -417,6 +443,7 @@ Finisher add_bench(CLI::App& app) {
   command->add_option("--frame-size", text->frame, "Frame size when unpaced")
       ->check(kBytes)
       ->capture_default_str();
+  add_max_memory(*command, text->max_memory);
   command
       ->add_option("--distance-km", bench->distance_km,
                    "Path length; adds the land-speed-record metric (petabit-metres/s)")
@@ -448,6 +475,7 @@ Finisher add_bench(CLI::App& app) {
       throw CLI::ValidationError("--frame-size", "must be between 4K and 32M");
     }
     bench->frame_bytes = static_cast<std::size_t>(frame);
+    bench->max_memory_bytes = parse_max_memory(text->max_memory);
     return *bench;
   };
 }

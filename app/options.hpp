@@ -81,6 +81,7 @@ struct RecvOptions {
   std::string key_file;                      // srt passphrase file (--key-file)
   std::chrono::nanoseconds latency = 120ms;  // srt receive latency (--latency)
   std::string mux = "none";                  // "ts": MPEG-TS over srt (--mux)
+  std::uint64_t max_memory_bytes = 0;        // --max-memory; 0: the receiver's default
 };
 
 // `hdstream bench`: the sending side with --dest, the receiving side with --listen.
@@ -98,6 +99,7 @@ struct BenchOptions {
   std::size_t frame_bytes = 1 << 20;
   double distance_km = 0;                       // > 0: report the land-speed-record metric
   std::optional<std::filesystem::path> report;  // --report: a link report of the run
+  std::uint64_t max_memory_bytes = 0;           // --max-memory (--listen); 0: the default
 };
 
 struct MonitorOptions {

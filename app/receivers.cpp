@@ -7,13 +7,14 @@ namespace hdstream {
 ReceiverGroup::ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind,
                              Endpoint listen, std::function<void()> on_all_ended,
                              MediaOutput output, SrtSettings srt, Mux mux,
-                             std::optional<PresharedKey> key)
+                             std::optional<PresharedKey> key, std::uint64_t max_memory_bytes)
     : feeds_(stats, std::move(on_all_ended), std::move(output)) {
   ReceiverOptions options;
   options.listen = std::move(listen);
   options.streams = stats.size();
   options.srt = std::move(srt);
   options.key = std::move(key);
+  options.max_memory_bytes = max_memory_bytes;
   if (mux == Mux::ts) {
     transport_ = std::make_shared<TsSrtReceiver>(std::move(options), stats, feeds_);
   } else {

@@ -17,9 +17,9 @@ class ReceiverGroup {
  public:
   // `output` decodes video feeds and sends them to a sink (pipeline/media_output.hpp).
   ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind, Endpoint listen,
-                std::function<void()> on_all_ended, MediaOutput output = {},
-                SrtSettings srt = {}, Mux mux = Mux::none,
-                std::optional<PresharedKey> key = std::nullopt);
+                std::function<void()> on_all_ended, MediaOutput output = {}, SrtSettings srt = {},
+                Mux mux = Mux::none, std::optional<PresharedKey> key = std::nullopt,
+                std::uint64_t max_memory_bytes = 0);  // --max-memory; 0: the default
 
   // Binds and listens; throws std::system_error naming the address.
   void start() { transport_->start(); }

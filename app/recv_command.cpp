@@ -35,10 +35,9 @@ int run_recv(const RecvOptions& options) {
   media.debug_decode_delay = options.debug_decode_delay;
   const SrtSettings srt =
       options.transport == TransportKind::srt ? srt_settings(options) : SrtSettings{};
-  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
-                                              std::move(media), srt,
-                                              options.mux == "ts" ? Mux::ts : Mux::none,
-                                              options.common.key);
+  receivers = std::make_unique<ReceiverGroup>(
+      runtime, stats, options.transport, listen, finish, std::move(media), srt,
+      options.mux == "ts" ? Mux::ts : Mux::none, options.common.key, options.max_memory_bytes);
   receivers->start();
   runtime.on_interrupt(finish);
 

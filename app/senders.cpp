@@ -1,5 +1,6 @@
 #include "app/senders.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "mux/ts_srt_sender.hpp"
 #include "pipeline/media_sources.hpp"
 #include "pipeline/synthetic.hpp"
+#include "protocol/feed_limits.hpp"
 #include "protocol/packetizer.hpp"
 #include "transport/srt_sender.hpp"
 
@@ -43,6 +45,24 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
                                  : std::nullopt)
          : 0;
 
+  // A striped feed reorders within its latency budget, a lost chunk comes back after at least
+  // an RTT, and K TCP start-ups take several RTTs to carry the feed between them: unless told
+  // otherwise, give mtcp max(budget, 10 x RTT). (At 100 ms RTT, 4 x RTT dropped 13 of the first
+  // 60 frames while the sub-connections ramped up; 10 x RTT dropped none: docs/SCENARIOS.md.)
+  // A receiver refuses a budget above kMaxLatencyBudgetMs: a chosen one is clamped to it, a
+  // given one is a usage error.
+  constexpr auto kMaxLatency = std::chrono::milliseconds(kMaxLatencyBudgetMs);
+  const auto latency = srt ? srt_options.latency
+                       : options.transport == TransportKind::mtcp && !options.latency_given
+                           ? std::max<std::chrono::nanoseconds>(
+                                 options.latency, std::min<std::chrono::nanoseconds>(
+                                                      10 * options.expected_rtt, kMaxLatency))
+                           : options.latency;
+  if (latency > kMaxLatency) {
+    throw UsageError(fmt::format("--latency {}: a receiver accepts at most {}",
+                                 format_duration(latency), format_duration(kMaxLatency)));
+  }
+
   std::vector<std::string> specs;
   try {
     specs = per_feed_specs(options.sources, options.streams, plan.format.default_source);
@@ -55,6 +75,12 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     if (options.unpaced) {
       // Memory-to-memory (bench): synthetic frames of a fixed size, as fast as they go.
       made.feed = plan.format.feed;
+      // The HELLO's rate bounds the receiver's frames (protocol/feed_limits.hpp): announce at
+      // least what frames of this size make at the feed's frame rate.
+      made.feed.bit_rate_bps =
+          std::max(made.feed.bit_rate_bps,
+                   static_cast<std::uint64_t>(std::ceil(static_cast<double>(options.frame_bytes) *
+                                                        8.0 * made.feed.frames_per_second())));
       made.source = std::make_unique<SyntheticSource>(stream_id, options.frame_bytes);
       made.summary = fmt::format("unpaced synthetic frames of {} bytes", options.frame_bytes);
     } else {
@@ -67,9 +93,10 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     const FeedDescriptor feed = made.feed;
     // Synthetic frames have the size the rate asks for; media frames have their own (DNxHD 220
     // is ~0.9 MB, v210 1080 is 5.5 MB): the limits apply to the largest plausible frame.
-    const std::size_t frame_bytes = options.unpaced                  ? options.frame_bytes
-                                    : feed.codec == Codec::synthetic ? frame_bytes_for(feed)
-                                                                     : 2 * frame_bytes_for(feed);
+    const std::size_t frame_bytes = options.unpaced ? options.frame_bytes
+                                    : feed.codec == Codec::synthetic
+                                        ? frame_bytes_for(feed)
+                                        : kCompressedFrameMargin * frame_bytes_for(feed);
     if (frame_bytes > kMaxFrameBytes) {
       throw UsageError(fmt::format("--rate: {} at {:.2f} fps makes {} byte frames; the limit is {}",
                                    format_rate(static_cast<double>(feed.bit_rate_bps)),
@@ -105,15 +132,6 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     transport_options.tuning.max_pacing_rate_bps =
         static_cast<std::uint64_t>(options.pacing_factor * static_cast<double>(feed.bit_rate_bps));
     transport_options.expected_rtt = options.expected_rtt;
-    // A striped feed reorders within its latency budget, a lost chunk comes back after at least
-    // an RTT, and K TCP start-ups take several RTTs to carry the feed between them: unless told
-    // otherwise, give mtcp max(budget, 10 x RTT). (At 100 ms RTT, 4 x RTT dropped 13 of the first
-    // 60 frames while the sub-connections ramped up; 10 x RTT dropped none: docs/SCENARIOS.md.)
-    const auto latency =
-        srt ? srt_options.latency
-        : options.transport == TransportKind::mtcp && !options.latency_given
-            ? std::max<std::chrono::nanoseconds>(options.latency, 10 * options.expected_rtt)
-            : options.latency;
     transport_options.hello.latency_budget_ms = static_cast<std::uint32_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(latency).count());
     // A live feed queues at most the latency budget's worth of frames (at least two).

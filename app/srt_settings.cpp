@@ -1,11 +1,13 @@
 #include "app/srt_settings.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "app/runtime.hpp"
+#include "protocol/feed_limits.hpp"
 
 namespace hdstream {
 namespace {
@@ -36,10 +38,12 @@ SrtSettings srt_settings(const SendOptions& options) {
   SrtSettings settings;
   settings.passphrase = read_passphrase(options.key_file);
   settings.key_length_bytes = static_cast<std::uint8_t>(options.key_length_bytes);
+  // Chosen: 4 x RTT, within what a receiver accepts (protocol/feed_limits.hpp).
   settings.latency = options.latency_given
                          ? options.latency
-                         : std::max<std::chrono::nanoseconds>(std::chrono::milliseconds(120),
-                                                              4 * options.expected_rtt);
+                         : std::clamp<std::chrono::nanoseconds>(
+                               4 * options.expected_rtt, std::chrono::milliseconds(120),
+                               std::chrono::milliseconds(kMaxLatencyBudgetMs));
   return settings;
 }
 

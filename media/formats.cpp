@@ -23,13 +23,6 @@ std::string raw_caps_for(const FeedDescriptor& feed) {
       format, feed.width, feed.height, feed.frame_rate_num, feed.frame_rate_den);
 }
 
-std::size_t raw_frame_bytes(const FeedDescriptor& feed) {
-  const std::size_t width = feed.width, height = feed.height;
-  if (feed.codec == Codec::v210) return (width + 47) / 48 * 128 * height;
-  if (feed.codec == Codec::uyvy) return width * 2 * height;
-  return 0;
-}
-
 AVCodecID av_codec_id(Codec codec) {
   switch (codec) {
     case Codec::dnxhd:

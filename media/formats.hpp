@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 
+#include "protocol/feed_limits.hpp"
 #include "protocol/handshake.hpp"
 
 namespace hdstream {
@@ -18,8 +19,7 @@ bool is_video(Codec codec);
 // planar, the DNxHD 220 encoder's input), v210, or UYVY, at the feed's size and frame rate.
 std::string raw_caps_for(const FeedDescriptor& feed);
 
-// Bytes of one uncompressed frame as it travels (v210 rows padded to 128 bytes per 48 pixels,
-// the layout GStreamer and libavcodec agree on); 0 for compressed or synthetic feeds.
-std::size_t raw_frame_bytes(const FeedDescriptor& feed);
+// raw_frame_bytes(feed), the size of an uncompressed frame, is in protocol/feed_limits.hpp: a
+// receiver bounds raw frames by it.
 
 }  // namespace hdstream

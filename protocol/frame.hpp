@@ -20,23 +20,36 @@ struct Frame {
 
 using FramePtr = std::shared_ptr<Frame>;
 
+class MemoryBudget;
+
 // Recycles frame buffers so that steady-state streaming allocates nothing. Frames handed out
 // return their buffer to the pool when the last reference goes, even after the pool object
 // itself is destroyed (the shared state lives until then). Thread safe.
+//
+// With a `budget` (a receiver's), idle buffers only use room no session has reserved: live
+// frames stay within the sessions' reservations and idle ones within the rest, so all frame
+// buffers together stay within the budget's limit.
 class FramePool {
  public:
-  explicit FramePool(std::size_t max_idle_frames = 16);
+  explicit FramePool(std::size_t max_idle_frames = 16,
+                     std::shared_ptr<const MemoryBudget> budget = nullptr);
 
-  // A frame whose `data` has exactly `bytes` bytes (contents unspecified).
-  FramePtr acquire(std::size_t bytes);
+  // A frame whose `data` has exactly `bytes` bytes (contents unspecified) and a buffer of at
+  // most max(bytes, max_capacity_bytes): an idle buffer larger than that is freed, not reused,
+  // so a frame never holds more memory than its session reserved for it.
+  FramePtr acquire(std::size_t bytes, std::size_t max_capacity_bytes = SIZE_MAX);
 
   std::size_t idle_frames() const;
+  std::size_t idle_bytes() const;  // capacity of the idle buffers
 
  private:
   struct State {
     std::mutex mutex;
     std::vector<std::unique_ptr<Frame>> idle;
+    std::size_t idle_bytes = 0;
     std::size_t max_idle = 0;
+    std::shared_ptr<const MemoryBudget> budget;
+    std::size_t idle_room() const;  // with the mutex held
   };
   std::shared_ptr<State> state_;
 };

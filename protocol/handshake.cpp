@@ -1,5 +1,6 @@
 #include "protocol/handshake.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -7,6 +8,7 @@
 
 #include "protocol/byte_order.hpp"
 #include "protocol/checksum.hpp"
+#include "protocol/feed_limits.hpp"
 
 namespace hdstream {
 namespace {
@@ -156,6 +158,35 @@ std::string validate_hello(const Hello& hello) {
   }
   if (hello.chunk_bytes == 0 || hello.chunk_bytes > kMaxChunkBytes) {
     return fmt::format("chunk size {} out of range (1..{})", hello.chunk_bytes, kMaxChunkBytes);
+  }
+  // Everything below sizes something on the receiver: frames in flight, socket buffers,
+  // decoders and displays (protocol/feed_limits.hpp).
+  if (hello.latency_budget_ms > kMaxLatencyBudgetMs) {
+    return fmt::format("latency budget {} ms out of range (0..{})", hello.latency_budget_ms,
+                       kMaxLatencyBudgetMs);
+  }
+  if (hello.feed.bit_rate_bps > kMaxBitRateBps) {
+    return fmt::format("bit rate {} bit/s out of range (0..{})", hello.feed.bit_rate_bps,
+                       kMaxBitRateBps);
+  }
+  if (hello.expected_rtt_us > kMaxExpectedRttUs) {
+    return fmt::format("expected RTT {} us out of range (0..{})", hello.expected_rtt_us,
+                       kMaxExpectedRttUs);
+  }
+  const bool video = hello.feed.codec != Codec::synthetic;
+  if (hello.feed.width > kMaxFrameWidth || hello.feed.height > kMaxFrameHeight ||
+      (video && (hello.feed.width == 0 || hello.feed.height == 0))) {
+    return fmt::format("picture size {}x{} out of range (at most {}x{}{})", hello.feed.width,
+                       hello.feed.height, kMaxFrameWidth, kMaxFrameHeight,
+                       video ? ", neither 0" : "");
+  }
+  if (const std::size_t raw = raw_frame_bytes(hello.feed); raw > max_frame_bytes(hello)) {
+    return fmt::format(
+        "{} {}x{} frames are {} bytes: above the {} bytes a frame may have in {}-byte chunks",
+        to_string(hello.feed.codec), hello.feed.width, hello.feed.height, raw,
+        std::min<std::uint64_t>(kMaxFrameBytes,
+                                std::uint64_t{kMaxChunksPerFrame} * hello.chunk_bytes),
+        hello.chunk_bytes);
   }
   return {};
 }

@@ -1,6 +1,5 @@
 #include "protocol/packetizer.hpp"
 
-#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -8,10 +7,6 @@
 #include "protocol/checksum.hpp"
 
 namespace hdstream {
-
-namespace {
-constexpr std::size_t kMaxChunksPerFrame = std::numeric_limits<std::uint16_t>::max();
-}
 
 std::uint32_t min_chunk_bytes(std::size_t frame_bytes) {
   return static_cast<std::uint32_t>((frame_bytes + kMaxChunksPerFrame - 1) / kMaxChunksPerFrame);

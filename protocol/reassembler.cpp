@@ -1,9 +1,11 @@
 #include "protocol/reassembler.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "protocol/checksum.hpp"
+#include "protocol/feed_limits.hpp"
 
 namespace hdstream {
 
@@ -19,6 +21,49 @@ std::string_view to_string(ChunkResult result) {
   return "unknown";
 }
 
+namespace {
+// Per frame in flight besides its buffer: the map node, the Frame and its control block.
+constexpr std::uint64_t kFrameOverheadBytes = 512;
+
+// What the header alone says about a chunk's place in its frame, checked before the frame is
+// allocated: the last chunk ends at frame_bytes, the others are non-empty, and with a known
+// chunk size every chunk sits at index x chunk_bytes in a frame of exactly that many chunks.
+bool plausible_geometry(const MessageHeader& h, std::uint32_t chunk_bytes) {
+  const bool last = h.chunk_index + 1 == h.chunk_count;
+  if (last && std::uint64_t{h.payload_offset} + h.payload_bytes != h.frame_bytes) return false;
+  if (!last && h.payload_bytes == 0) return false;
+  if (chunk_bytes == 0) return true;
+  const std::uint64_t chunks =
+      h.frame_bytes == 0 ? 1 : (std::uint64_t{h.frame_bytes} + chunk_bytes - 1) / chunk_bytes;
+  return h.chunk_count == chunks &&
+         std::uint64_t{h.chunk_index} * chunk_bytes == h.payload_offset &&
+         (last || h.payload_bytes == chunk_bytes);
+}
+}  // namespace
+
+ReassemblerConfig reassembler_config(const Hello& hello) {
+  ReassemblerConfig config;
+  config.first_seq = hello.first_frame_seq;
+  config.max_frame_bytes = max_frame_bytes(hello);
+  config.chunk_bytes = hello.chunk_bytes;
+  return config;
+}
+
+std::uint64_t memory_bytes(const ReassemblerConfig& config, std::size_t readers) {
+  const std::uint64_t chunks =
+      config.chunk_bytes == 0
+          ? kMaxChunksPerFrame
+          : std::max<std::uint64_t>(
+                1, (std::uint64_t{config.max_frame_bytes} + config.chunk_bytes - 1) /
+                       config.chunk_bytes);
+  const std::uint64_t per_frame = config.max_frame_bytes + chunks + kFrameOverheadBytes;
+  const std::uint64_t in_flight = std::max<std::uint64_t>(1, config.max_frames_in_flight);
+  // Saturates rather than wraps for any frame count a caller may configure.
+  if (readers > UINT64_MAX - in_flight) return UINT64_MAX;
+  const std::uint64_t frames = in_flight + readers;
+  return frames > UINT64_MAX / per_frame ? UINT64_MAX : frames * per_frame;
+}
+
 Reassembler::Reassembler(std::uint16_t stream_id, ReassemblerConfig config, FramePool& pool)
     : stream_id_(stream_id), config_(config), pool_(pool), next_seq_(config.first_seq) {
   config_.max_frames_in_flight = std::max<std::size_t>(1, config_.max_frames_in_flight);
@@ -32,18 +77,15 @@ ChunkResult Reassembler::check_geometry(Pending& pending, const MessageHeader& h
       h.timestamp_ns != frame.ready_ns) {
     return ChunkResult::inconsistent;
   }
+  // plausible_geometry() already checked what the header says on its own.
   const bool last = h.chunk_index + 1 == h.chunk_count;
   if (last) {
-    if (std::uint64_t{h.payload_offset} + h.payload_bytes != h.frame_bytes) {
-      return ChunkResult::inconsistent;
-    }
     if (pending.stride != 0 &&
         std::uint64_t{pending.stride} * h.chunk_index != h.payload_offset) {
       return ChunkResult::inconsistent;
     }
     return ChunkResult::accepted;
   }
-  if (h.payload_bytes == 0) return ChunkResult::inconsistent;
   if (pending.stride != 0 && h.payload_bytes != pending.stride) return ChunkResult::inconsistent;
   if (std::uint64_t{h.payload_bytes} * h.chunk_index != h.payload_offset) {
     return ChunkResult::inconsistent;
@@ -71,6 +113,7 @@ Reassembler::Slot Reassembler::begin_chunk(const MessageHeader& h, std::int64_t 
     return refuse(ChunkResult::inconsistent);
   }
   if (h.frame_bytes > config_.max_frame_bytes) return refuse(ChunkResult::too_large);
+  if (!plausible_geometry(h, config_.chunk_bytes)) return refuse(ChunkResult::inconsistent);
   if (h.frame_seq < next_seq_ || (finished_ && h.frame_seq >= end_seq_)) {
     return refuse(ChunkResult::late);
   }
@@ -82,7 +125,7 @@ Reassembler::Slot Reassembler::begin_chunk(const MessageHeader& h, std::int64_t 
     while (pending_.size() >= config_.max_frames_in_flight) drop_head();
     if (h.frame_seq < next_seq_) return refuse(ChunkResult::late);
     Pending fresh;
-    fresh.frame = pool_.acquire(h.frame_bytes);
+    fresh.frame = pool_.acquire(h.frame_bytes, config_.max_frame_bytes);
     fresh.frame->stream_id = stream_id_;
     fresh.frame->seq = h.frame_seq;
     fresh.frame->ready_ns = h.timestamp_ns;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "protocol/frame.hpp"
+#include "protocol/handshake.hpp"
 #include "protocol/wire.hpp"
 
 namespace hdstream {
@@ -26,17 +27,32 @@ struct ReassemblerConfig {
   // 0 suits in-order transports (tcp): a gap there can never be filled.
   std::int64_t latency_budget_ns = 0;
   std::uint32_t max_frame_bytes = kMaxFrameBytes;
+  // The HELLO's chunk size: every chunk but a frame's last carries exactly this many bytes at
+  // index x chunk_bytes, so a frame has exactly ceil(frame_bytes / chunk_bytes) chunks and a
+  // chunk's geometry is checked before its frame is allocated. 0: any stride.
+  std::uint32_t chunk_bytes = 0;
   // Chunks for frames further ahead than this are refused (a hostile or broken peer would
   // otherwise turn one chunk into billions of "missing" frames).
   std::uint64_t max_seq_ahead = 1u << 16;
 };
+
+// What a HELLO fixes: the first frame, the largest frame (max_frame_bytes(hello),
+// protocol/feed_limits.hpp) and the chunk size. The transport sets frames in flight and the
+// latency budget.
+ReassemblerConfig reassembler_config(const Hello& hello);
+
+// The most memory a Reassembler with `config` can hold at once: max_frames_in_flight frames,
+// plus one per payload read in progress (`readers`: a frame given up during a two-phase intake
+// lives until its commit), each of at most max_frame_bytes plus its chunk bookkeeping. What a
+// receiver reserves for a session (protocol/memory_budget.hpp). Saturates instead of wrapping.
+std::uint64_t memory_bytes(const ReassemblerConfig& config, std::size_t readers);
 
 enum class ChunkResult : std::uint8_t {
   accepted = 1,
   duplicate,          // this chunk was already received (or is being received)
   late,               // its frame was already delivered or given up
   inconsistent,       // disagrees with the frame's other chunks, wrong stream, or out of window
-  too_large,          // frame above max_frame_bytes
+  too_large,          // frame above max_frame_bytes: the peer broke its HELLO's promise
   checksum_mismatch,  // payload does not match its XXH3-64
 };
 

@@ -19,6 +19,7 @@ inline constexpr std::size_t kHeaderBytes = 48;
 inline constexpr std::uint32_t kMaxFrameBytes = 64u << 20;    // 4K v210 is ~22 MB
 inline constexpr std::uint32_t kMaxChunkBytes = 4u << 20;
 inline constexpr std::uint32_t kMaxControlBytes = 4096;
+inline constexpr std::uint32_t kMaxChunksPerFrame = 65535;  // chunk_count is 16 bits
 
 enum class MessageType : std::uint8_t {
   invalid = 0,

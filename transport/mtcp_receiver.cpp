@@ -30,13 +30,16 @@ constexpr auto kTick = std::chrono::milliseconds(10);
 // stream's strand.
 class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
  public:
-  Group(std::shared_ptr<MultiTcpReceiver> owner, std::uint16_t stream, const Hello& hello)
+  // `memory`: the reservation covering reassembler_config(hello, ...) (see admit()).
+  Group(std::shared_ptr<MultiTcpReceiver> owner, std::uint16_t stream, const Hello& hello,
+        MemoryReservation memory)
       : owner_(std::move(owner)),
         strand_(owner_->strands_[stream]),
         stream_(stream),
         hello_(hello),
         counters_(owner_->stats_.stream(stream)),
-        reassembler_(stream, reassembler_config(hello, owner_->options_), owner_->pool_),
+        memory_(std::move(memory)),
+        reassembler_(stream, reassembler_config(hello, owner_->options_), owner_->memory_.pool()),
         members_(hello.connections),
         publisher_(log(), stream,
                    fmt::format("given up (missing beyond the {} ms latency budget)",
@@ -107,6 +110,17 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
     asio::post(strand_, [self = shared_from_this()] { self->end_session(false, true); });
   }
 
+  // Bounds from the HELLO (protocol/reassembler.hpp); frames in flight: what the latency budget
+  // holds back (the sender's resend window is the same size, see mtcp_window_frames).
+  static ReassemblerConfig reassembler_config(const Hello& hello, const ReceiverOptions& options) {
+    ReassemblerConfig config = hdstream::reassembler_config(hello);
+    config.latency_budget_ns = std::int64_t{hello.latency_budget_ms} * 1'000'000;
+    config.max_frames_in_flight =
+        std::max(options.max_frames_in_flight,
+                 mtcp_window_frames(hello.latency_budget_ms, hello.feed.frames_per_second()));
+    return config;
+  }
+
  private:
   struct Member {
     std::shared_ptr<tcp::socket> socket;
@@ -124,16 +138,6 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
     bool up = false;
   };
 
-  static ReassemblerConfig reassembler_config(const Hello& hello, const ReceiverOptions& options) {
-    ReassemblerConfig config;
-    config.first_seq = hello.first_frame_seq;
-    config.latency_budget_ns = std::int64_t{hello.latency_budget_ms} * 1'000'000;
-    config.max_frames_in_flight =
-        std::max(options.max_frames_in_flight,
-                 mtcp_window_frames(hello.latency_budget_ms, hello.feed.frames_per_second()));
-    return config;
-  }
-
   awaitable<void> read_loop(std::uint8_t index, std::uint64_t generation);
   awaitable<void> ticker();
   void send_ack(std::uint8_t index);
@@ -149,6 +153,7 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
   std::uint16_t stream_;
   Hello hello_;
   StreamCounters& counters_;
+  MemoryReservation memory_;
   Reassembler reassembler_;
   std::vector<Member> members_;
   ReassemblyPublisher publisher_;
@@ -184,6 +189,12 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
     const MessageHeader& header = read.header;
     if (header.type == MessageType::chunk) {
       auto slot = reassembler_.begin_chunk(header, wall_clock_ns());
+      if (slot.result == ChunkResult::too_large) {
+        owner_->memory_.frame_too_large(member.peer, stream_, header,
+                                        reassembler_config(hello_, owner_->options_));
+        end_session(false, /*stopping=*/true);  // gives the frames in flight up
+        co_return;
+      }
       error_code ec;
       if (slot.result == ChunkResult::accepted) {
         ec = co_await reader.read_payload(*socket, slot.destination);
@@ -394,6 +405,7 @@ void MultiTcpReceiver::Group::end_session(bool clean, bool stopping) {
   }
   counters_.state.store(clean ? StreamState::finished : StreamState::failed,
                         std::memory_order_relaxed);
+  memory_.reset();  // before the stream is free: its next session reserves afresh
   owner_->group_ended(stream_, this);
   owner_->consumer_.session_ended(stream_, clean, reassembler_.next_seq());
 }
@@ -405,7 +417,7 @@ MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions op
       stats_(stats),
       consumer_(consumer),
       acceptor_(context),
-      pool_(8 * options_.streams + 8),
+      memory_(options_.max_memory_bytes, options_.streams, 8 * options_.streams + 8, "mtcp"),
       groups_(options_.streams) {
   for (std::size_t i = 0; i < options_.streams; ++i)
     strands_.push_back(asio::make_strand(context_));
@@ -463,6 +475,7 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
   const Hello& hello = *intake.hello;
   AckStatus status = AckStatus::accepted;
   std::string reason;
+  bool logged = false;  // a memory refusal is logged (rate-limited) by FrameMemory
   std::shared_ptr<Group> group;
   {
     std::lock_guard lock(mutex_);
@@ -477,16 +490,21 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
       status = AckStatus::bad_request;
       reason = fmt::format("this session has {} sub-connections, not {}",
                            groups_[stream]->connections(), hello.connections);
-    } else {
-      if (!groups_[stream]) {
-        groups_[stream] = std::make_shared<Group>(shared_from_this(), stream, hello);
-        asio::post(strands_[stream], [g = groups_[stream]] { g->start(); });
-      }
+    } else if (groups_[stream]) {
       group = groups_[stream];
+    } else if (auto memory = memory_.admit(Group::reassembler_config(hello, options_),
+                                           /*readers=*/hello.connections, peer, stream, reason)) {
+      // A new session: it reserves, for all its sub-connections, what its frames may need.
+      group = std::make_shared<Group>(shared_from_this(), stream, hello, std::move(*memory));
+      groups_[stream] = group;
+      asio::post(strands_[stream], [group] { group->start(); });
+    } else {
+      status = AckStatus::bad_request;
+      logged = true;
     }
   }
   if (status != AckStatus::accepted) {
-    co_await send_hello_ack(*socket, stream, status, std::move(reason), peer, "mtcp");
+    co_await send_hello_ack(*socket, stream, status, std::move(reason), peer, "mtcp", !logged);
     co_return;
   }
   if (!co_await send_hello_ack(*socket, stream, AckStatus::accepted, {}, peer, "mtcp")) co_return;

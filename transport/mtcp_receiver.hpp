@@ -8,7 +8,7 @@
 #include <mutex>
 #include <vector>
 
-#include "protocol/frame.hpp"
+#include "transport/frame_memory.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -37,7 +37,7 @@ class MultiTcpReceiver : public ReceiverTransport,
   StatsRegistry& stats_;
   FrameConsumer& consumer_;
   tcp::acceptor acceptor_;
-  FramePool pool_;
+  FrameMemory memory_;  // frame buffers of all feeds, within --max-memory
   // One strand per stream: every sub-connection of a feed runs on it, so they share one
   // reassembler without locks and the consumer sees one caller per stream.
   std::vector<asio::strand<asio::io_context::executor_type>> strands_;

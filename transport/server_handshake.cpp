@@ -123,8 +123,8 @@ awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds 
 
 awaitable<bool> send_hello_ack(tcp::socket& socket, std::uint16_t stream_id, AckStatus status,
                                std::string reason, const std::string& peer,
-                               const std::string& component) {
-  if (status != AckStatus::accepted) {
+                               const std::string& component, bool log) {
+  if (status != AckStatus::accepted && log) {
     logger(component)->warn("refused feed from {} (stream {}): {}: {}", peer, stream_id,
                             to_string(status), reason);
   }

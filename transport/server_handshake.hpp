@@ -44,9 +44,10 @@ awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds 
 void warn_if_open_to_anyone(const tcp::acceptor& acceptor, bool has_key,
                             const std::string& component);
 
-// Writes HELLO_ACK; a refusal is logged as a warning first. false if the write failed.
+// Writes HELLO_ACK; a refusal is logged as a warning first, unless `log` is false (the caller
+// logged it, rate-limited). false if the write failed.
 awaitable<bool> send_hello_ack(tcp::socket& socket, std::uint16_t stream_id, AckStatus status,
                                std::string reason, const std::string& peer,
-                               const std::string& component);
+                               const std::string& component, bool log = true);
 
 }  // namespace hdstream

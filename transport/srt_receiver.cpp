@@ -20,7 +20,7 @@ SrtReceiver::SrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameCon
     : options_(std::move(options)),
       stats_(stats),
       consumer_(consumer),
-      pool_(4 * options_.streams + 8) {}
+      memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "srt") {}
 
 SrtReceiver::~SrtReceiver() = default;
 
@@ -75,6 +75,9 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     } else if (refusal = validate_hello(*hello); !refusal.empty()) {
     } else if (hello->transport != TransportKind::srt) {
       refusal = fmt::format("this listener serves srt, not {}", to_string(hello->transport));
+    } else if (hello->chunk_bytes > kSrtChunkBytes) {
+      refusal = fmt::format("chunks of {} bytes do not fit an SRT message (at most {})",
+                            hello->chunk_bytes, kSrtChunkBytes);
     } else if (header.stream_id != stream) {
       status = AckStatus::bad_stream;
       refusal = fmt::format("UDP port {} carries stream {}, not {}", socket.local_port(), stream,
@@ -86,10 +89,26 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     if (!stopped()) log()->warn("stream {}: closing {}: no handshake", stream, peer);
     return false;
   }
-  if (!refusal.empty()) {
+  // SRT delivers in order and drops what is too late to play: latency budget 0.
+  ReassemblerConfig config;
+  std::optional<MemoryReservation> memory;
+  if (refusal.empty()) {
+    config = reassembler_config(*hello);
+    config.max_frames_in_flight = options_.max_frames_in_flight;
+    memory = memory_.admit(config, /*readers=*/0, peer, stream, refusal);  // logs a refusal
+  } else {
     log()->warn("refused feed from {} (stream {}): {}", peer, stream, refusal);
+  }
+  if (!refusal.empty()) {
     auto ack = encode_hello_ack(stream, HelloAck{status, refusal});
-    socket.send(ack);
+    // SRT hands the refusal to the caller only at its play time, and a close before then loses
+    // it: the caller closes once it has read it (for at most the handshake timeout).
+    if (socket.send(ack) == SrtIo::ok) {
+      const auto close_deadline = std::chrono::steady_clock::now() + options_.handshake_timeout;
+      while (!stopped() && std::chrono::steady_clock::now() < close_deadline &&
+             socket.receive(message, received) != SrtIo::closed) {
+      }
+    }
     return false;
   }
   auto ack = encode_hello_ack(stream, HelloAck{AckStatus::accepted, {}});
@@ -103,11 +122,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   counters.state.store(StreamState::running, std::memory_order_relaxed);
   consumer_.session_started(stream, *hello);
 
-  ReassemblerConfig config;
-  config.first_seq = hello->first_frame_seq;
-  config.max_frames_in_flight = options_.max_frames_in_flight;
-  config.latency_budget_ns = 0;  // SRT delivers in order; what it gave up on never comes
-  Reassembler reassembler(stream, config, pool_);
+  Reassembler reassembler(stream, config, memory_.pool());
   ReassemblyPublisher publisher(log(), stream, "incomplete (SRT dropped packets too late to play)");
   auto deliver = [&] {
     const std::int64_t now = wall_clock_ns();
@@ -152,7 +167,10 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     }
     const auto payload = bytes.subspan(kHeaderBytes);
     if (header.type == MessageType::chunk) {
-      reassembler.push(header, payload, wall_clock_ns());
+      if (reassembler.push(header, payload, wall_clock_ns()) == ChunkResult::too_large) {
+        memory_.frame_too_large(peer, stream, header, config);
+        break;
+      }
       deliver();
       continue;
     }

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "protocol/frame.hpp"
+#include "transport/frame_memory.hpp"
 #include "transport/srt_socket.hpp"
 #include "transport/srt_stream_listeners.hpp"
 #include "transport/transport.hpp"
@@ -30,7 +30,7 @@ class SrtReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   ReceiverOptions options_;
   StatsRegistry& stats_;
   FrameConsumer& consumer_;
-  FramePool pool_;
+  FrameMemory memory_;            // frame buffers of all sessions, within --max-memory
   SrtStreamListeners listeners_;  // last: its threads are joined before the rest goes
 };
 

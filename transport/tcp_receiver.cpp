@@ -39,7 +39,7 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
 
  private:
   awaitable<std::optional<Hello>> handshake();
-  awaitable<bool> receive(const Hello& hello);
+  awaitable<bool> receive();
   void tune_receive_buffer(const Hello& hello);
   void sample_tcp_info(StreamCounters& counters);
   awaitable<void> feedback_loop();
@@ -56,6 +56,8 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   std::vector<std::byte> body_;
   std::vector<std::byte> scratch_;
   std::int64_t next_info_ns_ = 0;
+  ReassemblerConfig reassembly_;             // bounds from the HELLO
+  std::optional<MemoryReservation> memory_;  // what those bounds may hold
   bool probe_ = false;
   StreamCounters probe_counters_;  // a probe is verified and measured apart from the feed
   // Far-end feedback: the only writer on the socket after the handshake.
@@ -127,8 +129,18 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
     co_await send_hello_ack(socket_, stream_id, status, std::move(reason), peer_, "tcp");
     co_return std::nullopt;
   }
+  reassembly_ = reassembler_config(*intake.hello);
+  reassembly_.max_frames_in_flight = owner_->options_.max_frames_in_flight;
+  memory_ = owner_->memory_.admit(reassembly_, /*readers=*/1, peer_, stream_id, reason);
+  if (!memory_) {
+    owner_->release(stream_id);
+    co_await send_hello_ack(socket_, stream_id, AckStatus::bad_request, std::move(reason), peer_,
+                            "tcp", /*log=*/false);
+    co_return std::nullopt;
+  }
   stream_id_ = stream_id;
   if (!co_await send_hello_ack(socket_, stream_id, AckStatus::accepted, {}, peer_, "tcp")) {
+    memory_.reset();
     owner_->release(stream_id);
     co_return std::nullopt;
   }
@@ -158,14 +170,11 @@ void TcpReceiver::Session::sample_tcp_info(StreamCounters& counters) {
   }
 }
 
-awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
+awaitable<bool> TcpReceiver::Session::receive() {
   StreamCounters& counters = session_counters();
   FrameConsumer& consumer = owner_->consumer_;
-  ReassemblerConfig config;
-  config.first_seq = hello.first_frame_seq;
-  config.max_frames_in_flight = owner_->options_.max_frames_in_flight;
-  config.latency_budget_ns = 0;  // one in-order connection: a gap is final
-  Reassembler reassembler(stream_id_, config, owner_->pool_);
+  // One in-order connection: a gap is final (latency budget 0).
+  Reassembler reassembler(stream_id_, reassembly_, owner_->memory_.pool());
   ReassemblyPublisher publisher(log(), stream_id_);
 
   auto deliver = [&](std::int64_t now) {
@@ -196,6 +205,10 @@ awaitable<bool> TcpReceiver::Session::receive(const Hello& hello) {
     const MessageHeader& header = read.header;
     if (header.type == MessageType::chunk) {
       auto slot = reassembler.begin_chunk(header, wall_clock_ns());
+      if (slot.result == ChunkResult::too_large) {
+        owner_->memory_.frame_too_large(peer_, stream_id_, header, reassembly_);
+        break;
+      }
       error_code ec;
       if (slot.result == ChunkResult::accepted) {
         ec = co_await reader.read_payload(socket_, slot.destination);
@@ -253,7 +266,7 @@ awaitable<void> TcpReceiver::Session::run() {
       socket_.get_executor(), [self = shared_from_this()] { return self->feedback_loop(); },
       asio::detached);
 
-  const bool clean = co_await receive(*hello);
+  const bool clean = co_await receive();
   co_await finish_feedback(clean);
 
   if (probe_) {
@@ -267,6 +280,7 @@ awaitable<void> TcpReceiver::Session::run() {
   boost::system::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
+  memory_.reset();  // before the stream id is free: its next session reserves afresh
   owner_->release(stream_id_);
 }
 
@@ -277,7 +291,7 @@ TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, Sta
       stats_(stats),
       consumer_(consumer),
       acceptor_(context),
-      pool_(4 * options_.streams + 8),
+      memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "tcp"),
       busy_(options_.streams, false) {}
 
 TcpReceiver::~TcpReceiver() = default;

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <vector>
 
-#include "protocol/frame.hpp"
+#include "transport/frame_memory.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -36,7 +36,7 @@ class TcpReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   StatsRegistry& stats_;
   FrameConsumer& consumer_;
   tcp::acceptor acceptor_;
-  FramePool pool_;
+  FrameMemory memory_;  // frame buffers of all sessions, within --max-memory
   std::mutex mutex_;  // guards busy_ and sessions_
   std::vector<bool> busy_;
   std::vector<std::weak_ptr<Session>> sessions_;

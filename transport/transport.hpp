@@ -109,7 +109,10 @@ struct ReceiverOptions {
   std::size_t streams = 1;  // serves stream ids 0 .. streams-1
   std::chrono::nanoseconds handshake_timeout = 5s;
   std::size_t max_frames_in_flight = 8;
-  SrtSettings srt{};                // srt: one UDP port per stream, listen.port + stream id
+  // Frames in flight across all sessions (--max-memory; transport/frame_memory.hpp).
+  // 0: default_max_memory_bytes(streams).
+  std::uint64_t max_memory_bytes = 0;
+  SrtSettings srt{};  // srt: one UDP port per stream, listen.port + stream id
   std::optional<PresharedKey> key;  // set: every session must prove it holds this key
 };
 

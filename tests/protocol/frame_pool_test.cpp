@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "protocol/memory_budget.hpp"
+
 namespace hdstream {
 namespace {
 
@@ -27,6 +31,39 @@ TEST(FramePool, KeepsAtMostMaxIdle) {
     for (int i = 0; i < 5; ++i) frames.push_back(pool.acquire(10));
   }
   EXPECT_EQ(pool.idle_frames(), 2u);
+}
+
+TEST(FramePool, AnIdleBufferLargerThanTheFrameMayHoldIsFreedNotReused) {
+  FramePool pool(4);
+  { auto big = pool.acquire(1 << 20); }  // a hostile session's 1 MiB frame goes idle
+  ASSERT_EQ(pool.idle_bytes(), std::size_t{1} << 20);
+  auto small = pool.acquire(1000, 64 * 1024);  // a session allowed 64 KiB per frame
+  EXPECT_EQ(small->data.size(), 1000u);
+  EXPECT_LE(small->data.capacity(), 64u * 1024);
+  EXPECT_EQ(pool.idle_bytes(), 0u);
+  // Growing a recycled buffer allocates exactly what is asked, not a doubling.
+  small.reset();
+  auto grown = pool.acquire(3000, 64 * 1024);
+  EXPECT_EQ(grown->data.capacity(), 3000u);
+}
+
+TEST(FramePool, WithABudgetIdleBuffersOnlyUseUnreservedRoom) {
+  auto budget = std::make_shared<MemoryBudget>(10'000, 1);
+  FramePool pool(16, budget);
+  auto session = budget->reserve(6'000);
+  ASSERT_TRUE(session);
+  {
+    std::vector<FramePtr> frames;
+    for (int i = 0; i < 6; ++i) frames.push_back(pool.acquire(1'000));
+  }  // 6,000 bytes come back; 4,000 are unreserved
+  EXPECT_EQ(pool.idle_bytes(), 4'000u);
+  EXPECT_EQ(pool.idle_frames(), 4u);
+  // Another session reserves most of the rest: the next acquire gives the room back.
+  auto other = budget->reserve(3'500);
+  ASSERT_TRUE(other);
+  auto frame = pool.acquire(1'000);
+  EXPECT_LE(pool.idle_bytes(), budget->unreserved_bytes());
+  EXPECT_EQ(pool.idle_bytes(), 0u);  // one reused, the rest freed: 500 cannot hold 1,000
 }
 
 TEST(FramePool, FramesMayOutliveThePool) {

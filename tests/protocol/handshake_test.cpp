@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "protocol/checksum.hpp"
+#include "protocol/feed_limits.hpp"
 
 namespace hdstream {
 namespace {
@@ -108,6 +111,68 @@ TEST(Handshake, ValidationNamesTheProblem) {
   hello = sample_hello();
   hello.connections = 0;
   EXPECT_EQ(validate_hello(hello), "zero connections");
+}
+
+// Each quantity that sizes something on the receiver: its largest value passes, one more (and
+// the type's maximum) is refused with a reason naming it.
+TEST(Handshake, ValidationBoundsWhatSizesTheReceiver) {
+  struct Case {
+    const char* name;
+    void (*set)(Hello&, std::uint64_t);
+    std::uint64_t largest;
+    std::uint64_t type_max;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"latency",
+       [](Hello& h, std::uint64_t v) { h.latency_budget_ms = static_cast<std::uint32_t>(v); },
+       kMaxLatencyBudgetMs, UINT32_MAX, "latency budget"},
+      {"rate", [](Hello& h, std::uint64_t v) { h.feed.bit_rate_bps = v; }, kMaxBitRateBps,
+       UINT64_MAX, "bit rate"},
+      {"rtt", [](Hello& h, std::uint64_t v) { h.expected_rtt_us = static_cast<std::uint32_t>(v); },
+       kMaxExpectedRttUs, UINT32_MAX, "expected RTT"},
+      {"width", [](Hello& h, std::uint64_t v) { h.feed.width = static_cast<std::uint16_t>(v); },
+       kMaxFrameWidth, UINT16_MAX, "picture size"},
+      {"height", [](Hello& h, std::uint64_t v) { h.feed.height = static_cast<std::uint16_t>(v); },
+       kMaxFrameHeight, UINT16_MAX, "picture size"},
+  };
+  for (const Case& c : cases) {
+    for (std::uint64_t value : {std::uint64_t{0}, c.largest, c.largest + 1, c.type_max}) {
+      Hello hello = sample_hello();  // DNxHD: a picture of 0 is refused too
+      c.set(hello, value);
+      const std::string reason = validate_hello(hello);
+      const bool zero_picture = value == 0 && std::string(c.reason) == "picture size";
+      if (value <= c.largest && !zero_picture) {
+        EXPECT_EQ(reason, "") << c.name << " = " << value;
+      } else {
+        EXPECT_NE(reason.find(c.reason), std::string::npos)
+            << c.name << " = " << value << ": " << reason;
+      }
+    }
+  }
+  // A synthetic feed is not a picture: 0 x 0 is fine.
+  Hello synthetic = sample_hello();
+  synthetic.feed.codec = Codec::synthetic;
+  synthetic.feed.width = synthetic.feed.height = 0;
+  EXPECT_EQ(validate_hello(synthetic), "");
+}
+
+TEST(Handshake, RawFramesThatCannotFitAreRefused) {
+  Hello hello = sample_hello();
+  hello.feed.codec = Codec::v210;
+  EXPECT_EQ(validate_hello(hello), "");  // 1080 v210: 5.5 MB in 64 KiB chunks
+  hello.feed.width = 8192;
+  hello.feed.height = 4320;  // 94.6 MB: above the 64 MiB wire limit
+  EXPECT_NE(validate_hello(hello).find("v210 8192x4320 frames are 94556160 bytes"),
+            std::string::npos)
+      << validate_hello(hello);
+  hello = sample_hello();
+  hello.feed.codec = Codec::uyvy;
+  hello.chunk_bytes = 63;  // 65535 chunks of 63 bytes cannot carry 4,147,200
+  EXPECT_NE(validate_hello(hello).find("4128705 bytes"), std::string::npos)
+      << validate_hello(hello);
+  hello.chunk_bytes = 64;
+  EXPECT_EQ(validate_hello(hello), "");
 }
 
 TEST(Handshake, AckRoundTripsWithReason) {

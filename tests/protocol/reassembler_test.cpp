@@ -257,6 +257,72 @@ TEST_F(ReassemblerTest, ZeroByteFramesPassThroughTheCopyPath) {
   EXPECT_EQ(drain(r), std::vector<std::uint64_t>{0});
 }
 
+TEST_F(ReassemblerTest, WithTheHellosChunkSizeAChunkIsCheckedBeforeItsFrameIsAllocated) {
+  const ReassemblerConfig config{.chunk_bytes = kChunk};
+  auto one_byte_start = frame_chunks(0)[0];  // chunk 0 of 5 claiming 1 byte: a frame for free
+  one_byte_start.header.payload_bytes = 1;
+  one_byte_start.payload.resize(1);
+  auto many_chunks = frame_chunks(1)[0];  // 65535 chunks for a 4,500-byte frame
+  many_chunks.header.chunk_count = 65535;
+  auto shifted = frame_chunks(2)[1];  // chunk 1 not at 1 x 1000
+  shifted.header.payload_offset = 1500;
+
+  // Without the chunk size each of these allocates a frame (even the ones then refused)...
+  Reassembler loose(1, {}, pool_);
+  for (const auto* chunk : {&one_byte_start, &many_chunks, &shifted}) push(loose, *chunk);
+  EXPECT_EQ(loose.frames_in_flight(), 3u);
+  // ... with it, none does.
+  Reassembler r(1, config, pool_);
+  for (const auto* chunk : {&one_byte_start, &many_chunks, &shifted}) {
+    EXPECT_EQ(r.begin_chunk(chunk->header, 0).result, ChunkResult::inconsistent);
+  }
+  EXPECT_EQ(r.frames_in_flight(), 0u);
+  EXPECT_EQ(r.counters().rejected_chunks, 3u);
+  // Real frames, last chunk first included, still pass.
+  for (std::uint64_t seq = 0; seq < 3; ++seq) {
+    auto chunks = frame_chunks(seq);
+    std::reverse(chunks.begin(), chunks.end());
+    for (const auto& chunk : chunks) EXPECT_EQ(push(r, chunk), ChunkResult::accepted);
+  }
+  for (const auto& chunk : frame_chunks(3, 0)) EXPECT_EQ(push(r, chunk), ChunkResult::accepted);
+  EXPECT_EQ(drain(r), (std::vector<std::uint64_t>{0, 1, 2, 3}));
+}
+
+TEST_F(ReassemblerTest, TheHelloFixesTheBoundsAndWhatASessionReserves) {
+  Hello hello;
+  hello.feed = FeedDescriptor{Codec::synthetic, 1920, 1080, 30000, 1001, 270'000'000};
+  hello.chunk_bytes = 65536;
+  hello.first_frame_seq = 77;
+  ReassemblerConfig config = reassembler_config(hello);
+  EXPECT_EQ(config.first_seq, 77u);
+  EXPECT_EQ(config.max_frame_bytes, 1'126'125u);
+  EXPECT_EQ(config.chunk_bytes, 65536u);
+  config.max_frames_in_flight = 8;
+  // 8 frames in flight and one read in progress, each 1,126,125 bytes in 18 chunks.
+  EXPECT_EQ(memory_bytes(config, 1), 9u * (1'126'125u + 18u + 512u));
+  EXPECT_EQ(
+      memory_bytes({.max_frames_in_flight = 0, .max_frame_bytes = 1000, .chunk_bytes = 100}, 0),
+      memory_bytes({.max_frames_in_flight = 1, .max_frame_bytes = 1000, .chunk_bytes = 100}, 0));
+  // Unknown chunk size: the bookkeeping of 65535 chunks. Absurd frame counts saturate.
+  EXPECT_EQ(memory_bytes({.max_frames_in_flight = 1, .max_frame_bytes = 0}, 0), 65535u + 512u);
+  EXPECT_EQ(memory_bytes({.max_frames_in_flight = SIZE_MAX, .max_frame_bytes = kMaxFrameBytes}, 16),
+            UINT64_MAX);
+  // The largest mtcp window (10 s at 1000 fps) of 64 MiB frames with 16 readers: exact.
+  EXPECT_EQ(memory_bytes({.max_frames_in_flight = 10'004,
+                          .max_frame_bytes = kMaxFrameBytes,
+                          .chunk_bytes = 4u << 20},
+                         16),
+            10'020ull * (kMaxFrameBytes + 16u + 512u));
+}
+
+TEST_F(ReassemblerTest, AFrameNeverHoldsMoreThanItsBoundEvenFromARecycledBuffer) {
+  { auto hostile = pool_.acquire(8u << 20); }  // an 8 MiB buffer left idle in the shared pool
+  Reassembler r(1, {.max_frame_bytes = 4500, .chunk_bytes = kChunk}, pool_);
+  auto slot = r.begin_chunk(frame_chunks(0)[0].header, 0);
+  ASSERT_EQ(slot.result, ChunkResult::accepted);
+  EXPECT_LE(slot.hold->data.capacity(), 4500u);
+}
+
 TEST_F(ReassemblerTest, RandomHeadersNeverCrashOrOverrun) {
   Reassembler r(1, {.max_frames_in_flight = 4}, pool_);
   std::mt19937_64 random(3);
