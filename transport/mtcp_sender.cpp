@@ -135,7 +135,9 @@ awaitable<bool> MultiTcpSender::establish(Subconnection& sub, bool first) {
 }
 
 void MultiTcpSender::start_io(Subconnection& sub) {
-  if (const std::int64_t outage_ns = counters_.outage.end(wall_clock_ns()); outage_ns > 0) {
+  if (const std::int64_t outage_ns = counters_.outage.end(
+          wall_clock_ns(), std::chrono::milliseconds(options_.hello.latency_budget_ms));
+      outage_ns > 0) {
     log()->info("stream {}: the path is back after {:.1f} s", options_.stream_id,
                 static_cast<double>(outage_ns) / 1e9);
   }
