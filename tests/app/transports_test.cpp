@@ -52,7 +52,9 @@ void expect_clean_run(const std::string& transport, const FeedRun& run) {
     EXPECT_LT(line["rtt_ms"].get<double>(), 1000.0);
     // TCP on loopback never loses a segment; SRT may retransmit what the kernel's UDP
     // buffers dropped (every frame's arrival is asserted above).
-    if (transport != "srt") EXPECT_EQ(line["retransmits"].get<std::int64_t>(), 0);
+    if (transport != "srt") {
+      EXPECT_EQ(line["retransmits"].get<std::int64_t>(), 0);
+    }
   }
   EXPECT_GE(interval_lines, 5 * 9);
 }

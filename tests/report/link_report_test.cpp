@@ -7,10 +7,12 @@
 #include <QByteArray>
 #include <QImage>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "report/link_recorder.hpp"
 #include "report/throughput_plot.hpp"
@@ -35,7 +37,8 @@ LinkReportInput failing_input() {
   input.last.streams.resize(2);
   input.summary.streams = 2;
   input.summary.pass = false;
-  input.summary.reasons = {"3 frames dropped", "stream 1 was cut off at the end (4.1 s without a session)"};
+  input.summary.reasons = {"3 frames dropped",
+                           "stream 1 was cut off at the end (4.1 s without a session)"};
   return input;
 }
 
@@ -44,17 +47,28 @@ QImage decode_png(const std::vector<std::byte>& png) {
                           "PNG");
 }
 
-// Whether a pixel within `reach` rows of `y` in column `x` is within `tolerance` of `colour` in
-// each channel (lines are antialiased).
-bool colour_near(const QImage& image, int x, int y, QColor colour, int reach = 2,
-                 int tolerance = 40) {
-  for (int dy = -reach; dy <= reach; ++dy) {
-    const QColor pixel = image.pixelColor(x, y + dy);
-    if (std::abs(pixel.red() - colour.red()) <= tolerance &&
-        std::abs(pixel.green() - colour.green()) <= tolerance &&
-        std::abs(pixel.blue() - colour.blue()) <= tolerance) {
-      return true;
+// Whether `pixel` is `colour` drawn over white with some coverage (lines are antialiased):
+// every channel the colour darkens is darkened by the same fraction, at least 0.3.
+bool tint_of(QColor pixel, QColor colour) {
+  double low = 1, high = 0;
+  for (auto [p, c] :
+       {std::pair{pixel.red(), colour.red()}, std::pair{pixel.green(), colour.green()},
+        std::pair{pixel.blue(), colour.blue()}}) {
+    if (255 - c < 30) {
+      if (255 - p > 30) return false;  // a channel the colour leaves white
+      continue;
     }
+    const double coverage = static_cast<double>(255 - p) / (255 - c);
+    low = std::min(low, coverage);
+    high = std::max(high, coverage);
+  }
+  return low >= 0.3 && high - low <= 0.15;
+}
+
+// Whether a pixel within `reach` rows of `y` in column `x` is a tint of `colour`.
+bool colour_near(const QImage& image, int x, int y, QColor colour, int reach = 2) {
+  for (int dy = -reach; dy <= reach; ++dy) {
+    if (tint_of(image.pixelColor(x, y + dy), colour)) return true;
   }
   return false;
 }
@@ -90,19 +104,24 @@ TEST(ThroughputPlot, DrawsEachFeedTheAggregateAndThePlannedRateWhereTheyBelong) 
   ASSERT_EQ(image.size(), QSize(960, 480));
   const double y_max = 120 * 1.15;
   auto y_of = [&](double mbps) { return static_cast<int>(std::lround(430 - mbps / y_max * 390)); };
-  const int x = 80 + 860 / 2;  // t = 5 s
-  EXPECT_TRUE(colour_near(image, x, y_of(40), QColor(31, 119, 180)));   // feed 0
-  EXPECT_TRUE(colour_near(image, x, y_of(60), QColor(255, 127, 14)));   // feed 1
-  EXPECT_TRUE(colour_near(image, x, y_of(100), Qt::black));             // aggregate
-  // The planned rate is dashed grey: some columns of it are grey, some white.
-  int grey = 0, white = 0;
+  const int x = 80 + 860 / 2;                                          // t = 5 s
+  EXPECT_TRUE(colour_near(image, x, y_of(40), QColor(31, 119, 180)));  // feed 0
+  EXPECT_TRUE(colour_near(image, x, y_of(60), QColor(255, 127, 14)));  // feed 1
+  EXPECT_TRUE(colour_near(image, x, y_of(100), Qt::black));
+  EXPECT_FALSE(colour_near(image, x, y_of(40),
+                           QColor(255, 127, 14)));  // not feed 1's colour            // aggregate
+  // The planned rate is dashed grey: along its row, grey dashes and white gaps alternate
+  // (a 1.5 px pen dashes 6 px on, 3 px off: about 90 dashes over 800 px).
+  int dashes = 0, grey = 0;
+  bool in_dash = false;
   for (int column = 100; column < 900; ++column) {
-    const QColor pixel = image.pixelColor(column, y_of(120));
-    if (pixel == Qt::white) ++white;
-    else if (colour_near(image, column, y_of(120), QColor(120, 120, 120), 0, 60)) ++grey;
+    const bool dash = colour_near(image, column, y_of(120), QColor(120, 120, 120), 1);
+    grey += dash;
+    if (dash && !in_dash) ++dashes;
+    in_dash = dash;
   }
-  EXPECT_GT(grey, 100);
-  EXPECT_GT(white, 100);
+  EXPECT_GT(dashes, 60);
+  EXPECT_GT(grey, 400);
   // Nothing is drawn where no figure is: between 60 and 100 Mbps the plot is background.
   EXPECT_EQ(image.pixelColor(x, y_of(80)), QColor(Qt::white));
 }
@@ -130,7 +149,8 @@ TEST(LinkReport, HtmlIsOneFileWithTheTextEscapedAndThePlotEmbedded) {
   EXPECT_EQ(html.find("<script>"), std::string::npos);
   EXPECT_NE(html.find("hdstream send &lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
   EXPECT_NE(html.find("<td>file:a|b*.mxf</td>"), std::string::npos) << html;
-  EXPECT_NE(html.find("<h2>Verdict: FAIL</h2>\n<ul>\n<li>3 frames dropped</li>"), std::string::npos);
+  EXPECT_NE(html.find("<h2>Verdict: FAIL</h2>\n<ul>\n<li>3 frames dropped</li>"),
+            std::string::npos);
   const std::string prefix = "data:image/png;base64,";
   const auto at = html.find(prefix);
   ASSERT_NE(at, std::string::npos);

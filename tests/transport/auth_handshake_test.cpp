@@ -189,9 +189,9 @@ TEST_F(AuthHandshakeTest, ReplayedAuthIsRefused) {
       [&] {
         socket = raw_connect();
         asio::write(socket, asio::buffer(hello_message));
-        auto [header, body] = read_message(socket);
+        auto [header, reply] = read_message(socket);
         if (header.type != MessageType::challenge) return false;
-        challenge_body = std::move(body);
+        challenge_body = std::move(reply);
         return true;
       },
       5s));
