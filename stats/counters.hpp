@@ -26,7 +26,7 @@ std::string_view to_string(StreamState state);
 // One TCP sub-connection of an mtcp feed. Slots whose state is `invalid` are unused.
 struct SubconnectionCounters {
   std::atomic<std::uint64_t> bytes{0};        // payload bytes written (send) / read (recv)
-  std::atomic<double> rtt_ms{0};              // TCP_INFO smoothed RTT
+  std::atomic<double> rtt_ms{0};              // TCP_INFO srtt (docs/telemetry.md#rtt)
   std::atomic<std::uint64_t> retransmits{0};  // TCP_INFO total_retrans, over every reconnection
   std::atomic<std::uint64_t> reconnects{0};   // times re-established after breaking
   std::atomic<StreamState> state{StreamState::invalid};
@@ -106,7 +106,7 @@ struct StreamCounters {
   std::atomic<std::uint64_t> checksum_errors{0};  // chunks or frames failing verification
   std::atomic<std::uint64_t> retransmits{0};      // TCP_INFO total_retrans (or transport's)
   std::atomic<double> jitter_ms{0};               // RFC 3550 inter-arrival jitter
-  std::atomic<double> rtt_ms{0};                  // smoothed RTT from the transport
+  std::atomic<double> rtt_ms{0};                  // path's smoothed RTT (docs/telemetry.md#rtt)
   std::atomic<std::uint64_t> planned_bps{0};      // nominal feed rate, for the verdict
   std::atomic<std::int64_t> first_frame_ns{0};    // wall clock of first / last frame (0: none)
   std::atomic<std::int64_t> last_frame_ns{0};

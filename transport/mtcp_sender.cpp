@@ -289,6 +289,8 @@ awaitable<void> MultiTcpSender::read_loop(Subconnection& sub, std::uint64_t gene
       broken(sub, generation, why);
       break;
     }
+    // The receiver's RTT on this sub-connection is measured on its ACK and FEEDBACK writes.
+    acknowledge_now(socket->native_handle());
     if (read.header.type == MessageType::feedback) {
       auto feedback = body_read.checksum_ok ? decode_feedback(body) : std::nullopt;
       if (feedback) {
