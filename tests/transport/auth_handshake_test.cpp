@@ -2,7 +2,6 @@
 // TcpSenders in one process over loopback: right, wrong, missing, replayed and malformed answers.
 #include <gtest/gtest.h>
 
-#include <condition_variable>
 #include <future>
 #include <map>
 #include <thread>
@@ -10,6 +9,7 @@
 #include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
 #include "tests/support/eventually.hpp"
+#include "tests/transport/collector.hpp"
 #include "transport/tcp_receiver.hpp"
 #include "transport/tcp_sender.hpp"
 
@@ -23,29 +23,6 @@ PresharedKey key_of(std::uint8_t fill) {
   key.fill(static_cast<std::byte>(fill));
   return key;
 }
-
-class Collector : public FrameConsumer {
- public:
-  void session_started(std::uint16_t stream, const Hello&) override {
-    std::lock_guard lock(mutex);
-    ++sessions[stream];
-  }
-  void frame_received(std::uint16_t stream, FramePtr) override {
-    std::lock_guard lock(mutex);
-    ++frames[stream];
-    changed.notify_all();
-  }
-  void session_ended(std::uint16_t stream, bool clean, std::uint64_t next_seq) override {
-    std::lock_guard lock(mutex);
-    ended[stream] = clean;
-    (void)next_seq;
-    changed.notify_all();
-  }
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::map<std::uint16_t, int> sessions, frames;
-  std::map<std::uint16_t, bool> ended;
-};
 
 class AuthHandshakeTest : public ::testing::Test {
  protected:
@@ -123,7 +100,7 @@ class AuthHandshakeTest : public ::testing::Test {
   asio::io_context io_;
   asio::executor_work_guard<asio::io_context::executor_type> work_ = asio::make_work_guard(io_);
   std::unique_ptr<StatsRegistry> stats_;
-  Collector collector_;
+  test::Collector collector_;
   std::shared_ptr<TcpReceiver> receiver_;
   FramePool pool_;
   std::map<TcpSender*, asio::any_io_executor> strands_;
@@ -135,10 +112,10 @@ TEST_F(AuthHandshakeTest, RightKeyIsAcceptedAndFramesFlow) {
   auto sender = make_sender(0, key_of(7), counters);
   ASSERT_TRUE(open(sender));
   EXPECT_TRUE(send_and_close(sender, 0, 10));
-  std::unique_lock lock(collector_.mutex);
-  ASSERT_TRUE(collector_.changed.wait_for(lock, 5s, [&] { return collector_.ended.count(0) > 0; }));
-  EXPECT_EQ(collector_.frames[0], 10);
-  EXPECT_TRUE(collector_.ended[0]);
+  ASSERT_TRUE(collector_.wait_until([](auto& c) { return c.ended_.count(0) > 0; }, 5s));
+  std::lock_guard lock(collector_.mutex_);
+  EXPECT_EQ(collector_.checksums_[0].size(), 10u);
+  EXPECT_TRUE(collector_.ended_[0]);
 }
 
 TEST_F(AuthHandshakeTest, WrongOrMissingKeyIsRefusedWhileAnotherFeedKeepsFlowing) {
@@ -151,11 +128,11 @@ TEST_F(AuthHandshakeTest, WrongOrMissingKeyIsRefusedWhileAnotherFeedKeepsFlowing
   auto none = make_sender(2, std::nullopt, none_counters);
   EXPECT_FALSE(open(none));
   EXPECT_TRUE(send_and_close(good, 0, 20));
-  std::unique_lock lock(collector_.mutex);
-  ASSERT_TRUE(collector_.changed.wait_for(lock, 5s, [&] { return collector_.ended.count(0) > 0; }));
-  EXPECT_EQ(collector_.frames[0], 20);
-  EXPECT_EQ(collector_.sessions.count(1), 0u);
-  EXPECT_EQ(collector_.sessions.count(2), 0u);
+  ASSERT_TRUE(collector_.wait_until([](auto& c) { return c.ended_.count(0) > 0; }, 5s));
+  std::lock_guard lock(collector_.mutex_);
+  EXPECT_EQ(collector_.checksums_[0].size(), 20u);
+  EXPECT_EQ(collector_.sessions_.count(1), 0u);
+  EXPECT_EQ(collector_.sessions_.count(2), 0u);
 }
 
 TEST_F(AuthHandshakeTest, ReplayedAuthIsRefused) {
@@ -202,7 +179,8 @@ TEST_F(AuthHandshakeTest, ReplayedAuthIsRefused) {
   auto ack = decode_hello_ack(ack_body);
   ASSERT_TRUE(ack);
   EXPECT_EQ(ack->status, AckStatus::unauthorized);
-  EXPECT_EQ(collector_.sessions[1], 1);
+  std::lock_guard lock(collector_.mutex_);
+  EXPECT_EQ(collector_.sessions_[1], 1);
 }
 
 TEST_F(AuthHandshakeTest, MalformedAuthIsRefused) {
