@@ -154,6 +154,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     }
     entry.source = std::move(made.source);
     entry.plan.feed = feed;
+    entry.plan.latency_budget = std::chrono::duration_cast<std::chrono::milliseconds>(latency);
     entry.plan.frames =
         static_cast<std::uint64_t>(std::llround(seconds * feed.frames_per_second()));
     if (!options.align_frames) entry.plan.phase = spread_phase(feed, i, options.streams);

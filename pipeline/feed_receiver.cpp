@@ -35,7 +35,9 @@ void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
   }
   feed.has_latency = false;
   StreamCounters& counters = stats_.stream(stream);
-  if (const std::int64_t outage_ns = counters.outage.end(wall_clock_ns()); outage_ns > 0) {
+  if (const std::int64_t outage_ns =
+          counters.outage.end(wall_clock_ns(), std::chrono::milliseconds(hello.latency_budget_ms));
+      outage_ns > 0) {
     // The sender's next session after a break. Frames it did not send meanwhile are a gap in
     // sequence numbers; a restarted sender (counting from its own first frame again) is not.
     if (hello.first_frame_seq > feed.next_seq_at_break) {
@@ -75,7 +77,7 @@ void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
   counters.latency_ms.store(feed.latency_ms, std::memory_order_relaxed);
   stats_.latency().add(frame->arrival_ns - frame->ready_ns);
   counters.add_frame(frame->data.size(), frame->arrival_ns);
-  counters.outage.note_frame(frame->seq);
+  counters.outage.note_frame(frame->seq, frame->arrival_ns);
   if (feed.media) feed.media->push(std::move(frame));
 }
 

@@ -74,7 +74,7 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
     frame->ready_ns = wall_clock_ns();
     const std::uint64_t seq = frame->seq;
     const auto result = transport.submit(std::move(frame));
-    if (result == SubmitResult::queued) counters.outage.note_frame(seq);
+    if (result == SubmitResult::queued) counters.outage.note_frame(seq, wall_clock_ns());
     if (result == SubmitResult::dropped) {
       counters.drops.fetch_add(1, std::memory_order_relaxed);
     } else if (result == SubmitResult::closed) {
@@ -90,7 +90,7 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
         resumed = co_await transport.reopen(plan.first_seq + produced + 1);
       }
       if (!resumed) break;
-      counters.outage.end(wall_clock_ns());
+      counters.outage.end(wall_clock_ns(), plan.latency_budget);
       const auto elapsed_ns =
           std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
               .count();

@@ -24,6 +24,8 @@ struct FeedPlan {
   // over the frame period never put their frames on the link, or into the far end's decoders,
   // at the same instant.
   std::chrono::nanoseconds phase{0};
+  // The feed's latency budget: after an outage, frames lost within it count as the outage's.
+  std::chrono::milliseconds latency_budget{0};
   // Unpaced (bench): frames go out as fast as the transport takes them, with backpressure
   // instead of drops, for `run_for` (0: until `frames` or stopped).
   bool paced = true;

@@ -1,6 +1,7 @@
 #include "report/link_report.hpp"
 
 #include <QByteArray>
+#include <QString>
 
 #include <chrono>
 #include <fstream>
@@ -30,7 +31,7 @@ std::vector<std::vector<std::string>> feed_rows(const Snapshot& last) {
 
 std::vector<std::vector<std::string>> summary_rows(const Summary& summary, double planned_mbps) {
   return {{"figure", "value"},
-          {"verdict", summary.pass ? "**PASS**" : "**FAIL**"},
+          {"verdict", summary.pass ? "PASS" : "FAIL"},
           {"feeds", std::to_string(summary.streams)},
           {"duration", fmt::format("{:.2f} s", summary.duration_s)},
           {"aggregate goodput", fmt::format("{:.1f} Mbps", summary.mbps)},
@@ -41,10 +42,23 @@ std::vector<std::vector<std::string>> summary_rows(const Summary& summary, doubl
           {"checksum errors", std::to_string(summary.checksum_errors)}};
 }
 
+// A table cell's text in Markdown: a `|` would end the cell, a newline the row.
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else {
+      out += c == '\n' ? ' ' : c;
+    }
+  }
+  return out;
+}
+
 void markdown_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
   for (std::size_t r = 0; r < rows.size(); ++r) {
     out << '|';
-    for (const auto& cell : rows[r]) out << ' ' << cell << " |";
+    for (const auto& cell : rows[r]) out << ' ' << markdown_cell(cell) << " |";
     out << '\n';
     if (r == 0) {
       out << '|';
@@ -56,17 +70,7 @@ void markdown_table(std::ostream& out, const std::vector<std::vector<std::string
 }
 
 std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '*': break;  // Markdown emphasis in shared cells
-      default: out += c;
-    }
-  }
-  return out;
+  return QString::fromStdString(text).toHtmlEscaped().toStdString();
 }
 
 void html_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
@@ -87,21 +91,25 @@ void write_link_report(const std::filesystem::path& path, const LinkReportInput&
   std::ofstream out(path);
   if (!out) throw std::runtime_error(fmt::format("--report: cannot write '{}'", path.string()));
   const auto png = render_throughput_png(input.series, input.planned_mbps);
-  const auto now = fmt::format("{:%Y-%m-%d %H:%M:%S} UTC",
-                               fmt::gmtime(std::chrono::system_clock::to_time_t(
-                                   std::chrono::system_clock::now())));
+  const auto now = fmt::format(
+      "{:%Y-%m-%d %H:%M:%S} UTC",
+      fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
   std::vector<std::vector<std::string>> parameters{{"parameter", "value"}};
   for (const auto& [key, value] : input.parameters) parameters.push_back({key, value});
   const bool html = path.extension() == ".html";
 
   if (html) {
-    out << "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" << html_escape(input.title)
+    out << "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>"
+        << html_escape(input.title)
         << "</title><style>body{font-family:sans-serif;max-width:1000px;margin:2em auto}"
-           "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px}"
+           "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px "
+           "8px}"
            "th{background:#f0f0f0}</style></head><body>\n";
-    out << "<h1>" << html_escape(input.title) << "</h1>\n<p>Generated " << now << " by hdstream.</p>\n";
+    out << "<h1>" << html_escape(input.title) << "</h1>\n<p>Generated " << now
+        << " by hdstream.</p>\n";
     out << "<h2>Verdict: " << (input.summary.pass ? "PASS" : "FAIL") << "</h2>\n<ul>\n";
-    for (const auto& reason : input.summary.reasons) out << "<li>" << html_escape(reason) << "</li>\n";
+    for (const auto& reason : input.summary.reasons)
+      out << "<li>" << html_escape(reason) << "</li>\n";
     out << "</ul>\n<h2>Parameters</h2>\n";
     html_table(out, parameters);
     for (const auto& table : input.tables) {
@@ -113,7 +121,8 @@ void write_link_report(const std::filesystem::path& path, const LinkReportInput&
     out << "<h2>Per feed</h2>\n";
     html_table(out, feed_rows(input.last));
     if (!png.empty()) {
-      QByteArray bytes(reinterpret_cast<const char*>(png.data()), static_cast<qsizetype>(png.size()));
+      QByteArray bytes(reinterpret_cast<const char*>(png.data()),
+                       static_cast<qsizetype>(png.size()));
       out << "<h2>Throughput</h2>\n<img alt=\"throughput\" src=\"data:image/png;base64,"
           << bytes.toBase64().toStdString() << "\">\n";
     }
@@ -136,7 +145,8 @@ void write_link_report(const std::filesystem::path& path, const LinkReportInput&
       auto plot = path;
       plot.replace_extension(".png");
       std::ofstream image(plot, std::ios::binary);
-      image.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
+      image.write(reinterpret_cast<const char*>(png.data()),
+                  static_cast<std::streamsize>(png.size()));
       out << "## Throughput\n\n![throughput](" << plot.filename().string() << ")\n";
     }
   }

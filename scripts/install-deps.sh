@@ -34,7 +34,7 @@ if [ "$scope" = all ]; then
     # The fuzz targets (fuzz/, clang's libFuzzer) and formatting.
     "clang libclang-rt-14-dev clang-format"
     # x264enc: the GStreamer encoder the MPEG-TS ingest test sends with (gst-libav 1.22.0's
-    # avenc_mpeg2video is broken against FFmpeg 5.1; see tests/app/ts_interop_test.cpp);
+    # avenc_mpeg2video is broken against FFmpeg 5.1; see tests/mux/ts_interop_test.cpp);
     # gst-launch-1.0 and srt-live-transmit are the interop tests' peers.
     "gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools"
     "srt-tools"

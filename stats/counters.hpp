@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string_view>
 
@@ -25,7 +26,7 @@ std::string_view to_string(StreamState state);
 // One TCP sub-connection of an mtcp feed. Slots whose state is `invalid` are unused.
 struct SubconnectionCounters {
   std::atomic<std::uint64_t> bytes{0};        // payload bytes written (send) / read (recv)
-  std::atomic<double> rtt_ms{0};              // TCP_INFO smoothed RTT
+  std::atomic<double> rtt_ms{0};              // TCP_INFO srtt (docs/telemetry.md#rtt)
   std::atomic<std::uint64_t> retransmits{0};  // TCP_INFO total_retrans, over every reconnection
   std::atomic<std::uint64_t> reconnects{0};   // times re-established after breaking
   std::atomic<StreamState> state{StreamState::invalid};
@@ -46,8 +47,10 @@ struct LinkCounters {
 
 // A feed that lost its path mid-feed (its session broke, or every mtcp sub-connection), from
 // the break until the feed is back (both ends): how many times, how long, and the frames lost
-// across them, by sequence number (between the last frame before the break and the first one
-// after it). Written by the stream's session and the frame path, which never run concurrently.
+// across them, by sequence number: the gaps between frames delivered (receiver) or handed to
+// the transport (sender) from the break until the feed has settled, one latency budget and a
+// second after the path's return, when every frame in flight at the break was delivered or
+// given up. Written by the stream's session and the frame path, which never run concurrently.
 struct OutageCounters {
   std::atomic<std::uint64_t> count{0};
   std::atomic<std::uint64_t> ended_ns{0};  // total length of the outages that ended
@@ -60,21 +63,24 @@ struct OutageCounters {
     since_ns.store(now_ns, std::memory_order_relaxed);
     awaiting_frame_ = true;
   }
-  // The path is back. Returns how long the outage lasted (0: none was in progress).
-  std::int64_t end(std::int64_t now_ns) {
+  // The path is back; gaps count as the outage's for `latency_budget` and a second more.
+  // Returns how long the outage lasted (0: none was in progress).
+  std::int64_t end(std::int64_t now_ns, std::chrono::milliseconds latency_budget) {
     const std::int64_t since = since_ns.exchange(0, std::memory_order_relaxed);
     if (since == 0) return 0;
     ended_ns.fetch_add(static_cast<std::uint64_t>(now_ns - since), std::memory_order_relaxed);
+    settled_ns_ =
+        now_ns + std::chrono::nanoseconds(latency_budget + std::chrono::seconds(1)).count();
     return now_ns - since;
   }
-  // Every frame delivered (receiver) or handed to the transport (sender), in order. A restarted
-  // sender numbering from its first frame again loses nothing by this count.
-  void note_frame(std::uint64_t seq) {
-    if (awaiting_frame_) {
-      awaiting_frame_ = false;
-      if (next_seq_ != 0 && seq > next_seq_) {
-        frames_lost.fetch_add(seq - next_seq_, std::memory_order_relaxed);
-      }
+  // Every frame delivered (receiver) or handed to the transport (sender), in order, at `now_ns`
+  // (wall clock). A restarted sender numbering from its first frame again loses nothing here.
+  void note_frame(std::uint64_t seq, std::int64_t now_ns) {
+    const bool counting =
+        awaiting_frame_ || since_ns.load(std::memory_order_relaxed) != 0 || now_ns < settled_ns_;
+    awaiting_frame_ = false;
+    if (counting && next_seq_ != 0 && seq > next_seq_) {
+      frames_lost.fetch_add(seq - next_seq_, std::memory_order_relaxed);
     }
     next_seq_ = seq + 1;
   }
@@ -88,7 +94,8 @@ struct OutageCounters {
   }
 
  private:
-  bool awaiting_frame_ = false;
+  bool awaiting_frame_ = false;  // the first frame after a break counts, however late
+  std::int64_t settled_ns_ = 0;  // gaps before this time count as the last outage's
   std::uint64_t next_seq_ = 0;
 };
 
@@ -99,7 +106,7 @@ struct StreamCounters {
   std::atomic<std::uint64_t> checksum_errors{0};  // chunks or frames failing verification
   std::atomic<std::uint64_t> retransmits{0};      // TCP_INFO total_retrans (or transport's)
   std::atomic<double> jitter_ms{0};               // RFC 3550 inter-arrival jitter
-  std::atomic<double> rtt_ms{0};                  // smoothed RTT from the transport
+  std::atomic<double> rtt_ms{0};                  // path's smoothed RTT (docs/telemetry.md#rtt)
   std::atomic<std::uint64_t> planned_bps{0};      // nominal feed rate, for the verdict
   std::atomic<std::int64_t> first_frame_ns{0};    // wall clock of first / last frame (0: none)
   std::atomic<std::int64_t> last_frame_ns{0};

@@ -170,6 +170,7 @@ nlohmann::ordered_json summary_json(const Summary& summary) {
       {"drops", summary.drops},
       {"checksum_errors", summary.checksum_errors},
       {"verdict", summary.pass ? "pass" : "fail"},
+      {"reasons", summary.reasons},  // why it failed, one line each; empty on pass
   };
 }
 

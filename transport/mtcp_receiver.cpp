@@ -100,7 +100,9 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
     member.feedback_wanted = false;
     auto& sub_counters = counters_.subconnections[index];
     sub_counters.state.store(StreamState::running, std::memory_order_relaxed);
-    if (const std::int64_t outage_ns = counters_.outage.end(wall_clock_ns()); outage_ns > 0) {
+    if (const std::int64_t outage_ns = counters_.outage.end(
+            wall_clock_ns(), std::chrono::milliseconds(hello_.latency_budget_ms));
+        outage_ns > 0) {
       log()->info("stream {}: the sender is back after {:.1f} s without a sub-connection", stream_,
                   static_cast<double>(outage_ns) / 1e9);
     }

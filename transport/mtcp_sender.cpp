@@ -135,7 +135,9 @@ awaitable<bool> MultiTcpSender::establish(Subconnection& sub, bool first) {
 }
 
 void MultiTcpSender::start_io(Subconnection& sub) {
-  if (const std::int64_t outage_ns = counters_.outage.end(wall_clock_ns()); outage_ns > 0) {
+  if (const std::int64_t outage_ns = counters_.outage.end(
+          wall_clock_ns(), std::chrono::milliseconds(options_.hello.latency_budget_ms));
+      outage_ns > 0) {
     log()->info("stream {}: the path is back after {:.1f} s", options_.stream_id,
                 static_cast<double>(outage_ns) / 1e9);
   }
@@ -287,6 +289,8 @@ awaitable<void> MultiTcpSender::read_loop(Subconnection& sub, std::uint64_t gene
       broken(sub, generation, why);
       break;
     }
+    // The receiver's RTT on this sub-connection is measured on its ACK and FEEDBACK writes.
+    acknowledge_now(socket->native_handle());
     if (read.header.type == MessageType::feedback) {
       auto feedback = body_read.checksum_ok ? decode_feedback(body) : std::nullopt;
       if (feedback) {

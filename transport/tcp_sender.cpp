@@ -151,6 +151,8 @@ awaitable<void> TcpSender::read_loop() {
       fail(fmt::format("connection lost: {}", body_read.error.message()));
       break;
     }
+    // The receiver's RTT is measured on these messages: acknowledge them at once.
+    acknowledge_now(socket_.native_handle());
     if (read.header.type == MessageType::feedback) {
       // Health reports must never take a feed down: a bad one is logged and ignored.
       auto feedback = body_read.checksum_ok ? decode_feedback(body) : std::nullopt;

@@ -131,4 +131,11 @@ std::optional<TcpInfo> read_tcp_info(int fd) {
   return info;
 }
 
+void acknowledge_now(int fd) {
+  // Not sticky: the kernel returns to delayed ACKs as soon as this end writes again, so it is
+  // asked after every read.
+  int on = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &on, sizeof on);
+}
+
 }  // namespace hdstream

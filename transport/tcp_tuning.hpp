@@ -65,6 +65,7 @@ std::string choose_congestion_control(const std::string& requested,
                                       std::chrono::nanoseconds expected_rtt);
 
 struct TcpInfo {
+  // The kernel's smoothed RTT (srtt): sampled from the ACKs of what this end wrote.
   double rtt_ms = 0;
   double rtt_var_ms = 0;
   std::uint64_t total_retransmits = 0;
@@ -72,5 +73,12 @@ struct TcpInfo {
   std::uint32_t snd_cwnd = 0;
 };
 std::optional<TcpInfo> read_tcp_info(int fd);
+
+// Sends the ACK for what has been read now, instead of delaying it (TCP_QUICKACK). The end that
+// mostly sends calls it after reading each message from the end that mostly receives: the
+// receiver's RTT samples come only from the ACKs of its own rare writes, and a delayed ACK (or
+// one that waits for the next frame burst to ride on) makes its RTT the frame interval
+// instead of the path's (docs/telemetry.md#rtt). Acts only once everything received is read.
+void acknowledge_now(int fd);
 
 }  // namespace hdstream

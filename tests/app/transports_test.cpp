@@ -50,7 +50,11 @@ void expect_clean_run(const std::string& transport, const FeedRun& run) {
     EXPECT_EQ(line["transport"], transport);
     EXPECT_GE(line["rtt_ms"].get<double>(), 0.0);
     EXPECT_LT(line["rtt_ms"].get<double>(), 1000.0);
-    EXPECT_GE(line["retransmits"].get<std::int64_t>(), 0);
+    // TCP on loopback never loses a segment; SRT may retransmit what the kernel's UDP
+    // buffers dropped (every frame's arrival is asserted above).
+    if (transport != "srt") {
+      EXPECT_EQ(line["retransmits"].get<std::int64_t>(), 0);
+    }
   }
   EXPECT_GE(interval_lines, 5 * 9);
 }

@@ -46,7 +46,7 @@ TEST(Report, IntervalLinesHaveExactlyTheBriefsSchema) {
             (std::vector<std::string>{"type", "t", "role", "streams", "mbps", "drops"}));
   EXPECT_EQ(keys_of(summary_json(summarize(snapshot))),
             (std::vector<std::string>{"type", "role", "streams", "duration_s", "bytes", "frames",
-                                      "mbps", "drops", "checksum_errors", "verdict"}));
+                                      "mbps", "drops", "checksum_errors", "verdict", "reasons"}));
 }
 
 TEST(Report, JsonLinesParseBackOnePerLine) {
@@ -132,6 +132,7 @@ TEST(Summary, DropsChecksumErrorsAndDeadStreamsFailWithReasons) {
   EXPECT_EQ(s.reasons, (std::vector<std::string>{"stream 3 never connected", "stream 4 failed",
                                                  "3 frames dropped", "1 checksum errors"}));
   EXPECT_EQ(summary_json(s).at("verdict"), "fail");
+  EXPECT_EQ(summary_json(s).at("reasons"), nlohmann::ordered_json(s.reasons));
 }
 
 TEST(Summary, ShortfallAgainstThePlannedRateFails) {

@@ -2,6 +2,7 @@
 //   auto summary = test::find_line(text, "summary");  EXPECT_EQ(summary["drops"], 0);
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -28,6 +29,28 @@ inline std::optional<nlohmann::json> find_line(const std::string& text, const st
     if (line.at("type") == type) found = line;
   }
   return found;
+}
+
+// `field` of every "interval" line from `from_s` seconds on that has carried frames (a feed
+// still connecting reports zeros), in the order written.
+inline std::vector<double> interval_values(const std::string& text, const std::string& field,
+                                           double from_s = 0) {
+  std::vector<double> values;
+  for (auto& line : json_lines(text)) {
+    if (line.at("type") != "interval" || line.value("t", 0.0) < from_s) continue;
+    if (line.value("frames", 0ULL) == 0) continue;
+    values.push_back(line.at(field).get<double>());
+  }
+  return values;
+}
+
+// The median of `values` (0 when empty): a live figure's typical reading, which a single
+// sample delayed on a shared machine does not move.
+inline double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
 }
 
 }  // namespace hdstream::test

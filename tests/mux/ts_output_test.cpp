@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "tests/app/ts_receiver.hpp"
+#include "tests/mux/ts_receiver.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
 

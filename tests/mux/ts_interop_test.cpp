@@ -3,7 +3,7 @@
 // and reports frames at the stream's frame rate. (hdstream's own TS output: ts_output_test.cpp.)
 #include <gtest/gtest.h>
 
-#include "tests/app/ts_receiver.hpp"
+#include "tests/mux/ts_receiver.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
 

@@ -1,0 +1,177 @@
+// Link reports (report/): the recorder's series, the throughput plot checked pixel by pixel, and
+// the Markdown and HTML reports, hostile parameter text included. Real Qt, offscreen.
+#include "report/link_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <QByteArray>
+#include <QImage>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "report/link_recorder.hpp"
+#include "report/throughput_plot.hpp"
+#include "tests/support/process.hpp"
+
+namespace hdstream {
+namespace {
+
+// Two feeds at 40 and 60 Mbps for 10 s, planned 120 Mbps in all.
+std::vector<ThroughputPoint> two_feeds() {
+  std::vector<ThroughputPoint> series;
+  for (int t = 1; t <= 10; ++t) series.push_back({double(t), 100.0, {40.0, 60.0}});
+  return series;
+}
+
+LinkReportInput failing_input() {
+  LinkReportInput input;
+  input.title = "hdstream send <script>alert(1)</script>";
+  input.parameters = {{"destination", "portland"}, {"source", "file:a|b*.mxf"}};
+  input.series = two_feeds();
+  input.planned_mbps = 120;
+  input.last.streams.resize(2);
+  input.summary.streams = 2;
+  input.summary.pass = false;
+  input.summary.reasons = {"3 frames dropped",
+                           "stream 1 was cut off at the end (4.1 s without a session)"};
+  return input;
+}
+
+QImage decode_png(const std::vector<std::byte>& png) {
+  return QImage::fromData(reinterpret_cast<const uchar*>(png.data()), static_cast<int>(png.size()),
+                          "PNG");
+}
+
+// Whether `pixel` is `colour` drawn over white with some coverage (lines are antialiased):
+// every channel the colour darkens is darkened by the same fraction, at least 0.3.
+bool tint_of(QColor pixel, QColor colour) {
+  double low = 1, high = 0;
+  for (auto [p, c] :
+       {std::pair{pixel.red(), colour.red()}, std::pair{pixel.green(), colour.green()},
+        std::pair{pixel.blue(), colour.blue()}}) {
+    if (255 - c < 30) {
+      if (255 - p > 30) return false;  // a channel the colour leaves white
+      continue;
+    }
+    const double coverage = static_cast<double>(255 - p) / (255 - c);
+    low = std::min(low, coverage);
+    high = std::max(high, coverage);
+  }
+  return low >= 0.3 && high - low <= 0.15;
+}
+
+// Whether a pixel within `reach` rows of `y` in column `x` is a tint of `colour`.
+bool colour_near(const QImage& image, int x, int y, QColor colour, int reach = 2) {
+  for (int dy = -reach; dy <= reach; ++dy) {
+    if (tint_of(image.pixelColor(x, y + dy), colour)) return true;
+  }
+  return false;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(LinkRecorder, KeepsEachIntervalsAggregateAndPerFeedRate) {
+  LinkRecorder recorder;
+  Snapshot snapshot;
+  snapshot.streams.resize(2);
+  for (int t = 1; t <= 3; ++t) {
+    snapshot.t = t;
+    snapshot.streams[0].mbps = 10.0 * t;
+    snapshot.streams[1].mbps = 5.0;
+    recorder.add(snapshot);
+  }
+  const auto series = recorder.series();
+  ASSERT_EQ(series.size(), 3u);
+  EXPECT_EQ(series[2].t, 3.0);
+  EXPECT_EQ(series[2].aggregate_mbps, 35.0);
+  EXPECT_EQ(series[2].stream_mbps, (std::vector<double>{30.0, 5.0}));
+}
+
+// The chart's geometry (report/throughput_plot.cpp): 960 x 480, plot area from x 80 to 940 and
+// y 40 to 430; the y axis runs to 1.15 x the larger of planned and peak.
+TEST(ThroughputPlot, DrawsEachFeedTheAggregateAndThePlannedRateWhereTheyBelong) {
+  const QImage image = decode_png(render_throughput_png(two_feeds(), 120));
+  ASSERT_EQ(image.size(), QSize(960, 480));
+  const double y_max = 120 * 1.15;
+  auto y_of = [&](double mbps) { return static_cast<int>(std::lround(430 - mbps / y_max * 390)); };
+  const int x = 80 + 860 / 2;                                          // t = 5 s
+  EXPECT_TRUE(colour_near(image, x, y_of(40), QColor(31, 119, 180)));  // feed 0
+  EXPECT_TRUE(colour_near(image, x, y_of(60), QColor(255, 127, 14)));  // feed 1
+  EXPECT_TRUE(colour_near(image, x, y_of(100), Qt::black));
+  EXPECT_FALSE(colour_near(image, x, y_of(40),
+                           QColor(255, 127, 14)));  // not feed 1's colour            // aggregate
+  // The planned rate is dashed grey: along its row, grey dashes and white gaps alternate
+  // (a 1.5 px pen dashes 6 px on, 3 px off: about 90 dashes over 800 px).
+  int dashes = 0, grey = 0;
+  bool in_dash = false;
+  for (int column = 100; column < 900; ++column) {
+    const bool dash = colour_near(image, column, y_of(120), QColor(120, 120, 120), 1);
+    grey += dash;
+    if (dash && !in_dash) ++dashes;
+    in_dash = dash;
+  }
+  EXPECT_GT(dashes, 60);
+  EXPECT_GT(grey, 400);
+  // Nothing is drawn where no figure is: between 60 and 100 Mbps the plot is background.
+  EXPECT_EQ(image.pixelColor(x, y_of(80)), QColor(Qt::white));
+}
+
+TEST(LinkReport, MarkdownNamesTheVerdictAndReasonsWithThePlotBesideIt) {
+  const auto path = test::scratch_dir("link-report-md") / "link.md";
+  write_link_report(path, failing_input());
+  const std::string text = read_text(path);
+  EXPECT_NE(text.find("## Verdict: FAIL\n\n- 3 frames dropped\n- stream 1 was cut off at the end "
+                      "(4.1 s without a session)\n"),
+            std::string::npos)
+      << text;
+  // A `|` in a value is escaped, so the row keeps its two cells.
+  EXPECT_NE(text.find("| source | file:a\\|b*.mxf |\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("| verdict | FAIL |\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("![throughput](link.png)"), std::string::npos);
+  EXPECT_EQ(QImage(QString::fromStdString((path.parent_path() / "link.png").string())).size(),
+            QSize(960, 480));
+}
+
+TEST(LinkReport, HtmlIsOneFileWithTheTextEscapedAndThePlotEmbedded) {
+  const auto path = test::scratch_dir("link-report-html") / "link.html";
+  write_link_report(path, failing_input());
+  const std::string html = read_text(path);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("hdstream send &lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("<td>file:a|b*.mxf</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<h2>Verdict: FAIL</h2>\n<ul>\n<li>3 frames dropped</li>"),
+            std::string::npos);
+  const std::string prefix = "data:image/png;base64,";
+  const auto at = html.find(prefix);
+  ASSERT_NE(at, std::string::npos);
+  const auto end = html.find('"', at);
+  const QByteArray png = QByteArray::fromBase64(
+      QByteArray::fromStdString(html.substr(at + prefix.size(), end - at - prefix.size())));
+  EXPECT_EQ(QImage::fromData(png, "PNG").size(), QSize(960, 480));
+  EXPECT_FALSE(std::filesystem::exists(path.parent_path() / "link.png"));
+}
+
+TEST(LinkReport, AnUnwritablePathIsOneLineNamingIt) {
+  const auto path = test::scratch_dir("link-report-bad") / "no-such-dir" / "link.md";
+  try {
+    write_link_report(path, failing_input());
+    ADD_FAILURE() << "wrote " << path;
+  } catch (const std::runtime_error& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace hdstream

@@ -1,0 +1,54 @@
+// Key files (transport/key_file): hex or raw keys; wrong sizes, open permissions and bad digits
+// are one clear line.
+#include "transport/key_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "tests/support/process.hpp"
+
+namespace hdstream {
+namespace {
+
+PresharedKey key_of(std::uint8_t fill) {
+  PresharedKey key;
+  key.fill(static_cast<std::byte>(fill));
+  return key;
+}
+
+std::filesystem::path write_key(const std::string& name, const std::string& contents, mode_t mode) {
+  auto path = test::scratch_dir("keys") / name;
+  std::ofstream(path, std::ios::binary) << contents;
+  ::chmod(path.c_str(), mode);
+  return path;
+}
+
+TEST(KeyFile, HexAndRawKeysLoad) {
+  const std::string hex(64, 'a');
+  EXPECT_EQ(load_key_file(write_key("hex", hex + "\n", 0600)), key_of(0xaa));
+  EXPECT_EQ(load_key_file(write_key("hex_nonl", hex, 0400)), key_of(0xaa));
+  EXPECT_EQ(load_key_file(write_key("raw", std::string(32, '\x11'), 0600)), key_of(0x11));
+}
+
+TEST(KeyFile, WrongSizePermissionsOrDigitsAreOneClearLine) {
+  auto expect_error = [](const std::filesystem::path& path, const std::string& needle) {
+    try {
+      load_key_file(path);
+      ADD_FAILURE() << "loaded " << path;
+    } catch (const KeyFileError& error) {
+      const std::string what = error.what();
+      EXPECT_NE(what.find(needle), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  };
+  expect_error(write_key("short", "abcd\n", 0600), "expected 64 hex digits");
+  expect_error(write_key("open", std::string(64, 'a'), 0644), "chmod 600");
+  expect_error(write_key("notx", std::string(63, 'a') + "g", 0600), "not a hex digit");
+  expect_error(test::scratch_dir("keys-missing") / "none", "No such file");
+}
+
+}  // namespace
+}  // namespace hdstream
