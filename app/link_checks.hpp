@@ -13,7 +13,7 @@
 namespace hdstream {
 
 struct CheckItem {
-  std::string name;    // "reachable portland-1...:9000", "send buffer", ...
+  std::string name;  // "reachable portland-1...:9000", "send buffer", ...
   bool ok = false;
   std::string detail;  // what was measured
   std::string fix;     // the exact command or setting that would make it pass (empty if ok)
@@ -23,11 +23,14 @@ struct EndpointProbe {
   Endpoint endpoint;
   bool reachable = false;
   std::string error;
-  std::optional<double> rtt_ms;  // fastest TCP connect (SYN / SYN-ACK) of a few
-  std::optional<int> path_mtu;   // the kernel's route MTU towards it
+  std::optional<double>
+      rtt_ms;  // fastest connect of a few (TCP: SYN / SYN-ACK; SRT: its handshake)
+  int handshake_round_trips = 1;  // round trips in that connect: 1 for TCP, 2 for SRT
+  std::optional<int> path_mtu;    // the kernel's route MTU towards it
 };
 
-// Connects to every distinct feed endpoint a few times; never sends feed data.
+// Connects to every distinct feed endpoint a few times (SRT: each stream's UDP port, as a probe
+// caller); never sends feed data.
 std::vector<EndpointProbe> probe_endpoints(const SendPlan& plan, std::chrono::milliseconds timeout);
 
 // Turns probes and local kernel settings into check items. `measured_rtt_ms` (if any) sizes

@@ -9,6 +9,7 @@
 #include "common/units.hpp"
 #include "protocol/ack.hpp"
 #include "protocol/reassembler.hpp"
+#include "transport/capacity_probe.hpp"
 #include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
 #include "transport/mtcp_scheduler.hpp"
@@ -27,17 +28,20 @@ constexpr auto kTick = std::chrono::milliseconds(10);
 }  // namespace
 
 // One mtcp feed: its K sub-connections, its reassembler, its acknowledgements. Runs on the
-// stream's strand.
+// stream's strand. A capacity probe is a group too, on a strand of its own, counted apart.
 class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
  public:
   // `memory`: the reservation covering reassembler_config(hello, ...) (see admit()).
   Group(std::shared_ptr<MultiTcpReceiver> owner, std::uint16_t stream, const Hello& hello,
-        MemoryReservation memory)
+        MemoryReservation memory, asio::strand<asio::io_context::executor_type> strand,
+        const std::string& peer)
       : owner_(std::move(owner)),
-        strand_(owner_->strands_[stream]),
+        strand_(std::move(strand)),
         stream_(stream),
         hello_(hello),
-        counters_(owner_->stats_.stream(stream)),
+        probe_(is_capacity_probe(hello) ? std::make_unique<CapacityProbe>(log(), stream, peer)
+                                        : nullptr),
+        counters_(probe_ ? probe_->counters() : owner_->stats_.stream(stream)),
         memory_(std::move(memory)),
         reassembler_(stream, reassembler_config(hello, owner_->options_), owner_->memory_.pool()),
         members_(hello.connections),
@@ -47,14 +51,21 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
 
   std::uint64_t session_id() const { return hello_.session_id; }
   std::uint8_t connections() const { return hello_.connections; }
+  std::uint16_t stream() const { return stream_; }
+  bool probe() const { return probe_ != nullptr; }
+  const asio::strand<asio::io_context::executor_type>& strand() const { return strand_; }
 
   void start() {
-    log()->info(
-        "stream {}: feed accepted over {} sub-connections ({} {}x{} @ {:.2f} fps, {}, "
-        "latency budget {} ms)",
-        stream_, hello_.connections, to_string(hello_.feed.codec), hello_.feed.width,
-        hello_.feed.height, hello_.feed.frames_per_second(),
-        format_rate(static_cast<double>(hello_.feed.bit_rate_bps)), hello_.latency_budget_ms);
+    if (probe_) {
+      probe_->started(hello_, fmt::format("over {} sub-connections", hello_.connections));
+    } else {
+      log()->info(
+          "stream {}: feed accepted over {} sub-connections ({} {}x{} @ {:.2f} fps, {}, "
+          "latency budget {} ms)",
+          stream_, hello_.connections, to_string(hello_.feed.codec), hello_.feed.width,
+          hello_.feed.height, hello_.feed.frames_per_second(),
+          format_rate(static_cast<double>(hello_.feed.bit_rate_bps)), hello_.latency_budget_ms);
+    }
     counters_.planned_bps.store(hello_.feed.bit_rate_bps, std::memory_order_relaxed);
     counters_.state.store(StreamState::running, std::memory_order_relaxed);
     counters_.link.present.store(true, std::memory_order_relaxed);
@@ -62,7 +73,7 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
       counters_.subconnections[i].state.store(StreamState::waiting, std::memory_order_relaxed);
     }
     down_since_ = std::chrono::steady_clock::now();
-    owner_->consumer_.session_started(stream_, hello_);
+    if (!probe_) owner_->consumer_.session_started(stream_, hello_);
     asio::co_spawn(
         strand_, [self = shared_from_this()] { return self->ticker(); }, asio::detached);
   }
@@ -154,6 +165,7 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
   asio::strand<asio::io_context::executor_type> strand_;
   std::uint16_t stream_;
   Hello hello_;
+  std::unique_ptr<CapacityProbe> probe_;  // set: a `check` capacity probe, not a feed
   StreamCounters& counters_;
   MemoryReservation memory_;
   Reassembler reassembler_;
@@ -330,8 +342,13 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
 
 void MultiTcpReceiver::Group::deliver(std::int64_t now_ns) {
   FrameConsumer& consumer = owner_->consumer_;
-  while (FramePtr frame = reassembler_.pop(now_ns))
-    consumer.frame_received(stream_, std::move(frame));
+  while (FramePtr frame = reassembler_.pop(now_ns)) {
+    if (probe_) {
+      probe_->frame(*frame);
+    } else {
+      consumer.frame_received(stream_, std::move(frame));
+    }
+  }
   publisher_.publish(reassembler_.counters(), counters_);
   counters_.link.duplicate_chunks.store(reassembler_.counters().duplicate_chunks,
                                         std::memory_order_relaxed);
@@ -409,7 +426,11 @@ void MultiTcpReceiver::Group::end_session(bool clean, bool stopping) {
                         std::memory_order_relaxed);
   memory_.reset();  // before the stream is free: its next session reserves afresh
   owner_->group_ended(stream_, this);
-  owner_->consumer_.session_ended(stream_, clean, reassembler_.next_seq());
+  if (probe_) {
+    probe_->ended(clean);
+  } else {
+    owner_->consumer_.session_ended(stream_, clean, reassembler_.next_seq());
+  }
 }
 
 MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions options,
@@ -485,6 +506,8 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
     if (stream >= groups_.size()) {
       status = AckStatus::bad_stream;
       reason = fmt::format("this receiver serves streams 0..{}", options_.streams - 1);
+    } else if (is_capacity_probe(hello)) {
+      group = admit_probe(stream, hello, peer, status, reason, logged);
     } else if (groups_[stream] && groups_[stream]->session_id() != hello.session_id) {
       status = AckStatus::stream_busy;
       reason = "another sender session is already connected";
@@ -497,7 +520,8 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
     } else if (auto memory = memory_.admit(Group::reassembler_config(hello, options_),
                                            /*readers=*/hello.connections, peer, stream, reason)) {
       // A new session: it reserves, for all its sub-connections, what its frames may need.
-      group = std::make_shared<Group>(shared_from_this(), stream, hello, std::move(*memory));
+      group = std::make_shared<Group>(shared_from_this(), stream, hello, std::move(*memory),
+                                      strands_[stream], peer);
       groups_[stream] = group;
       asio::post(strands_[stream], [group] { group->start(); });
     } else {
@@ -515,15 +539,54 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
   const auto protocol = socket->local_endpoint(ec).protocol();
   const auto fd = socket->release(ec);
   if (ec) co_return;
-  auto moved = std::make_shared<tcp::socket>(strands_[stream], protocol, fd);
-  asio::post(strands_[stream], [group, index = hello.subconnection, moved, peer] {
+  auto moved = std::make_shared<tcp::socket>(group->strand(), protocol, fd);
+  asio::post(group->strand(), [group, index = hello.subconnection, moved, peer] {
     group->attach(index, moved, peer);
   });
 }
 
+// A probe's sub-connections join its own group (same session id), never the feed's; it runs on
+// a strand of its own, so it neither waits for nor holds up the feed on its stream id.
+std::shared_ptr<MultiTcpReceiver::Group> MultiTcpReceiver::admit_probe(
+    std::uint16_t stream, const Hello& hello, const std::string& peer, AckStatus& status,
+    std::string& reason, bool& logged) {
+  auto same_session = [&](const auto& group) {
+    return group->stream() == stream && group->session_id() == hello.session_id;
+  };
+  if (auto found = std::find_if(probes_.begin(), probes_.end(), same_session);
+      found != probes_.end()) {
+    if ((*found)->connections() == hello.connections) return *found;
+    status = AckStatus::bad_request;
+    reason = fmt::format("this session has {} sub-connections, not {}", (*found)->connections(),
+                         hello.connections);
+    return nullptr;
+  }
+  if (probes_.size() >= max_capacity_probes(options_.streams)) {
+    status = AckStatus::stream_busy;
+    reason = capacity_probes_busy(max_capacity_probes(options_.streams));
+    return nullptr;
+  }
+  auto memory = memory_.admit(Group::reassembler_config(hello, options_),
+                              /*readers=*/hello.connections, peer, stream, reason);
+  if (!memory) {
+    status = AckStatus::bad_request;
+    logged = true;
+    return nullptr;
+  }
+  auto group = std::make_shared<Group>(shared_from_this(), stream, hello, std::move(*memory),
+                                       asio::make_strand(context_), peer);
+  probes_.push_back(group);
+  asio::post(group->strand(), [group] { group->start(); });
+  return group;
+}
+
 void MultiTcpReceiver::group_ended(std::uint16_t stream, const Group* group) {
   std::lock_guard lock(mutex_);
-  if (stream < groups_.size() && groups_[stream].get() == group) groups_[stream].reset();
+  if (group->probe()) {
+    std::erase_if(probes_, [&](const auto& probe) { return probe.get() == group; });
+  } else if (stream < groups_.size() && groups_[stream].get() == group) {
+    groups_[stream].reset();
+  }
 }
 
 void MultiTcpReceiver::stop() {
@@ -535,6 +598,7 @@ void MultiTcpReceiver::stop() {
     for (auto& group : groups_) {
       if (group) groups.push_back(group);
     }
+    groups.insert(groups.end(), probes_.begin(), probes_.end());
     for (auto& weak : admitting_) {
       if (auto socket = weak.lock()) admitting.push_back(std::move(socket));
     }

@@ -30,6 +30,11 @@ class MultiTcpReceiver : public ReceiverTransport,
 
   awaitable<void> accept_loop();
   awaitable<void> admit(std::shared_ptr<tcp::socket> socket);
+  // Under mutex_: the capacity probe `hello` belongs to, joined or new; null (with `status`,
+  // `reason`, and `logged` when FrameMemory logged it) to refuse.
+  std::shared_ptr<Group> admit_probe(std::uint16_t stream, const Hello& hello,
+                                     const std::string& peer, AckStatus& status,
+                                     std::string& reason, bool& logged);
   void group_ended(std::uint16_t stream, const Group* group);
 
   asio::io_context& context_;
@@ -43,6 +48,7 @@ class MultiTcpReceiver : public ReceiverTransport,
   std::vector<asio::strand<asio::io_context::executor_type>> strands_;
   std::mutex mutex_;                            // guards the members below
   std::vector<std::shared_ptr<Group>> groups_;  // per stream; null when free
+  std::vector<std::shared_ptr<Group>> probes_;  // capacity probes, apart from the feeds
   std::vector<std::weak_ptr<tcp::socket>> admitting_;
   bool stopped_ = false;
 };

@@ -5,6 +5,7 @@
 #include "common/units.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/reassembler.hpp"
+#include "transport/capacity_probe.hpp"
 #include "transport/feedback.hpp"
 #include "transport/reassembly_publisher.hpp"
 #include "transport/srt_sender.hpp"
@@ -14,6 +15,25 @@ namespace {
 std::shared_ptr<spdlog::logger> log() {
   return logger("srt");
 }
+
+// One of the receiver's places for capacity probes, held for a session's life.
+class ProbePlace {
+ public:
+  ProbePlace(std::atomic<std::size_t>& running, std::size_t max)
+      : running_(running), held_(running.fetch_add(1) < max) {
+    if (!held_) running_.fetch_sub(1);
+  }
+  ProbePlace(const ProbePlace&) = delete;
+  ProbePlace& operator=(const ProbePlace&) = delete;
+  ~ProbePlace() {
+    if (held_) running_.fetch_sub(1);
+  }
+  bool held() const { return held_; }
+
+ private:
+  std::atomic<std::size_t>& running_;
+  bool held_;
+};
 }  // namespace
 
 SrtReceiver::SrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameConsumer& consumer)
@@ -31,7 +51,8 @@ void SrtReceiver::start() {
   const SrtPlan plan = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
   listeners_.start(
       plan, options_.listen, options_.streams,
-      [this](std::uint16_t stream, SrtSocket& socket) { run_session(stream, socket); });
+      [this](std::uint16_t stream, SrtSocket& socket) { run_session(stream, socket, false); },
+      [this](std::uint16_t stream, SrtSocket& socket) { run_session(stream, socket, true); });
   log()->info("listening on UDP ports {}..{} for {} SRT stream(s){}", listeners_.base_port(),
               listeners_.base_port() + options_.streams - 1, options_.streams,
               options_.srt.passphrase.empty() ? "" : " (passphrase required)");
@@ -45,9 +66,8 @@ void SrtReceiver::stop() {
   listeners_.stop();
 }
 
-bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
+bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool announced_probe) {
   const std::string peer = socket.peer();
-  StreamCounters& counters = stats_.stream(stream);
   std::array<std::byte, 2048> message;
   std::size_t received = 0;
 
@@ -82,8 +102,21 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
       status = AckStatus::bad_stream;
       refusal = fmt::format("UDP port {} carries stream {}, not {}", socket.local_port(), stream,
                             header.stream_id);
+    } else if (announced_probe && !is_capacity_probe(*hello)) {
+      // Served beside the port's feed because it said it was a probe: it may not become a feed.
+      refusal = "the SRT stream id announced a capacity probe, the HELLO a feed";
     }
     break;
+  }
+  // A probe takes none of the stream's slot, within the receiver's limit on probes.
+  const bool probe = refusal.empty() && hello && is_capacity_probe(*hello);
+  std::optional<ProbePlace> probe_place;
+  if (probe) {
+    const std::size_t max_probes = max_capacity_probes(options_.streams);
+    if (!probe_place.emplace(probes_running_, max_probes).held()) {
+      status = AckStatus::stream_busy;
+      refusal = capacity_probes_busy(max_probes);
+    }
   }
   if (!hello && refusal.empty()) {
     if (!stopped()) log()->warn("stream {}: closing {}: no handshake", stream, peer);
@@ -97,7 +130,9 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     config.max_frames_in_flight = options_.max_frames_in_flight;
     memory = memory_.admit(config, /*readers=*/0, peer, stream, refusal);  // logs a refusal
   } else {
-    log()->warn("refused feed from {} (stream {}): {}", peer, stream, refusal);
+    log()->warn("refused {} from {} (stream {}): {}",
+                hello && is_capacity_probe(*hello) ? "capacity probe" : "feed", peer, stream,
+                refusal);
   }
   if (!refusal.empty()) {
     auto ack = encode_hello_ack(stream, HelloAck{status, refusal});
@@ -114,20 +149,33 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   auto ack = encode_hello_ack(stream, HelloAck{AckStatus::accepted, {}});
   if (socket.send(ack) != SrtIo::ok) return false;
 
-  log()->info("stream {}: feed from {} accepted over SRT ({} {}x{} @ {:.2f} fps, {})", stream, peer,
-              to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
-              hello->feed.frames_per_second(),
-              format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
-  counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
-  counters.state.store(StreamState::running, std::memory_order_relaxed);
-  consumer_.session_started(stream, *hello);
+  // A probe is verified and measured like a feed, in counters of its own.
+  std::optional<CapacityProbe> measured_probe;
+  if (probe) measured_probe.emplace(log(), stream, peer);
+  StreamCounters& counters = probe ? measured_probe->counters() : stats_.stream(stream);
+  if (probe) {
+    measured_probe->started(*hello, "over SRT");
+  } else {
+    log()->info("stream {}: feed from {} accepted over SRT ({} {}x{} @ {:.2f} fps, {})", stream,
+                peer, to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
+                hello->feed.frames_per_second(),
+                format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
+    counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
+    counters.state.store(StreamState::running, std::memory_order_relaxed);
+    consumer_.session_started(stream, *hello);
+  }
 
   Reassembler reassembler(stream, config, memory_.pool());
   ReassemblyPublisher publisher(log(), stream, "incomplete (SRT dropped packets too late to play)");
   auto deliver = [&] {
     const std::int64_t now = wall_clock_ns();
-    while (FramePtr frame = reassembler.pop(now))
-      consumer_.frame_received(stream, std::move(frame));
+    while (FramePtr frame = reassembler.pop(now)) {
+      if (probe) {
+        measured_probe->frame(*frame);
+      } else {
+        consumer_.frame_received(stream, std::move(frame));
+      }
+    }
     publisher.publish(reassembler.counters(), counters);
   };
 
@@ -195,6 +243,10 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     }
   }
   socket.close();  // tells the sender we have everything, if it is still there
+  if (probe) {
+    measured_probe->ended(clean);
+    return clean;
+  }
   counters.state.store(clean ? StreamState::finished : StreamState::failed,
                        std::memory_order_relaxed);
   consumer_.session_ended(stream, clean, reassembler.next_seq());

@@ -5,6 +5,7 @@
 //   auto rx = std::make_shared<SrtReceiver>(options, stats, consumer);  rx->start();
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "transport/frame_memory.hpp"
@@ -24,13 +25,16 @@ class SrtReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   void stop() override;
 
  private:
-  bool run_session(std::uint16_t stream, SrtSocket& socket);  // on the stream's own thread
+  // On the stream's feed thread, or a probe thread when the caller's stream id announced a
+  // capacity probe (`announced_probe`: then the HELLO must be a probe's).
+  bool run_session(std::uint16_t stream, SrtSocket& socket, bool announced_probe);
   bool stopped() const { return listeners_.stopped(); }
 
   ReceiverOptions options_;
   StatsRegistry& stats_;
   FrameConsumer& consumer_;
-  FrameMemory memory_;            // frame buffers of all sessions, within --max-memory
+  FrameMemory memory_;  // frame buffers of all sessions, within --max-memory
+  std::atomic<std::size_t> probes_running_{0};
   SrtStreamListeners listeners_;  // last: its threads are joined before the rest goes
 };
 

@@ -118,8 +118,9 @@ bool SrtSender::send_message(std::span<const std::byte> message) {
 }
 
 bool SrtSender::connect_and_handshake() {
-  const SrtPlan plan =
-      srt_plan(options_.hello.feed.bit_rate_bps, options_.srt, options_.expected_rtt);
+  SrtPlan plan = srt_plan(options_.hello.feed.bit_rate_bps, options_.srt, options_.expected_rtt);
+  // A probe says so in its stream id too: the listener then serves it beside the port's feed.
+  plan.probe = (options_.hello.flags & kHelloProbe) != 0;
   std::optional<SrtSocket> connected = connect_srt_caller(plan, remote_, options_.connect_patience,
                                                           feed_.stop_flag(), options_.stream_id);
   if (!connected) return false;

@@ -188,7 +188,7 @@ SrtSocket SrtSocket::caller(const SrtPlan& plan) {
   if (plan.rate_bps > 0) {
     const std::string id = encode_srt_stream_id(
         {plan.rate_bps, std::chrono::duration_cast<std::chrono::milliseconds>(plan.latency),
-         std::chrono::duration_cast<std::chrono::milliseconds>(plan.rtt)});
+         std::chrono::duration_cast<std::chrono::milliseconds>(plan.rtt), plan.probe});
     if (srt_setsockflag(socket.socket_, SRTO_STREAMID, id.data(), static_cast<int>(id.size())) ==
         SRT_ERROR) {
       throw_last("setting SRTO_STREAMID");
@@ -335,6 +335,14 @@ std::string SrtSocket::peer() const {
   getnameinfo(reinterpret_cast<const sockaddr*>(&address), static_cast<socklen_t>(length), host,
               sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
   return fmt::format("{}:{}", host, port);
+}
+
+bool SrtSocket::announces_probe() const {
+  char id[513] = {};  // SRTO_STREAMID holds at most 512 bytes
+  int length = sizeof id - 1;
+  if (srt_getsockflag(socket_, SRTO_STREAMID, id, &length) == SRT_ERROR) return false;
+  const auto caller = decode_srt_stream_id(std::string_view(id, static_cast<std::size_t>(length)));
+  return caller && caller->probe;
 }
 
 void SrtSocket::close() {

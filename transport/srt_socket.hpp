@@ -41,6 +41,7 @@ struct SrtPlan {
   std::string passphrase;  // empty: no encryption
   std::uint8_t key_length_bytes = 16;
   int payload_bytes = 1456;  // SRTO_PAYLOADSIZE: one message per packet
+  bool probe = false;        // a caller's stream id announces a `check` capacity probe
 };
 inline constexpr int kSrtMaxPayloadBytes = 1456;  // SRT_LIVE_MAX_PLSIZE
 inline constexpr int kSrtTsPayloadBytes = 1316;   // 7 x 188: what MPEG-TS tools expect
@@ -108,6 +109,9 @@ class SrtSocket {
   std::chrono::milliseconds peer_latency() const;
   std::uint16_t local_port() const;
   std::string peer() const;
+  // An accepted socket's caller announces a capacity probe in its stream id
+  // (transport/srt_stream_id.hpp).
+  bool announces_probe() const;
   // SRTO_FC, SRTO_RCVBUF and SRTO_UDP_RCVBUF as libsrt holds them (RCVBUF in whole packets).
   SrtBufferSizes buffer_sizes() const;
   // false: receive() returns SrtIo::timeout at once when no message is waiting.

@@ -11,6 +11,7 @@ constexpr std::string_view kPrefix = "#!::";
 constexpr std::string_view kRate = "x-hdstream-rate";
 constexpr std::string_view kLatency = "x-hdstream-latency-ms";
 constexpr std::string_view kRtt = "x-hdstream-rtt-ms";
+constexpr std::string_view kProbe = "x-hdstream-probe";  // "1"; absent: a feed
 
 // Digits only (no sign, no space), at most `max`.
 std::optional<std::uint64_t> decimal(std::string_view text, std::uint64_t max) {
@@ -25,14 +26,16 @@ std::optional<std::uint64_t> decimal(std::string_view text, std::uint64_t max) {
 }  // namespace
 
 std::string encode_srt_stream_id(const SrtCallerPlan& plan) {
-  return fmt::format("{}m=publish,{}={},{}={},{}={}", kPrefix, kRate, plan.rate_bps, kLatency,
-                     plan.latency.count(), kRtt, plan.rtt.count());
+  // A feed's id is what it always was: only a probe carries the probe key.
+  return fmt::format("{}m=publish,{}={},{}={},{}={}{}", kPrefix, kRate, plan.rate_bps, kLatency,
+                     plan.latency.count(), kRtt, plan.rtt.count(),
+                     plan.probe ? fmt::format(",{}=1", kProbe) : std::string());
 }
 
 std::optional<SrtCallerPlan> decode_srt_stream_id(std::string_view id) {
   if (!id.starts_with(kPrefix)) return std::nullopt;
   id.remove_prefix(kPrefix.size());
-  std::optional<std::uint64_t> rate, latency_ms, rtt_ms;
+  std::optional<std::uint64_t> rate, latency_ms, rtt_ms, probe;
   const auto max_ms = static_cast<std::uint64_t>(kSrtStreamIdMaxDuration.count());
   while (!id.empty()) {
     const std::size_t comma = id.find(',');
@@ -45,15 +48,16 @@ std::optional<SrtCallerPlan> decode_srt_stream_id(std::string_view id) {
     std::optional<std::uint64_t>* slot = key == kRate      ? &rate
                                          : key == kLatency ? &latency_ms
                                          : key == kRtt     ? &rtt_ms
+                                         : key == kProbe   ? &probe
                                                            : nullptr;
     if (slot == nullptr) continue;               // a standard key (m=, r=, u=...) or a newer one
     if (slot->has_value()) return std::nullopt;  // said twice: trust neither
-    *slot = decimal(value, slot == &rate ? kSrtStreamIdMaxRateBps : max_ms);
+    *slot = decimal(value, slot == &rate ? kSrtStreamIdMaxRateBps : slot == &probe ? 1 : max_ms);
     if (!slot->has_value()) return std::nullopt;
   }
   if (!rate || *rate == 0 || !latency_ms || !rtt_ms) return std::nullopt;
   return SrtCallerPlan{*rate, std::chrono::milliseconds(*latency_ms),
-                       std::chrono::milliseconds(*rtt_ms)};
+                       std::chrono::milliseconds(*rtt_ms), probe.value_or(0) == 1};
 }
 
 }  // namespace hdstream

@@ -1,7 +1,8 @@
 // What an hdstream SRT caller tells the listener before the connection exists: its feed's rate,
 // latency and expected RTT, carried in SRTO_STREAMID in SRT's access-control syntax ("#!::"
 // then comma-separated key=value), so the listener sizes that connection's receive buffers for
-// the feed it will really carry (docs/PROTOCOL.md#srt-mapping).
+// the feed it will really carry (docs/PROTOCOL.md#srt-mapping). A `check` capacity probe adds
+// x-hdstream-probe=1, so the listener serves it beside the port's feed, not after it.
 //   "#!::m=publish,x-hdstream-rate=270000000,x-hdstream-latency-ms=800,x-hdstream-rtt-ms=200"
 #pragma once
 
@@ -17,6 +18,7 @@ struct SrtCallerPlan {
   std::uint64_t rate_bps = 0;
   std::chrono::milliseconds latency{0};
   std::chrono::milliseconds rtt{0};
+  bool probe = false;  // a capacity probe (the HELLO must say so too), not a feed
   bool operator==(const SrtCallerPlan&) const = default;
 };
 

@@ -1,6 +1,9 @@
 // The listening half every SRT receiver shares: one listener per stream on consecutive UDP
-// ports, each served by its own thread that accepts a caller, runs the receiver's session on
-// it, and accepts the next, until stop(). Every wait is bounded (100 ms), so stop() is too.
+// ports, each served by its own thread that accepts callers until stop(). A stream's feed
+// sessions run one after another on that stream's feed thread (a caller arriving meanwhile
+// waits its turn, as in a backlog of one); a caller whose stream id announces a `check`
+// capacity probe runs at once on a thread of its own, beside the feed, when a probe session is
+// given. Every wait is bounded (100 ms), so stop() is too.
 //   SrtStreamListeners listeners;
 //   listeners.start(plan, options.listen, 5, [&](std::uint16_t stream, SrtSocket& s) { ... });
 #pragma once
@@ -11,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/log_rate_limit.hpp"
 #include "transport/endpoint.hpp"
 #include "transport/srt_socket.hpp"
 
@@ -26,8 +30,10 @@ class SrtStreamListeners {
   ~SrtStreamListeners();  // stops and joins the threads
 
   // Binds every stream's port (throws std::system_error naming a port that is taken), then
-  // starts the threads. `session` runs on stream i's thread for each caller it accepts.
-  void start(const SrtPlan& plan, const Endpoint& listen, std::size_t streams, Session session);
+  // starts the threads. `session` runs on stream i's feed thread for each caller it accepts;
+  // `probe_session` (if any) on a probe thread for each caller announcing a capacity probe.
+  void start(const SrtPlan& plan, const Endpoint& listen, std::size_t streams, Session session,
+             Session probe_session = {});
   void stop() { stopped_ = true; }
   const std::atomic<bool>& stopped() const { return stopped_; }
 
@@ -36,11 +42,17 @@ class SrtStreamListeners {
   std::uint16_t base_port() const { return base_port_; }
 
  private:
-  void serve(std::uint16_t stream, SrtSocket listener, const Session& session);
+  void serve(std::uint16_t stream, SrtSocket listener, const Session& session,
+             const Session& probe_session);
 
   std::vector<std::thread> threads_;
   std::uint16_t base_port_ = 0;
   std::atomic<bool> stopped_{false};
+  LogRateLimit turned_away_{5, std::chrono::seconds(10)};  // callers closed unserved
 };
+
+// Probe threads a port runs at once: a bound on threads, whatever callers announce (the
+// receiver refuses probes beyond its own limit with a HELLO_ACK before this is reached).
+inline constexpr std::size_t kMaxProbeThreadsPerPort = 8;
 
 }  // namespace hdstream

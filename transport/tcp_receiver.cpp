@@ -5,6 +5,7 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "protocol/reassembler.hpp"
+#include "transport/capacity_probe.hpp"
 #include "transport/feedback.hpp"
 #include "transport/message_io.hpp"
 #include "transport/reassembly_publisher.hpp"
@@ -45,7 +46,7 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   awaitable<void> feedback_loop();
   // A probe is counted apart from the feed that owns the stream id.
   StreamCounters& session_counters() {
-    return probe_ ? probe_counters_ : owner_->stats_.stream(stream_id_);
+    return probe_ ? probe_->counters() : owner_->stats_.stream(stream_id_);
   }
   awaitable<void> finish_feedback(bool clean);
 
@@ -58,8 +59,7 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
   std::int64_t next_info_ns_ = 0;
   ReassemblerConfig reassembly_;             // bounds from the HELLO
   std::optional<MemoryReservation> memory_;  // what those bounds may hold
-  bool probe_ = false;
-  StreamCounters probe_counters_;  // a probe is verified and measured apart from the feed
+  std::optional<CapacityProbe> probe_;       // set: this session is a `check` capacity probe
   // Far-end feedback: the only writer on the socket after the handshake.
   asio::steady_timer feedback_timer_;
   AsyncEvent feedback_done_;
@@ -119,11 +119,14 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
     co_return std::nullopt;
   }
   std::string reason;
-  const AckStatus status = owner_->claim(stream_id);
+  // A probe takes none of the stream's slot: it may run beside the feed that holds it.
+  const bool probe = is_capacity_probe(*intake.hello);
+  const AckStatus status = owner_->claim(stream_id, probe);
   if (status == AckStatus::bad_stream) {
     reason = fmt::format("this receiver serves streams 0..{}", owner_->options_.streams - 1);
   } else if (status == AckStatus::stream_busy) {
-    reason = "another sender is already connected";
+    reason =
+        probe ? capacity_probes_busy(owner_->max_probes_) : "another sender is already connected";
   }
   if (status != AckStatus::accepted) {
     co_await send_hello_ack(socket_, stream_id, status, std::move(reason), peer_, "tcp");
@@ -133,7 +136,7 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
   reassembly_.max_frames_in_flight = owner_->options_.max_frames_in_flight;
   memory_ = owner_->memory_.admit(reassembly_, /*readers=*/1, peer_, stream_id, reason);
   if (!memory_) {
-    owner_->release(stream_id);
+    owner_->release(stream_id, probe);
     co_await send_hello_ack(socket_, stream_id, AckStatus::bad_request, std::move(reason), peer_,
                             "tcp", /*log=*/false);
     co_return std::nullopt;
@@ -141,9 +144,10 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
   stream_id_ = stream_id;
   if (!co_await send_hello_ack(socket_, stream_id, AckStatus::accepted, {}, peer_, "tcp")) {
     memory_.reset();
-    owner_->release(stream_id);
+    owner_->release(stream_id, probe);
     co_return std::nullopt;
   }
+  if (probe) probe_.emplace(log(), stream_id, peer_);
   co_return intake.hello;
 }
 
@@ -181,7 +185,7 @@ awaitable<bool> TcpReceiver::Session::receive() {
     publisher.publish(reassembler.counters(), counters);
     while (FramePtr frame = reassembler.pop(now)) {
       if (probe_) {
-        counters.add_frame(frame->data.size(), frame->arrival_ns);
+        probe_->frame(*frame);
       } else {
         consumer.frame_received(stream_id_, std::move(frame));
       }
@@ -248,13 +252,15 @@ awaitable<bool> TcpReceiver::Session::receive() {
 awaitable<void> TcpReceiver::Session::run() {
   auto hello = co_await handshake();
   if (!hello) co_return;
-  log()->info("stream {}: {} from {} accepted ({} {}x{} @ {:.2f} fps, {})", stream_id_,
-              (hello->flags & kHelloProbe) ? "capacity probe" : "feed", peer_,
-              to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
-              hello->feed.frames_per_second(),
-              format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
+  if (probe_) {
+    probe_->started(*hello, "over tcp");
+  } else {
+    log()->info("stream {}: feed from {} accepted ({} {}x{} @ {:.2f} fps, {})", stream_id_, peer_,
+                to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
+                hello->feed.frames_per_second(),
+                format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
+  }
   tune_receive_buffer(*hello);
-  probe_ = (hello->flags & kHelloProbe) != 0;
   StreamCounters& counters = session_counters();
   if (!probe_) {
     counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
@@ -270,8 +276,7 @@ awaitable<void> TcpReceiver::Session::run() {
   co_await finish_feedback(clean);
 
   if (probe_) {
-    log()->info("stream {}: capacity probe from {} ended ({}, {} bytes verified)", stream_id_,
-                peer_, clean ? "clean" : "cut short", counters.bytes.load());
+    probe_->ended(clean);
   } else {
     counters.state.store(clean ? StreamState::finished : StreamState::failed,
                          std::memory_order_relaxed);
@@ -281,7 +286,7 @@ awaitable<void> TcpReceiver::Session::run() {
   socket_.shutdown(tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
   memory_.reset();  // before the stream id is free: its next session reserves afresh
-  owner_->release(stream_id_);
+  owner_->release(stream_id_, probe_.has_value());
 }
 
 TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, StatsRegistry& stats,
@@ -292,6 +297,7 @@ TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, Sta
       consumer_(consumer),
       acceptor_(context),
       memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "tcp"),
+      max_probes_(max_capacity_probes(options_.streams)),
       busy_(options_.streams, false) {}
 
 TcpReceiver::~TcpReceiver() = default;
@@ -332,17 +338,26 @@ awaitable<void> TcpReceiver::accept_loop() {
   }
 }
 
-AckStatus TcpReceiver::claim(std::uint16_t stream_id) {
+AckStatus TcpReceiver::claim(std::uint16_t stream_id, bool probe) {
   std::lock_guard lock(mutex_);
   if (stream_id >= busy_.size()) return AckStatus::bad_stream;
+  if (probe) {
+    if (probes_running_ >= max_probes_) return AckStatus::stream_busy;
+    ++probes_running_;
+    return AckStatus::accepted;
+  }
   if (busy_[stream_id]) return AckStatus::stream_busy;
   busy_[stream_id] = true;
   return AckStatus::accepted;
 }
 
-void TcpReceiver::release(std::uint16_t stream_id) {
+void TcpReceiver::release(std::uint16_t stream_id, bool probe) {
   std::lock_guard lock(mutex_);
-  if (stream_id < busy_.size()) busy_[stream_id] = false;
+  if (probe) {
+    --probes_running_;
+  } else if (stream_id < busy_.size()) {
+    busy_[stream_id] = false;
+  }
 }
 
 void TcpReceiver::stop() {

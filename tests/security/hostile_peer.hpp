@@ -78,11 +78,15 @@ inline std::vector<std::byte> one_byte_frame_start(std::uint16_t stream, std::ui
 
 class HostilePeer {
  public:
-  HostilePeer(TransportKind transport, int port, std::uint16_t stream) {
+  // `announce_probe` (srt): the caller's stream id announces a capacity probe, as `check`'s do.
+  HostilePeer(TransportKind transport, int port, std::uint16_t stream,
+              bool announce_probe = false) {
     if (transport == TransportKind::srt) {
       ensure_srt_started();
       try {
-        srt_ = SrtSocket::caller(SrtPlan{});  // announces nothing: the listener's own sizing
+        // Announcing nothing: the listener's own sizing.
+        srt_ = SrtSocket::caller(announce_probe ? SrtPlan{.rate_bps = 10'000'000, .probe = true}
+                                                : SrtPlan{});
         srt_->connect(Endpoint{"127.0.0.1", static_cast<std::uint16_t>(port + stream)});
       } catch (const SrtError&) {
         srt_.reset();

@@ -23,6 +23,19 @@ TEST(SrtStreamId, RoundTrips) {
   EXPECT_EQ(decode_srt_stream_id(id), plan);
 }
 
+TEST(SrtStreamId, AProbeSaysSoAndAFeedsIdIsUnchanged) {
+  const SrtCallerPlan probe{40'000'000, 120ms, 1ms, /*probe=*/true};
+  const std::string id = encode_srt_stream_id(probe);
+  EXPECT_EQ(id,
+            "#!::m=publish,x-hdstream-rate=40000000,x-hdstream-latency-ms=120,"
+            "x-hdstream-rtt-ms=1,x-hdstream-probe=1");
+  EXPECT_EQ(decode_srt_stream_id(id), probe);
+  EXPECT_FALSE(decode_srt_stream_id(encode_srt_stream_id({40'000'000, 120ms, 1ms}))->probe);
+  EXPECT_FALSE(decode_srt_stream_id("#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,"
+                                    "x-hdstream-rtt-ms=1,x-hdstream-probe=0")
+                   ->probe);
+}
+
 TEST(SrtStreamId, KeysInAnyOrderAndUnknownKeysAreFine) {
   EXPECT_EQ(decode_srt_stream_id("#!::x-hdstream-rtt-ms=1,u=studio,x-hdstream-latency-ms=120,"
                                  "x-hdstream-rate=5,x-hdstream-future=7"),
@@ -47,6 +60,10 @@ TEST(SrtStreamId, AnythingElseIsNotTrusted) {
            "x-hdstream-rtt-ms=1",  // overflows uint64
            "#!::x-hdstream-rate=400000000001,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1",
            "#!::x-hdstream-rate=5,x-hdstream-latency-ms=60001,x-hdstream-rtt-ms=1",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-probe=2",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-probe=",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-probe=1,"
+           "x-hdstream-probe=1",  // said twice
            "#!::x-hdstream-rate=5,x-hdstream-latency-ms=120,x-hdstream-rtt-ms=1,"
            "x-hdstream-rate=6",  // said twice
            "#!:x-hdstream-rate=5,x-hdstream-latency-ms=120,x-hdstream-rtt-ms=1",

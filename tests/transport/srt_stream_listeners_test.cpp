@@ -1,5 +1,6 @@
 // SrtStreamListeners over real libsrt on loopback: each stream's port hands its callers to the
-// session on that stream's thread, one at a time, and the destructor ends every thread.
+// session on that stream's thread, one at a time, a capacity probe's beside it, and the
+// destructor ends every thread.
 #include "transport/srt_stream_listeners.hpp"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,8 @@
 #include <array>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "tests/transport/srt_messages.hpp"
@@ -57,6 +60,49 @@ TEST(SrtStreamListeners, EachPortsCallersReachTheSessionForItsStream) {
   EXPECT_EQ(sessions, (std::vector<std::uint16_t>{2, 0, 2}));
   EXPECT_EQ(threads[0], threads[2]);  // stream 2's thread both times
   EXPECT_NE(threads[0], threads[1]);
+}
+
+TEST(SrtStreamListeners, AProbeCallerRunsBesideTheFeedSessionHoldingThePort) {
+  ensure_srt_started();
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool feed_running = false;
+  bool feed_may_end = false;
+  std::optional<std::string> probe_saw;
+  {
+    SrtStreamListeners listeners;
+    listeners.start(
+        SrtPlan{.rate_bps = 10'000'000}, Endpoint{"127.0.0.1", 0}, 1,
+        [&](std::uint16_t, SrtSocket& s) {
+          test::receive_message(s);
+          std::unique_lock lock(mutex);
+          feed_running = true;
+          changed.notify_all();
+          changed.wait(lock, [&] { return feed_may_end; });  // holds the port's feed thread
+        },
+        [&](std::uint16_t, SrtSocket& s) {
+          auto message = test::receive_message(s);
+          std::lock_guard lock(mutex);
+          probe_saw = message;
+          changed.notify_all();
+        });
+    const Endpoint port = listeners.local_endpoint(Endpoint{"127.0.0.1", 0});
+    SrtSocket feed = SrtSocket::caller(SrtPlan{.rate_bps = 10'000'000});
+    feed.connect(port);
+    ASSERT_EQ(feed.send(std::array<std::byte, 1>{std::byte{'f'}}), SrtIo::ok);
+    {
+      std::unique_lock lock(mutex);
+      ASSERT_TRUE(changed.wait_for(lock, 5s, [&] { return feed_running; }));
+    }
+    SrtSocket probe = SrtSocket::caller(SrtPlan{.rate_bps = 10'000'000, .probe = true});
+    probe.connect(port);
+    ASSERT_EQ(probe.send(std::array<std::byte, 1>{std::byte{'p'}}), SrtIo::ok);
+    std::unique_lock lock(mutex);
+    EXPECT_TRUE(changed.wait_for(lock, 5s, [&] { return probe_saw.has_value(); }));
+    EXPECT_EQ(probe_saw, std::optional<std::string>("p"));
+    feed_may_end = true;
+    changed.notify_all();
+  }  // joins the threads
 }
 
 TEST(SrtStreamListeners, StopEndsTheThreadsWithNoCaller) {
