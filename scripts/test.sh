@@ -29,6 +29,6 @@ fi
 if [ "${HDSTREAM_SKIP_TSAN:-0}" != 1 ]; then
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan --target hdstream transport_tests mtcp_transport_tests loopback_tests \
-    security_process_tests feedback_tests
+    security_process_tests feedback_tests check_probe_tests
   ctest --preset tsan -R "$(grep -v '^#' scripts/tsan-tests.txt | paste -sd'|')"
 fi

@@ -215,7 +215,7 @@ SrtSocket SrtSocket::listener(const SrtPlan& plan, const Endpoint& local) {
       srt_epoll_add_usock(socket.accept_epoll_, socket.socket_, &events) == SRT_ERROR) {
     throw_last(fmt::format("cannot watch the listener on {} (UDP)", local.to_string()));
   }
-  if (srt_listen(socket.socket_, 1) == SRT_ERROR) {
+  if (srt_listen(socket.socket_, kSrtListenBacklog) == SRT_ERROR) {
     throw_last(fmt::format("cannot listen on {} (UDP)", local.to_string()));
   }
   return socket;

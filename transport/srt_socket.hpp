@@ -70,14 +70,21 @@ struct SrtStats {
   double receive_buffer_ms = 0;
 };
 
+// Callers libsrt holds for a listener before refusing more ("backlog exceeded"). The listener's
+// owner accepts at once and applies its own policy (SrtStreamListeners: one feed caller waiting,
+// a bounded number of probes), so this only covers callers that arrive together, e.g. `check`'s
+// reachability connect followed at once by its probe, before the accepting thread has run.
+inline constexpr int kSrtListenBacklog = 16;
+
 class SrtSocket {
  public:
   // A live-mode socket configured from `plan`, not yet connected. With a rate, its stream id
   // tells the listener the rate, latency and RTT (transport/srt_stream_id.hpp).
   static SrtSocket caller(const SrtPlan& plan);
-  // A listener bound to `local` (port as given), backlog 1. An hdstream caller's connection
-  // gets receive buffers sized for the rate, latency and RTT it announces (latency: the larger
-  // of its and `plan`'s, as SRT plays at); any other caller's, those of `plan`.
+  // A listener bound to `local` (port as given), libsrt's backlog kSrtListenBacklog. An hdstream
+  // caller's connection gets receive buffers sized for the rate, latency and RTT it announces
+  // (latency: the larger of its and `plan`'s, as SRT plays at); any other caller's, those of
+  // `plan`.
   static SrtSocket listener(const SrtPlan& plan, const Endpoint& local);
 
   SrtSocket() = default;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <system_error>
+#include <vector>
 
 #include "tests/transport/srt_messages.hpp"
 #include "transport/srt_stream_id.hpp"
@@ -60,6 +61,24 @@ TEST(SrtSocket, AcceptsEveryQueuedCallerThenTimesOut) {
   second.connect(Endpoint{"127.0.0.1", listener.local_port()});
   ASSERT_TRUE(listener.accept(5s).has_value());
   // Nobody else is calling: accept() returns empty-handed instead of blocking.
+  EXPECT_FALSE(listener.accept(50ms).has_value());
+}
+
+// Callers that arrive before the accepting thread has run (`check`'s reachability connect and
+// its probe, a probe beside a waiting feed caller) are queued by libsrt up to the backlog, not
+// refused: with a backlog of one the second was refused ("backlog exceeded", ~1 run in 4).
+TEST(SrtSocket, CallersArrivingTogetherWaitForAcceptUpToTheBacklog) {
+  const SrtPlan plan = loopback_plan();
+  SrtSocket listener = SrtSocket::listener(plan, Endpoint{"127.0.0.1", 0});
+  std::vector<SrtSocket> callers;
+  for (int i = 0; i < kSrtListenBacklog; ++i) {
+    callers.push_back(SrtSocket::caller(plan));
+    ASSERT_NO_THROW(callers.back().connect(Endpoint{"127.0.0.1", listener.local_port()}))
+        << "caller " << i << " of " << kSrtListenBacklog;
+  }
+  for (int i = 0; i < kSrtListenBacklog; ++i) {
+    ASSERT_TRUE(listener.accept(5s).has_value()) << "caller " << i;
+  }
   EXPECT_FALSE(listener.accept(50ms).has_value());
 }
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# What a cut costs each transport, as both ends count it: two 200 Mbps feeds between two linkemu
+# sites (4 ms RTT, 1 Gbps, MTU 9000); after 5 s the cable is pulled (nothing arrives, nothing is
+# reset; longer than SRT's 5 s peer-idle timeout, so its sessions die) for each length given, then
+# put back. Prints, per transport and feed, both ends' "outage" lines: the outage's length, the
+# time from the path's return to the feed's (outage minus cut) and the frames lost. Needs root
+# and /dev/net/tun; about (cut + 25 s) x 3 per length.
+#   sudo bench/outage.sh 4 60          # cut lengths in seconds
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$#" -gt 0 ] || set -- 4 60
+[ -f build/build.ninja ] || cmake --preset default >/dev/null
+cmake --build build -j2 --target hdstream linkemu >/dev/null
+bin=$PWD/build/app/hdstream
+linkemu=$PWD/build/tools/linkemu/linkemu
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; "$linkemu" down --prefix cut- >/dev/null 2>&1 || true' EXIT
+
+wait_for() {  # wait_for FILE TEXT: until FILE contains TEXT (at most 20 s)
+  for _ in $(seq 200); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for '$2' in $1" >&2
+  return 1
+}
+
+for cut in "$@"; do
+  for transport in tcp mtcp srt; do
+    run=$work/$transport-$cut
+    mkdir -p "$run"
+    "$linkemu" up --rtt 4ms --rate 1G --mtu 9000 --prefix cut- --ready-file "$run/up" \
+      >"$run/linkemu.out" 2>&1 &
+    lemu=$!
+    wait_for "$run/up" .
+    ip netns exec cut-b "$bin" recv --listen 198.18.1.1:9000 --streams 2 --transport "$transport" \
+      --stats json --interval 1s >"$run/recv.jsonl" 2>"$run/recv.err" &
+    recv=$!
+    wait_for "$run/recv.err" "listening on"
+    ip netns exec cut-a "$bin" send --dest 198.18.1.1:9000 --streams 2 --transport "$transport" \
+      --rate 200M --rtt 4ms --duration "$((cut + 20))s" --stats json --interval 1s \
+      >"$run/send.jsonl" 2>"$run/send.err" &
+    send=$!
+    sleep 5             # the feeds run before the cut
+    kill -USR1 "$lemu"  # cable out
+    sleep "$cut"
+    kill -USR2 "$lemu"  # and back
+    wait "$send" || true
+    wait "$recv" || true
+    kill "$lemu"
+    wait "$lemu" || true
+    python3 - "$transport" "$cut" "$run" <<'EOF'
+import json, sys
+transport, cut, run = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+for end in ("send", "recv"):
+    last = {}
+    for line in open(f"{run}/{end}.jsonl"):
+        try:
+            j = json.loads(line)
+        except ValueError:
+            continue
+        if j.get("type") == "outage":
+            last[j["stream"]] = j
+    for stream in sorted(last):
+        o = last[stream]
+        print(f"{transport:4} cut {cut:4.0f} s  {end}  stream {stream}: outages {o['outages']}, "
+              f"outage {o['outage_s']:.2f} s, resumed {o['outage_s'] - cut:+.2f} s after the path, "
+              f"{o['frames_lost']} frames lost")
+    if not last:
+        print(f"{transport:4} cut {cut:4.0f} s  {end}: no outage line (see {run})")
+EOF
+  done
+done
