@@ -5,7 +5,8 @@
 # put back. Prints, per transport and feed, both ends' "outage" lines: the outage's length, the
 # time from the path's return to the feed's (outage minus cut) and the frames lost. Needs root
 # and /dev/net/tun; about (cut + 25 s) x 3 per length.
-#   sudo bench/outage.sh 4 60          # cut lengths in seconds
+#   sudo bench/outage.sh 4 60                       # cut lengths in seconds
+#   sudo TRANSPORTS="tcp mtcp" bench/outage.sh 10   # some transports only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$#" -gt 0 ] || set -- 4 60
@@ -26,7 +27,7 @@ wait_for() {  # wait_for FILE TEXT: until FILE contains TEXT (at most 20 s)
 }
 
 for cut in "$@"; do
-  for transport in tcp mtcp srt; do
+  for transport in ${TRANSPORTS:-tcp mtcp srt}; do
     run=$work/$transport-$cut
     mkdir -p "$run"
     "$linkemu" up --rtt 4ms --rate 1G --mtu 9000 --prefix cut- --ready-file "$run/up" \
@@ -46,7 +47,12 @@ for cut in "$@"; do
     sleep "$cut"
     kill -USR2 "$lemu"  # and back
     wait "$send" || true
+    # The receiver ends once its feeds have ended; one still waiting for a sender that failed
+    # would wait forever (as it should): it is stopped after 30 s.
+    (sleep 30 && kill -INT "$recv" 2>/dev/null) &
+    watchdog=$!
     wait "$recv" || true
+    kill "$watchdog" 2>/dev/null || true
     kill "$lemu"
     wait "$lemu" || true
     python3 - "$transport" "$cut" "$run" <<'EOF'

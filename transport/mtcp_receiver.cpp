@@ -534,6 +534,9 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
     co_return;
   }
   if (!co_await send_hello_ack(*socket, stream, AckStatus::accepted, {}, peer, "mtcp")) co_return;
+  // A silent path breaks the sub-connection once the sender has been silent this long.
+  set_stall_timeout(socket->native_handle(),
+                    stall_timeout(std::chrono::microseconds(hello.expected_rtt_us)));
   // Move the connection onto its stream's strand (see strands_).
   error_code ec;
   const auto protocol = socket->local_endpoint(ec).protocol();

@@ -34,9 +34,19 @@ awaitable<bool> connect_with_retry(tcp::socket& socket, const Endpoint& destinat
       log->error("{}: cannot resolve '{}': {}", label, destination.host, resolve_ec.message());
       co_return false;
     }
+    // Each attempt is bounded: on a silent path the kernel would retransmit the SYN with
+    // backoff for two minutes, and the path's return would wait for the next retransmission.
+    asio::steady_timer attempt(executor, kConnectAttemptTimeout);
+    attempt.async_wait([&socket](error_code ec) {
+      if (!ec) socket.close(ec);
+    });
     co_await asio::async_connect(socket, results, nothrow(connect_ec));
+    const bool timed_out = attempt.expiry() <= asio::steady_timer::clock_type::now();
+    attempt.cancel();
     if (!connect_ec) co_return true;
-    last_error = connect_ec.message();
+    last_error = timed_out
+                     ? fmt::format("no answer within {}", format_duration(kConnectAttemptTimeout))
+                     : connect_ec.message();
     if (std::chrono::steady_clock::now() + backoff > deadline) break;
     log->debug("{}: connect to {} failed ({}), retrying in {} ms", label, destination.to_string(),
                last_error, backoff.count());
@@ -69,6 +79,7 @@ std::uint64_t tune_sender_socket(tcp::socket& socket, const SenderOptions& optio
               format_duration(options.expected_rtt), plan.need_bytes,
               sysctl_fix(BufferDirection::send, plan.need_bytes, limits));
   }
+  set_stall_timeout(fd, stall_timeout(options.expected_rtt));
   log->debug("{}: cc {}, send buffer {}", label, current_congestion_control(fd),
              plan.autotune ? "autotuned" : std::to_string(effective) + " bytes");
   return effective;

@@ -19,9 +19,14 @@
 
 namespace hdstream {
 
-// Resolves and connects, retrying a refused connect with exponential backoff (20 ms .. 1 s) for
-// `patience`. Logs the final failure on `component`'s logger, naming `label` (e.g. "stream 2").
-// `stopped` is checked between attempts (it lives on the caller's strand).
+// How long one connection attempt may wait for the far end's answer before it is abandoned and
+// retried: a path that has come back is then found within about this long.
+inline constexpr std::chrono::milliseconds kConnectAttemptTimeout{1000};
+
+// Resolves and connects, retrying a refused or unanswered connect (each attempt bounded by
+// kConnectAttemptTimeout) with exponential backoff (20 ms .. 1 s) for `patience`. Logs the final
+// failure on `component`'s logger, naming `label` (e.g. "stream 2"). `stopped` is checked between
+// attempts (it lives on the caller's strand).
 awaitable<bool> connect_with_retry(tcp::socket& socket, const Endpoint& destination,
                                    std::chrono::nanoseconds patience, const bool& stopped,
                                    const std::string& component, const std::string& label);

@@ -261,6 +261,9 @@ awaitable<void> TcpReceiver::Session::run() {
                 format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
   }
   tune_receive_buffer(*hello);
+  // A silent path breaks the session once the sender has been silent this long.
+  set_stall_timeout(socket_.native_handle(),
+                    stall_timeout(std::chrono::microseconds(hello->expected_rtt_us)));
   StreamCounters& counters = session_counters();
   if (!probe_) {
     counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);

@@ -224,9 +224,11 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
               options_.stream_id, options_.destination.to_string(), first_frame_seq,
               format_duration(options_.reconnect_patience));
   // A refusal (the receiver has not noticed the old session is gone yet: stream busy) is
-  // retried too, within the same patience.
+  // retried too, within the same patience; soon at first (after a silent cut the receiver's own
+  // stall timeout fires a few hundred ms after ours), then once a second.
   const auto deadline = deadline_after(options_.reconnect_patience);
   asio::steady_timer backoff(executor_);
+  std::chrono::milliseconds step(100);
   while (!stopped_) {
     boost::system::error_code ignored;
     socket_.close(ignored);
@@ -237,9 +239,10 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
       log()->info("stream {}: resumed at frame {}", options_.stream_id, first_frame_seq);
       co_return true;
     }
-    if (std::chrono::steady_clock::now() + 1s > deadline) break;
-    backoff.expires_after(1s);
+    if (std::chrono::steady_clock::now() + step > deadline) break;
+    backoff.expires_after(step);
     co_await backoff.async_wait(nothrow(ignored));
+    step = std::min(2 * step, std::chrono::milliseconds(1000));
   }
   broken_ = true;
   counters_.state.store(StreamState::failed, std::memory_order_relaxed);

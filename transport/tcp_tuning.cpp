@@ -131,6 +131,26 @@ std::optional<TcpInfo> read_tcp_info(int fd) {
   return info;
 }
 
+std::chrono::milliseconds stall_timeout(std::chrono::nanoseconds expected_rtt) {
+  return std::max(std::chrono::milliseconds(5000),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(20 * expected_rtt));
+}
+
+void set_stall_timeout(int fd, std::chrono::milliseconds timeout) {
+  // Unacknowledged writes: the retransmissions give up after `timeout`.
+  const auto ms = static_cast<unsigned int>(timeout.count());
+  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
+  // An end with nothing to write (a receiver between reports) hears nothing: keepalive probes
+  // from the first silent second, and with TCP_USER_TIMEOUT set the kernel gives up once the
+  // peer has been silent for `timeout` (tcp(7)).
+  const int on = 1, idle_s = 1, interval_s = 1;
+  const int probes = static_cast<int>(std::max<std::int64_t>(1, timeout.count() / 1000));
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s, sizeof idle_s);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval_s, sizeof interval_s);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof probes);
+}
+
 void acknowledge_now(int fd) {
   // Not sticky: the kernel returns to delayed ACKs as soon as this end writes again, so it is
   // asked after every read.

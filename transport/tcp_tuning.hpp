@@ -81,4 +81,18 @@ std::optional<TcpInfo> read_tcp_info(int fd);
 // instead of the path's (docs/telemetry.md#rtt). Acts only once everything received is read.
 void acknowledge_now(int fd);
 
+// How long what this end wrote may stay unacknowledged before the kernel gives the connection
+// up (TCP_USER_TIMEOUT, RFC 5482), and how long an end with nothing to write may hear nothing
+// (keepalive probes from the first silent second): 5 s like SRT's peer-idle timeout, or 20 RTTs
+// on a longer path. A path that goes silent (a cut fibre sends no resets) otherwise leaves TCP
+// retransmitting with exponential backoff: after a 60 s silent cut the next retransmission came
+// ~50 s after the path's return, the picture frozen and neither end aware of an outage, and a
+// receiver that was only reading held a dead session (refusing the sender's next one) forever.
+// With it both ends see the session break and count an outage, and the sender's reconnection
+// attempts (each bounded by kConnectAttemptTimeout) resume the feed about a second after the
+// path's return. A 2 s flap still rides through: the retransmission that recovers it comes at
+// ~3 s.
+std::chrono::milliseconds stall_timeout(std::chrono::nanoseconds expected_rtt);
+void set_stall_timeout(int fd, std::chrono::milliseconds timeout);
+
 }  // namespace hdstream
