@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What a cut costs each transport, as both ends count it: two 200 Mbps feeds between two linkemu
 # sites (4 ms RTT, 1 Gbps, MTU 9000); after 5 s the cable is pulled (nothing arrives, nothing is
-# reset; longer than SRT's 5 s peer-idle timeout, so its sessions die) for each length given, then
-# put back. Prints, per transport and feed, both ends' "outage" lines: the outage's length, the
-# time from the path's return to the feed's (outage minus cut) and the frames lost. Needs root
+# reset; every transport's session breaks after 5 s of silence) for each length given, then put
+# back. Prints, per transport and feed, both ends' "outage" lines: how long the session was
+# down, the frames lost and, from them, when the feed resumed after the path's return. Needs root
 # and /dev/net/tun; about (cut + 25 s) x 3 per length.
 #   sudo bench/outage.sh 4 60                       # cut lengths in seconds
 #   sudo TRANSPORTS="tcp mtcp" bench/outage.sh 10   # some transports only
@@ -69,9 +69,12 @@ for end in ("send", "recv"):
             last[j["stream"]] = j
     for stream in sorted(last):
         o = last[stream]
+        # The session breaks only after its timeout, so the outage is shorter than the cut; the
+        # frames lost span the whole cut and the time to resume after it.
+        lost_s = o['frames_lost'] / 29.97
         print(f"{transport:4} cut {cut:4.0f} s  {end}  stream {stream}: outages {o['outages']}, "
-              f"outage {o['outage_s']:.2f} s, resumed {o['outage_s'] - cut:+.2f} s after the path, "
-              f"{o['frames_lost']} frames lost")
+              f"session down {o['outage_s']:.2f} s, {o['frames_lost']} frames lost "
+              f"({lost_s:.2f} s of frames: resumed {lost_s - cut:+.2f} s after the path)")
     if not last:
         print(f"{transport:4} cut {cut:4.0f} s  {end}: no outage line (see {run})")
 EOF
