@@ -193,6 +193,14 @@ awaitable<bool> TcpReceiver::Session::receive() {
     publisher.publish(reassembler.counters(), counters);
   };
 
+  // A failed read ends the session at once: reading a broken socket again can wait forever
+  // (Asio's epoll reactor waits for a readiness edge that a reset connection never raises).
+  auto connection_lost = [&](const error_code& ec) {
+    if (ec != asio::error::operation_aborted) {
+      log()->warn("stream {} from {}: connection lost before END: {}", stream_id_, peer_,
+                  ec.message());
+    }
+  };
   MessageReader reader;
   for (;;) {
     auto read = co_await reader.read_header(socket_);
@@ -200,9 +208,8 @@ awaitable<bool> TcpReceiver::Session::receive() {
       if (read.detail != HeaderError::none) {
         log()->warn("stream {} from {}: {}; closing the session", stream_id_, peer_,
                     to_string(read.detail));
-      } else if (read.error != asio::error::operation_aborted) {
-        log()->warn("stream {} from {}: connection lost before END: {}", stream_id_, peer_,
-                    read.error.message());
+      } else {
+        connection_lost(read.error);
       }
       break;
     }
@@ -220,14 +227,20 @@ awaitable<bool> TcpReceiver::Session::receive() {
       } else {
         ec = co_await discard(socket_, header.payload_bytes, scratch_);
       }
-      if (ec) continue;  // reported by the next read_header
+      if (ec) {
+        connection_lost(ec);
+        break;
+      }
       const std::int64_t now = wall_clock_ns();
       deliver(now);
       sample_tcp_info(counters);
       continue;
     }
     auto body_read = co_await read_control_body(socket_, header, body_);
-    if (body_read.error) continue;
+    if (body_read.error) {
+      connection_lost(body_read.error);
+      break;
+    }
     if (header.type == MessageType::end) {
       auto end = body_read.checksum_ok ? decode_end(body_) : std::nullopt;
       if (!end) {

@@ -8,6 +8,7 @@
 
 #include "protocol/checksum.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/packetizer.hpp"
 #include "tests/protocol/test_frames.hpp"
 #include "tests/transport/collector.hpp"
 #include "transport/tcp_receiver.hpp"
@@ -80,6 +81,21 @@ class TcpTransportTest : public ::testing::Test {
         asio::use_future);
   }
 
+  // A hand-made session: connects `socket` and sends a HELLO for `stream`; returns the ACK's
+  // status.
+  AckStatus open_raw_session(tcp::socket& socket, std::uint16_t stream) {
+    socket.connect(receiver_endpoint());
+    asio::write(socket, asio::buffer(encode_hello(stream, sender_options(stream).hello)));
+    std::array<std::byte, kHeaderBytes> ack_header;
+    asio::read(socket, asio::buffer(ack_header));
+    MessageHeader header;
+    if (decode_header(ack_header, header) != HeaderError::none) return AckStatus::bad_request;
+    std::vector<std::byte> body(header.payload_bytes);
+    asio::read(socket, asio::buffer(body));
+    auto ack = decode_hello_ack(body);
+    return ack ? ack->status : AckStatus::bad_request;
+  }
+
   asio::io_context io_;
   asio::executor_work_guard<asio::io_context::executor_type> work_{io_.get_executor()};
   std::vector<std::jthread> threads_;
@@ -137,19 +153,43 @@ TEST_F(TcpTransportTest, SecondSenderOnABusyStreamIsRefused) {
   start_receiver(1);
   // Hold stream 0 open with a raw HELLO so the second sender finds it busy.
   tcp::socket holder(io_);
-  holder.connect(receiver_endpoint());
-  Hello hello = sender_options(0).hello;
-  asio::write(holder, asio::buffer(encode_hello(0, hello)));
-  std::array<std::byte, kHeaderBytes> ack_header;
-  asio::read(holder, asio::buffer(ack_header));
-  MessageHeader header;
-  ASSERT_EQ(decode_header(ack_header, header), HeaderError::none);
-  std::vector<std::byte> body(header.payload_bytes);
-  asio::read(holder, asio::buffer(body));
-  ASSERT_EQ(decode_hello_ack(body)->status, AckStatus::accepted);
+  ASSERT_EQ(open_raw_session(holder, 0), AckStatus::accepted);
 
   StatsRegistry sent(Role::send, 1, "tcp");
   EXPECT_FALSE(send_feed(sender_options(0), 1, sent.stream(0)).get().opened);
+}
+
+// A cut path resets the connection in the middle of a chunk (tests/security/network_cut_test.cpp
+// does it through a relay). The session must end there and then, and free the stream for the
+// sender's next session: a second read after the failed one would wait forever (Asio's reactor
+// waits for an edge that a reset socket never raises again). Whether the reset lands while the
+// receiver waits for the payload or together with it is a race, so the cut is made 5 times.
+TEST_F(TcpTransportTest, AConnectionResetInTheMiddleOfAChunkEndsTheSessionAndFreesTheStream) {
+  start_receiver(1);
+  Frame frame{.stream_id = 0, .seq = 0, .data = std::vector<std::byte>(50'000, std::byte{7})};
+  std::vector<EncodedChunk> chunks;
+  packetize(frame, 16 * 1024, chunks);
+  const auto& payload = chunks[0].payload;
+  constexpr int kCuts = 5;
+  for (int cut_number = 1; cut_number <= kCuts; ++cut_number) {
+    SCOPED_TRACE("cut " + std::to_string(cut_number));
+    tcp::socket cut(io_);
+    ASSERT_EQ(open_raw_session(cut, 0), AckStatus::accepted);  // the last cut freed the stream
+    asio::write(cut, asio::buffer(chunks[0].header));
+    asio::write(cut, asio::buffer(payload.data(), payload.size() / 2));
+    cut.set_option(asio::socket_base::linger(true, 0));  // close() now sends RST
+    cut.close();
+    ASSERT_TRUE(collector_.wait_until(
+        [&](test::Collector& c) { return c.sessions_[0] == cut_number && c.ended_.count(0); }, 5s))
+        << "the receiver never noticed the reset";
+    std::lock_guard lock(collector_.mutex_);
+    EXPECT_FALSE(collector_.ended_[0]);  // broken, not ended with END
+    collector_.ended_.erase(0);
+  }
+  StatsRegistry sent(Role::send, 1, "tcp");
+  EXPECT_TRUE(send_feed(sender_options(0), 10, sent.stream(0)).get().closed);
+  std::lock_guard lock(collector_.mutex_);
+  EXPECT_EQ(collector_.sessions_[0], kCuts + 1);
 }
 
 TEST_F(TcpTransportTest, GarbageOnTheListenPortIsClosedAndFeedsCarryOn) {
