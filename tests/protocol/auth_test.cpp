@@ -6,15 +6,12 @@
 
 #include "protocol/checksum.hpp"
 #include "protocol/handshake.hpp"
+#include "tests/protocol/test_keys.hpp"
 
 namespace hdstream {
 namespace {
 
-PresharedKey key_of(std::uint8_t fill) {
-  PresharedKey key;
-  key.fill(static_cast<std::byte>(fill));
-  return key;
-}
+using test::key_of;
 
 std::vector<std::byte> hello_body(std::uint64_t first_seq = 0) {
   Hello hello;

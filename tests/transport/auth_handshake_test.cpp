@@ -8,6 +8,7 @@
 
 #include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
+#include "tests/protocol/test_keys.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/transport/collector.hpp"
 #include "transport/tcp_receiver.hpp"
@@ -17,12 +18,7 @@ namespace hdstream {
 namespace {
 
 using namespace std::chrono_literals;
-
-PresharedKey key_of(std::uint8_t fill) {
-  PresharedKey key;
-  key.fill(static_cast<std::byte>(fill));
-  return key;
-}
+using test::key_of;
 
 class AuthHandshakeTest : public ::testing::Test {
  protected:

@@ -8,16 +8,13 @@
 
 #include <fstream>
 
+#include "tests/protocol/test_keys.hpp"
 #include "tests/support/process.hpp"
 
 namespace hdstream {
 namespace {
 
-PresharedKey key_of(std::uint8_t fill) {
-  PresharedKey key;
-  key.fill(static_cast<std::byte>(fill));
-  return key;
-}
+using test::key_of;
 
 std::filesystem::path write_key(const std::string& name, const std::string& contents, mode_t mode) {
   auto path = test::scratch_dir("keys") / name;
