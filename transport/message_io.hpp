@@ -1,4 +1,6 @@
-// Reading and writing whole hdstream messages on a stream socket, as coroutines.
+// Reading and writing whole hdstream messages on a stream socket, as coroutines. An error from
+// any of them ends the socket's use: a second read of a reset connection can wait forever
+// (Asio's epoll reactor then waits for a readiness edge that never comes).
 //   auto [ec, header] = co_await read_header(socket);
 //   std::vector<std::byte> body;  ec = co_await read_control_body(socket, header, body);
 #pragma once
