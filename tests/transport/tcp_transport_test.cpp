@@ -10,6 +10,7 @@
 #include "protocol/handshake.hpp"
 #include "protocol/packetizer.hpp"
 #include "tests/protocol/test_frames.hpp"
+#include "tests/support/eventually.hpp"
 #include "tests/transport/collector.hpp"
 #include "transport/tcp_receiver.hpp"
 #include "transport/tcp_sender.hpp"
@@ -173,8 +174,14 @@ TEST_F(TcpTransportTest, AConnectionResetInTheMiddleOfAChunkEndsTheSessionAndFre
   constexpr int kCuts = 5;
   for (int cut_number = 1; cut_number <= kCuts; ++cut_number) {
     SCOPED_TRACE("cut " + std::to_string(cut_number));
+    // The last cut's session frees the stream just after it reports its end.
     tcp::socket cut(io_);
-    ASSERT_EQ(open_raw_session(cut, 0), AckStatus::accepted);  // the last cut freed the stream
+    ASSERT_TRUE(test::eventually(
+        [&] {
+          cut = tcp::socket(io_);
+          return open_raw_session(cut, 0) == AckStatus::accepted;
+        },
+        2s));
     asio::write(cut, asio::buffer(chunks[0].header));
     asio::write(cut, asio::buffer(payload.data(), payload.size() / 2));
     cut.set_option(asio::socket_base::linger(true, 0));  // close() now sends RST
@@ -187,7 +194,14 @@ TEST_F(TcpTransportTest, AConnectionResetInTheMiddleOfAChunkEndsTheSessionAndFre
     collector_.ended_.erase(0);
   }
   StatsRegistry sent(Role::send, 1, "tcp");
-  EXPECT_TRUE(send_feed(sender_options(0), 10, sent.stream(0)).get().closed);
+  SendResult feed;
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        feed = send_feed(sender_options(0), 10, sent.stream(0)).get();
+        return feed.opened;
+      },
+      2s));
+  EXPECT_TRUE(feed.closed);
   std::lock_guard lock(collector_.mutex_);
   EXPECT_EQ(collector_.sessions_[0], kCuts + 1);
 }
