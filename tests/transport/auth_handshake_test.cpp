@@ -154,6 +154,8 @@ TEST_F(AuthHandshakeTest, ReplayedAuthIsRefused) {
     ASSERT_EQ(ack_header.type, MessageType::hello_ack);
     EXPECT_EQ(decode_hello_ack(ack_body)->status, AckStatus::accepted);
   }
+  // The receiver reports a session as started just after its HELLO_ACK went out.
+  ASSERT_TRUE(collector_.wait_until([](auto& c) { return c.sessions_.count(1) > 0; }, 5s));
   // Same HELLO, same (recorded) AUTH on a new connection: the challenge differs, so it fails.
   // Until the first session has released stream 1, a HELLO on it is refused as busy.
   tcp::socket socket(io_);
