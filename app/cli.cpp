@@ -303,10 +303,12 @@ Finisher add_recv(CLI::App& app) {
   add_streams(*command, recv->streams);
   add_transport(*command, text->second);
   command
-      ->add_option("--output", recv->output,
+      ->add_option("--output", recv->outputs,
                    "Where received frames go: null (decode, discard), display, or "
-                   "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode)")
+                   "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode). "
+                   "Repeat it to send every feed to several outputs")
       ->check(kOutput)
+      ->allow_extra_args(false)
       ->capture_default_str();
   command->add_flag("--fullscreen", recv->fullscreen, "With --output display: whole screen");
   command
@@ -346,7 +348,9 @@ Finisher add_recv(CLI::App& app) {
     if (recv->mux == "ts" && recv->transport != TransportKind::srt) {
       throw CLI::ValidationError("--mux", "ts needs --transport srt");
     }
-    if (recv->output == "auto") throw CLI::ValidationError("--output", "auto is for demo only");
+    if (std::ranges::count(recv->outputs, "auto") > 0) {
+      throw CLI::ValidationError("--output", "auto is for demo only");
+    }
     recv->debug_decode_delay =
         std::chrono::duration_cast<std::chrono::microseconds>(parse_duration(*decode_delay));
     return *recv;
@@ -368,9 +372,11 @@ Finisher add_demo(CLI::App& app) {
   command->add_option("--format", demo->format, "Feed format preset")->capture_default_str();
   add_sources(*command, demo->sources);
   command
-      ->add_option("--output", demo->output,
-                   "auto (display if there is one, else null), null, display or file:PATTERN")
+      ->add_option("--output", demo->outputs,
+                   "auto (display if there is one, else null), null, display or file:PATTERN; "
+                   "repeatable")
       ->check(kOutput)
+      ->allow_extra_args(false)
       ->capture_default_str();
   command->add_flag("--fullscreen", demo->fullscreen, "With a display: whole screen");
   add_common(*command, demo->common, *common);

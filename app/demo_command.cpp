@@ -31,14 +31,17 @@ int run_demo(const DemoOptions& options) {
   };
   // Moving pictures when there is a screen; otherwise decode and discard (still proves the
   // decoders keep up). Synthetic feeds are not video: nothing to decode.
-  std::string output_spec = options.output;
-  if (output_spec == "auto") output_spec = display_problem(false).empty() ? "display" : "null";
+  std::vector<std::string> output_specs = options.outputs;
+  for (auto& spec : output_specs) {
+    if (spec == "auto") spec = display_problem(false).empty() ? "display" : "null";
+  }
   MediaOutput media;
   try {
-    media = parse_output(output_spec, options.streams, options.fullscreen);
+    media = parse_outputs(output_specs, options.streams, options.fullscreen);
   } catch (const SpecError& error) {
     throw UsageError(error.what());
   }
+  const std::string output_names = media.describe();
   std::unique_ptr<ReceiverGroup> receivers;
   receivers = std::make_unique<ReceiverGroup>(
       runtime, received, TransportKind::tcp, Endpoint{"127.0.0.1", 0},
@@ -64,7 +67,7 @@ int run_demo(const DemoOptions& options) {
   // On Ctrl-C the feeds stop at their next frame and send END; the receivers then finish.
   logger("hdstream")
       ->info("demo: {} {} feeds over loopback tcp into --output {} for {} (Ctrl-C ends it)",
-             options.streams, options.format, output_spec,
+             options.streams, options.format, output_names,
              options.duration.count() ? format_duration(options.duration) : std::string("ever"));
   runtime.start_stats(options.common.interval, [&] {
     if (options.common.stats_format == StatsFormat::json) output.report().interval(sent.sample());

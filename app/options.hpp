@@ -73,7 +73,7 @@ struct RecvOptions {
   std::string listen;
   std::size_t streams = 1;
   TransportKind transport = TransportKind::tcp;
-  std::string output = "null";  // null | display | file:PATTERN
+  std::vector<std::string> outputs{"null"};  // each: null | display | file:PATTERN
   bool fullscreen = false;
   std::size_t decode_queue_frames = 8;
   std::chrono::microseconds debug_decode_delay{0};  // test hook: a deliberately slow decoder
@@ -116,7 +116,7 @@ struct DemoOptions {
   std::chrono::nanoseconds duration = 20s;
   std::string format = "dnxhd220";
   std::vector<std::string> sources;
-  std::string output = "auto";  // auto: display when there is one, else null
+  std::vector<std::string> outputs{"auto"};  // auto: display when there is one, else null
   bool fullscreen = false;
 };
 

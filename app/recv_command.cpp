@@ -27,7 +27,7 @@ int run_recv(const RecvOptions& options) {
   };
   MediaOutput media;
   try {
-    media = parse_output(options.output, options.streams, options.fullscreen);
+    media = parse_outputs(options.outputs, options.streams, options.fullscreen);
   } catch (const SpecError& error) {
     throw UsageError(error.what());
   }

@@ -9,7 +9,6 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
-#include "media/file_writer.hpp"
 #include "media/gst_display.hpp"
 #include "media/media_error.hpp"
 #include "media/video_decoder.hpp"
@@ -33,6 +32,11 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
   counters_.decode_queue_capacity.store(static_cast<std::uint32_t>(queue_.capacity()),
                                         std::memory_order_relaxed);
   counters_.media.store(true, std::memory_order_relaxed);
+  for (const auto& target : output_.targets) {
+    if (target.kind != OutputTarget::Kind::file) continue;
+    recorders_.push_back(std::make_unique<Recorder>(stream, hello, target.file_pattern,
+                                                    output_.record_queue_frames, counters));
+  }
   worker_ = std::jthread([this] { run(); });
 }
 
@@ -41,6 +45,7 @@ MediaFeed::~MediaFeed() {
 }
 
 void MediaFeed::push(FramePtr frame) {
+  for (auto& recorder : recorders_) recorder->push(frame);
   if (queue_.push_drop_oldest(std::move(frame))) {
     counters_.dropped_before_decode.fetch_add(1, std::memory_order_relaxed);
     counters_.drops.fetch_add(1, std::memory_order_relaxed);
@@ -49,8 +54,14 @@ void MediaFeed::push(FramePtr frame) {
                                      std::memory_order_relaxed);
 }
 
-void MediaFeed::finish() {
+void MediaFeed::close() {
+  for (auto& recorder : recorders_) recorder->close();
   queue_.close();
+}
+
+void MediaFeed::finish() {
+  close();
+  for (auto& recorder : recorders_) recorder->finish();
   if (worker_.joinable()) worker_.join();
 }
 
@@ -59,7 +70,6 @@ void MediaFeed::run() {
   // Everything that can fail to open fails here, on the worker, and is logged: the network
   // side keeps receiving (and counting) whatever happens to the sink.
   std::optional<VideoDecoder> decoder;
-  std::optional<FileWriter> writer;
   std::unique_ptr<GstDisplay> display;
   // Opening a window takes up to a second or two (sink probing, X connection): it opens
   // beside the worker, which meanwhile decodes without showing, instead of dropping.
@@ -69,19 +79,11 @@ void MediaFeed::run() {
   } catch (const MediaError& error) {
     log()->error("stream {}: {}; its frames count as decode errors", stream_, error.what());
   }
-  try {
-    if (output_.kind == MediaOutput::Kind::file) {
-      writer.emplace(substitute_stream(output_.file_pattern, stream_), feed);
-      log()->info("stream {}: recording to {}", stream_, writer->path());
-    } else if (output_.kind == MediaOutput::Kind::display) {
-      opening = std::async(std::launch::async, [this, feed] {
-        return std::make_unique<GstDisplay>(feed, fmt::format("hdstream feed {}", stream_),
-                                            output_.fullscreen);
-      });
-    }
-  } catch (const MediaError& error) {
-    log()->error("stream {}: --output {}: {}; decoding continues without it", stream_,
-                 to_string(output_.kind), error.what());
+  if (output_.find(OutputTarget::Kind::display)) {
+    opening = std::async(std::launch::async, [this, feed] {
+      return std::make_unique<GstDisplay>(feed, fmt::format("hdstream feed {}", stream_),
+                                          output_.fullscreen);
+    });
   }
 
   auto attach_display = [&](bool wait) {
@@ -100,14 +102,6 @@ void MediaFeed::run() {
     attach_display(false);
     counters_.decode_queue_depth.store(static_cast<std::uint32_t>(queue_.depth()),
                                        std::memory_order_relaxed);
-    if (writer) {
-      try {
-        writer->write(frame->data, static_cast<std::int64_t>(frame->seq - hello_.first_frame_seq));
-      } catch (const MediaError& error) {
-        log()->error("stream {}: {}; recording stops", stream_, error.what());
-        writer.reset();
-      }
-    }
     if (output_.debug_decode_delay.count() > 0)
       std::this_thread::sleep_for(output_.debug_decode_delay);
     if (!decoder) {
@@ -139,15 +133,6 @@ void MediaFeed::run() {
   }
   counters_.decode_queue_depth.store(0, std::memory_order_relaxed);
   attach_display(true);  // so that a window still opening is closed, not leaked
-  if (writer) {
-    try {
-      writer->finish();
-      log()->info("stream {}: {} frames recorded in {}", stream_, writer->frames_written(),
-                  writer->path());
-    } catch (const MediaError& error) {
-      log()->error("stream {}: {}", stream_, error.what());
-    }
-  }
 }
 
 }  // namespace hdstream

@@ -1,5 +1,5 @@
-// Where a receiver's decoded feeds go (--output) and how its decode queues behave.
-//   MediaOutput out = parse_output("file:/rec/feed{stream}.mov", 5);   // throws SpecError
+// Where a receiver's decoded feeds go (--output, repeatable) and how their queues behave.
+//   MediaOutput out = parse_outputs({"file:/rec/feed{stream}.mov", "display"}, 5, false);
 #pragma once
 
 #include <chrono>
@@ -7,32 +7,51 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "media/picture.hpp"
 #include "protocol/frame.hpp"
 
 namespace hdstream {
 
-struct MediaOutput {
-  enum class Kind : std::uint8_t { none = 0, null = 1, display = 2, file = 3 };
-  Kind kind = Kind::none;    // none: frames are counted and verified, nothing decodes
+// One place every feed goes to.
+struct OutputTarget {
+  enum class Kind : std::uint8_t { null = 1, display = 2, file = 3 };
+  Kind kind = Kind::null;
   std::string file_pattern;  // for file: "{stream}" becomes the stream number
-  bool fullscreen = false;   // for display: the whole screen (projector)
-  // Decode queue per feed; beyond it the oldest frame is dropped. 8 frames (267 ms at 29.97)
-  // ride out a decoder descheduled on a busy machine; in steady state the queue is empty.
+};
+
+struct MediaOutput {
+  // Every feed goes to each target. None: frames are counted and verified, nothing decodes.
+  std::vector<OutputTarget> targets;
+  bool fullscreen = false;  // for display: the whole screen (projector)
+  // Each output has its own bounded queue per feed; beyond it the oldest frame is dropped and
+  // counted, so a slow output never holds up another one or the network.
+  // Decode queue (feeds the display): 8 frames (267 ms at 29.97) ride out a decoder descheduled
+  // on a busy machine; in steady state the queue is empty.
   std::size_t queue_frames = 8;
+  // Recording queue: frames as they came, waiting for the disk. 2 s at 29.97 fps: a recording
+  // rides out a slow disk flush; it loses a frame only when the disk falls that far behind.
+  std::size_t record_queue_frames = 60;
   int decoder_threads = 1;
 
   // Test hooks, run on the decode worker: after each decoded picture (a deliberately slow one
   // exercises the drop policy), and a fixed delay before each decode.
   std::function<void(const Frame&, const Picture&)> on_picture;
   std::chrono::microseconds debug_decode_delay{0};
+
+  bool decodes() const { return !targets.empty(); }
+  const OutputTarget* find(OutputTarget::Kind kind) const;
+  // "display + file:rec/f{stream}.mov", for log lines.
+  std::string describe() const;
 };
 
-// "null", "display" or "file:PATTERN". With several streams a file pattern needs {stream}.
-// Checks what can be checked before any feed arrives (display available, directory exists).
-MediaOutput parse_output(const std::string& spec, std::size_t streams, bool fullscreen);
+// Each spec is "null", "display" or "file:PATTERN"; every feed goes to all of them. With several
+// streams a file pattern needs {stream}. Checks what can be checked before any feed arrives
+// (display available, directory exists). Throws SpecError with one line naming what to fix.
+MediaOutput parse_outputs(const std::vector<std::string>& specs, std::size_t streams,
+                          bool fullscreen);
 
-std::string to_string(MediaOutput::Kind kind);
+std::string to_string(OutputTarget::Kind kind);
 
 }  // namespace hdstream
