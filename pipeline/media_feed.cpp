@@ -34,8 +34,8 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
   counters_.media.store(true, std::memory_order_relaxed);
   for (const auto& target : output_.targets) {
     if (target.kind != OutputTarget::Kind::file) continue;
-    recorders_.push_back(std::make_unique<Recorder>(stream, hello, target.file_pattern,
-                                                    output_.record_queue_frames, counters));
+    recorders_.push_back(std::make_unique<Recorder>(
+        stream, hello, target.file_pattern, output_.record_queue_for(hello.feed), counters));
   }
   worker_ = std::jthread([this] { run(); });
 }

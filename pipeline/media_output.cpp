@@ -69,6 +69,15 @@ const OutputTarget* MediaOutput::find(OutputTarget::Kind kind) const {
   return it == targets.end() ? nullptr : &*it;
 }
 
+std::size_t MediaOutput::record_queue_for(const FeedDescriptor& feed) const {
+  const double frame_bytes =
+      static_cast<double>(feed.bit_rate_bps) / 8 / std::max(feed.frames_per_second(), 1.0);
+  if (frame_bytes <= 0) return record_queue_frames;
+  const auto fitting =
+      static_cast<std::size_t>(static_cast<double>(record_queue_bytes) / frame_bytes);
+  return std::clamp<std::size_t>(fitting, 2, std::max<std::size_t>(record_queue_frames, 2));
+}
+
 std::string MediaOutput::describe() const {
   std::vector<std::string> names;
   for (const auto& target : targets) {

@@ -11,6 +11,7 @@
 
 #include "media/picture.hpp"
 #include "protocol/frame.hpp"
+#include "protocol/handshake.hpp"
 
 namespace hdstream {
 
@@ -30,9 +31,12 @@ struct MediaOutput {
   // Decode queue (feeds the display): 8 frames (267 ms at 29.97) ride out a decoder descheduled
   // on a busy machine; in steady state the queue is empty.
   std::size_t queue_frames = 8;
-  // Recording queue: frames as they came, waiting for the disk. 2 s at 29.97 fps: a recording
-  // rides out a slow disk flush; it loses a frame only when the disk falls that far behind.
+  // Recording queue: frames as they came, waiting for the disk. Up to 2 s at 29.97 fps and at
+  // most 128 MiB per recording (0.9 s of uncompressed 1080 at 1.2 Gbps): a recording rides out
+  // a slow disk flush and loses a frame only when the disk falls that far behind, and five
+  // stalled recordings hold at most 640 MiB.
   std::size_t record_queue_frames = 60;
+  std::uint64_t record_queue_bytes = 128ull << 20;
   int decoder_threads = 1;
 
   // Test hooks, run on the decode worker: after each decoded picture (a deliberately slow one
@@ -41,6 +45,9 @@ struct MediaOutput {
   std::chrono::microseconds debug_decode_delay{0};
 
   bool decodes() const { return !targets.empty(); }
+  // The recording queue's length for `feed`: record_queue_frames, fewer when its frames are
+  // large, never under 2.
+  std::size_t record_queue_for(const FeedDescriptor& feed) const;
   const OutputTarget* find(OutputTarget::Kind kind) const;
   // "display + file:rec/f{stream}.mov", for log lines.
   std::string describe() const;

@@ -165,6 +165,23 @@ TEST(MediaOutputSpec, OutputsCombineAndEachIsNamedOnce) {
   }
 }
 
+// A recording's queue holds up to 60 frames and 128 MiB: compressed and SD feeds get 2 s,
+// uncompressed 1080 less, and no feed, however large its frames, fewer than 2.
+TEST(MediaOutputSpec, TheRecordingQueueIsBoundedInFramesAndBytes) {
+  const MediaOutput output;
+  const auto feed = [](std::uint16_t width, std::uint16_t height, std::uint64_t bps) {
+    return FeedDescriptor{Codec::v210, width, height, 30000, 1001, bps};
+  };
+  EXPECT_EQ(output.record_queue_for(feed(1920, 1080, 220'000'000)), 60u);  // DNxHD 220: 0.9 MB
+  EXPECT_EQ(output.record_queue_for(feed(720, 486, 224'000'000)), 60u);    // sdi270: 0.93 MB
+  // Uncompressed 1080 v210 at 1.2 Gbps: 5.0 MB a frame, 26 of them in 128 MiB.
+  const auto hd = output.record_queue_for(feed(1920, 1080, 1'193'000'000));
+  EXPECT_EQ(hd, 26u);
+  EXPECT_LE(static_cast<double>(hd) * 1'193'000'000 / 8 / 29.97, 128.0 * 1024 * 1024);
+  EXPECT_EQ(output.record_queue_for(feed(7680, 4320, 40'000'000'000)), 2u);
+  EXPECT_EQ(output.record_queue_for(feed(1920, 1080, 0)), 60u);  // rate unknown: frames only
+}
+
 // Recording and a display at once: the display's decoder hangs (a stalled window), yet the
 // recording takes every frame, byte for byte, and the network side never waits.
 TEST(MediaFeed, AStuckDecoderNeverCostsTheRecordingAFrame) {
@@ -174,8 +191,8 @@ TEST(MediaFeed, AStuckDecoderNeverCostsTheRecordingAFrame) {
   std::latch first_decoded(1);
   bool first = true;
   MediaOutput output;
-  output.targets = {{.kind = OutputTarget::Kind::file,
-                     .file_pattern = (dir / "rec{stream}.mov").string()}};
+  output.targets = {
+      {.kind = OutputTarget::Kind::file, .file_pattern = (dir / "rec{stream}.mov").string()}};
   output.queue_frames = 2;
   output.record_queue_frames = 64;
   output.on_picture = [&](const Frame&, const Picture&) {
