@@ -37,10 +37,11 @@ int run_demo(const DemoOptions& options) {
   }
   MediaOutput media;
   try {
-    media = parse_outputs(output_specs, options.streams, options.fullscreen);
+    media = parse_outputs(output_specs, options.streams, options.fullscreen, options.layout);
   } catch (const SpecError& error) {
     throw UsageError(error.what());
   }
+  const auto screens = open_screens(media, options.streams, {{&received, "loopback"}});
   const std::string output_names = media.describe();
   std::unique_ptr<ReceiverGroup> receivers;
   receivers = std::make_unique<ReceiverGroup>(
@@ -78,7 +79,7 @@ int run_demo(const DemoOptions& options) {
   const std::string endpoint = receivers->local_endpoint().to_string();
   run_with_frontends(runtime, options.common, {{&sent, endpoint}, {&received, endpoint}},
                      want_gui(options.common, /*default_on=*/true),
-                     fmt::format("hdstream demo \u00b7 {} feeds", options.streams));
+                     fmt::format("hdstream demo \u00b7 {} feeds", options.streams), screens.get());
   receivers->finish_media();
 
   const Snapshot last_sent = sent.sample();

@@ -75,6 +75,7 @@ struct RecvOptions {
   TransportKind transport = TransportKind::tcp;
   std::vector<std::string> outputs{"null"};  // each: null | display | file:PATTERN
   bool fullscreen = false;
+  std::string layout;  // multiview tiles, "COLUMNSxROWS"; empty: from the feed count
   std::size_t decode_queue_frames = 8;
   std::chrono::microseconds debug_decode_delay{0};  // test hook: a deliberately slow decoder
   std::chrono::nanoseconds duration = 0s;    // 0: until every stream has ended, or interrupted
@@ -118,6 +119,7 @@ struct DemoOptions {
   std::vector<std::string> sources;
   std::vector<std::string> outputs{"auto"};  // auto: display when there is one, else null
   bool fullscreen = false;
+  std::string layout;  // multiview tiles, "COLUMNSxROWS"; empty: from the feed count
 };
 
 }  // namespace hdstream

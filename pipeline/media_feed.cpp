@@ -11,6 +11,7 @@
 #include "common/log.hpp"
 #include "media/gst_display.hpp"
 #include "media/media_error.hpp"
+#include "media/picture_watch.hpp"
 #include "media/video_decoder.hpp"
 #include "pipeline/media_sources.hpp"
 
@@ -97,6 +98,11 @@ void MediaFeed::run() {
     }
   };
 
+  // The display layer's screens, tiles and thumbnails for this feed (none without Qt outputs).
+  std::vector<std::shared_ptr<PictureSink>> sinks;
+  if (output_.picture_sinks) sinks = output_.picture_sinks(stream_, hello_);
+  PictureWatch watch;
+
   std::uint64_t errors_logged = 0;
   while (FramePtr frame = queue_.pop_wait()) {
     attach_display(false);
@@ -122,6 +128,10 @@ void MediaFeed::run() {
     counters_.frames_decoded.fetch_add(1, std::memory_order_relaxed);
     counters_.decode_latency.add(wall_clock_ns() - frame->ready_ns);
     if (output_.on_picture) output_.on_picture(*frame, *picture);
+    const PictureFlags flags = watch.observe(*picture, steady_clock_ns());
+    counters_.frozen.store(flags.frozen, std::memory_order_relaxed);
+    counters_.black.store(flags.black, std::memory_order_relaxed);
+    for (const auto& sink : sinks) sink->show(*picture, flags);
     if (display) {
       try {
         display->show(*picture);
@@ -132,6 +142,8 @@ void MediaFeed::run() {
     }
   }
   counters_.decode_queue_depth.store(0, std::memory_order_relaxed);
+  counters_.frozen.store(false, std::memory_order_relaxed);
+  counters_.black.store(false, std::memory_order_relaxed);
   attach_display(true);  // so that a window still opening is closed, not leaked
 }
 

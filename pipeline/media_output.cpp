@@ -1,16 +1,29 @@
 #include "pipeline/media_output.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/display_env.hpp"
 #include "media/gst_display.hpp"
 #include "pipeline/media_sources.hpp"
 
 namespace hdstream {
 namespace {
+
+// "2" -> 2; anything but a small non-negative number -> nullopt.
+std::optional<int> screen_number(const std::string& text) {
+  int number = -1;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error != std::errc() || end != text.data() + text.size() || number < 0 || number > 63) {
+    return std::nullopt;
+  }
+  return number;
+}
 
 OutputTarget parse_target(const std::string& spec, std::size_t streams, bool fullscreen) {
   OutputTarget target;
@@ -44,13 +57,40 @@ OutputTarget parse_target(const std::string& spec, std::size_t streams, bool ful
                       "v210/UYVY: .mov or .mkv)",
                       spec));
     }
+  } else if (spec.starts_with("screen:")) {
+    target.kind = OutputTarget::Kind::screen;
+    target.screen = spec.substr(7);
+    if (streams > 1 && target.screen.find("{stream}") == std::string::npos) {
+      throw SpecError(fmt::format(
+          "--output '{}': {} feeds would share one screen; use screen:{{stream}} (feed i on "
+          "screen i) or multiview",
+          spec, streams));
+    }
+    for (std::size_t stream = 0; stream < std::max<std::size_t>(streams, 1); ++stream) {
+      if (!screen_number(substitute_stream(target.screen, static_cast<std::uint16_t>(stream)))) {
+        throw SpecError(fmt::format(
+            "--output '{}': expected screen:N (a screen number) or screen:{{stream}}", spec));
+      }
+    }
+  } else if (spec == "multiview" || spec.starts_with("multiview:")) {
+    target.kind = OutputTarget::Kind::multiview;
+    target.screen = spec == "multiview" ? "0" : spec.substr(10);
+    if (!screen_number(target.screen)) {
+      throw SpecError(
+          fmt::format("--output '{}': expected multiview or multiview:N (a screen number)", spec));
+    }
   } else {
-    throw SpecError(fmt::format("--output '{}': expected null, display or file:PATTERN", spec));
+    throw SpecError(fmt::format(
+        "--output '{}': expected null, display, file:PATTERN, screen:N or multiview[:N]", spec));
   }
   return target;
 }
 
 }  // namespace
+
+int OutputTarget::screen_for(std::uint16_t stream) const {
+  return screen_number(substitute_stream(screen, stream)).value_or(0);
+}
 
 std::string to_string(OutputTarget::Kind kind) {
   switch (kind) {
@@ -60,6 +100,10 @@ std::string to_string(OutputTarget::Kind kind) {
       return "display";
     case OutputTarget::Kind::file:
       return "file";
+    case OutputTarget::Kind::screen:
+      return "screen";
+    case OutputTarget::Kind::multiview:
+      return "multiview";
   }
   return "?";
 }
@@ -81,16 +125,26 @@ std::size_t MediaOutput::record_queue_for(const FeedDescriptor& feed) const {
 std::string MediaOutput::describe() const {
   std::vector<std::string> names;
   for (const auto& target : targets) {
-    names.push_back(target.kind == OutputTarget::Kind::file ? "file:" + target.file_pattern
-                                                            : to_string(target.kind));
+    switch (target.kind) {
+      case OutputTarget::Kind::file:
+        names.push_back("file:" + target.file_pattern);
+        break;
+      case OutputTarget::Kind::screen:
+      case OutputTarget::Kind::multiview:
+        names.push_back(to_string(target.kind) + ":" + target.screen);
+        break;
+      default:
+        names.push_back(to_string(target.kind));
+    }
   }
   return names.empty() ? "none" : fmt::format("{}", fmt::join(names, " + "));
 }
 
 MediaOutput parse_outputs(const std::vector<std::string>& specs, std::size_t streams,
-                          bool fullscreen) {
+                          bool fullscreen, std::string layout) {
   MediaOutput output;
   output.fullscreen = fullscreen;
+  output.layout = std::move(layout);
   for (const auto& spec : specs) {
     if (std::ranges::count(specs, spec) > 1) {
       throw SpecError(fmt::format("--output '{}' is given twice", spec));
@@ -102,7 +156,15 @@ MediaOutput parse_outputs(const std::vector<std::string>& specs, std::size_t str
     throw SpecError("--output null decodes and discards: it cannot go with other outputs");
   }
   if (fullscreen && !output.find(OutputTarget::Kind::display)) {
-    throw SpecError("--fullscreen goes with --output display");
+    throw SpecError("--fullscreen goes with --output display (screen:N is always fullscreen)");
+  }
+  if (!output.layout.empty() && !output.find(OutputTarget::Kind::multiview)) {
+    throw SpecError("--layout goes with --output multiview");
+  }
+  if (output.on_screens() && !display_available()) {
+    throw SpecError(
+        "--output screen/multiview: no display ($DISPLAY / $WAYLAND_DISPLAY unset; on a console "
+        "set QT_QPA_PLATFORM=eglfs or linuxfb)");
   }
   return output;
 }

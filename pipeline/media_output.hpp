@@ -2,14 +2,17 @@
 //   MediaOutput out = parse_outputs({"file:/rec/feed{stream}.mov", "display"}, 5, false);
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "media/picture.hpp"
+#include "pipeline/picture_sink.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/handshake.hpp"
 
@@ -17,15 +20,22 @@ namespace hdstream {
 
 // One place every feed goes to.
 struct OutputTarget {
-  enum class Kind : std::uint8_t { null = 1, display = 2, file = 3 };
+  enum class Kind : std::uint8_t { null = 1, display = 2, file = 3, screen = 4, multiview = 5 };
   Kind kind = Kind::null;
   std::string file_pattern;  // for file: "{stream}" becomes the stream number
+  std::string screen;        // for screen: a screen number, or "{stream}"; for multiview: a number
+
+  // The screen a feed goes to (screen, multiview).
+  int screen_for(std::uint16_t stream) const;
+  // Shown in Qt windows (screen, multiview), not through GStreamer.
+  bool on_screens() const { return kind == Kind::screen || kind == Kind::multiview; }
 };
 
 struct MediaOutput {
   // Every feed goes to each target. None: frames are counted and verified, nothing decodes.
   std::vector<OutputTarget> targets;
   bool fullscreen = false;  // for display: the whole screen (projector)
+  std::string layout;       // for multiview: "COLUMNSxROWS"; empty: chosen from the feed count
   // Each output has its own bounded queue per feed; beyond it the oldest frame is dropped and
   // counted, so a slow output never holds up another one or the network.
   // Decode queue (feeds the display): 8 frames (267 ms at 29.97) ride out a decoder descheduled
@@ -42,9 +52,14 @@ struct MediaOutput {
   // Test hooks, run on the decode worker: after each decoded picture (a deliberately slow one
   // exercises the drop policy), and a fixed delay before each decode.
   std::function<void(const Frame&, const Picture&)> on_picture;
+  // Set by the display layer when a target shows pictures (screen, multiview, program): the
+  // sinks for one feed, asked for when its session starts, fed on its decode worker.
+  std::function<std::vector<std::shared_ptr<PictureSink>>(std::uint16_t stream, const Hello&)>
+      picture_sinks;
   std::chrono::microseconds debug_decode_delay{0};
 
   bool decodes() const { return !targets.empty(); }
+  bool on_screens() const { return std::ranges::any_of(targets, &OutputTarget::on_screens); }
   // The recording queue's length for `feed`: record_queue_frames, fewer when its frames are
   // large, never under 2.
   std::size_t record_queue_for(const FeedDescriptor& feed) const;
@@ -53,11 +68,13 @@ struct MediaOutput {
   std::string describe() const;
 };
 
-// Each spec is "null", "display" or "file:PATTERN"; every feed goes to all of them. With several
-// streams a file pattern needs {stream}. Checks what can be checked before any feed arrives
-// (display available, directory exists). Throws SpecError with one line naming what to fix.
+// Each spec is "null", "display", "file:PATTERN", "screen:N" or "multiview[:N]"; every feed
+// goes to all of them. With several streams a file pattern and a screen need {stream}. Checks
+// what can be checked before any feed arrives (display available, directory exists; the screens
+// themselves are checked when the display layer starts). Throws SpecError with one line naming
+// what to fix.
 MediaOutput parse_outputs(const std::vector<std::string>& specs, std::size_t streams,
-                          bool fullscreen);
+                          bool fullscreen, std::string layout = {});
 
 std::string to_string(OutputTarget::Kind kind);
 

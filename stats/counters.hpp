@@ -143,6 +143,9 @@ struct StreamCounters {
   // feed's recordings, and frames a recording's queue dropped because the disk fell behind.
   std::atomic<std::uint64_t> frames_recorded{0};
   std::atomic<std::uint64_t> dropped_before_record{0};
+  // The decoded picture now: unchanged for 2 s (frozen), black for 1 s (media/picture_watch).
+  std::atomic<bool> frozen{false};
+  std::atomic<bool> black{false};
   std::array<SubconnectionCounters, kMaxSubconnectionCounters> subconnections;
   LinkCounters link;
 

@@ -190,6 +190,8 @@ nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot
       {"dropped_before_decode", s.dropped_before_decode},
       {"frames_recorded", s.frames_recorded},
       {"dropped_before_record", s.dropped_before_record},
+      {"frozen", s.frozen},
+      {"black", s.black},
       {"latency_ms_p50", round3(s.latency_ms_p50)},
       {"latency_ms_p99", round3(s.latency_ms_p99)},
   };

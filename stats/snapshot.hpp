@@ -78,7 +78,9 @@ struct StreamSnapshot {
   std::uint32_t decode_queue_capacity = 0;
   std::uint64_t frames_recorded = 0;        // summed over the feed's recordings
   std::uint64_t dropped_before_record = 0;  // a recording's queue full: the disk fell behind
-  double latency_ms_p50 = 0;  // sender frame ready -> decoded, over the whole run
+  bool frozen = false;                      // the picture has not changed for 2 s
+  bool black = false;                       // the picture has been black for 1 s
+  double latency_ms_p50 = 0;                // sender frame ready -> decoded, over the whole run
   double latency_ms_p99 = 0;
   std::vector<SubconnectionSnapshot> subconnections;  // mtcp only
   LinkSnapshot link;                                  // transport-specific extras

@@ -1,0 +1,52 @@
+#include "display/video_wall.hpp"
+
+#include <fmt/format.h>
+
+#include "display/layout.hpp"
+#include "display/multiview_window.hpp"
+#include "display/screen_window.hpp"
+#include "display/screens.hpp"
+#include "pipeline/media_sources.hpp"
+
+namespace hdstream {
+
+VideoWall::VideoWall(const MediaOutput& output, std::size_t streams, PanelWindow::Provider provider)
+    : sinks_(streams) {
+  for (const OutputTarget& target : output.targets) {
+    if (target.kind == OutputTarget::Kind::screen) {
+      for (std::size_t stream = 0; stream < streams; ++stream) {
+        const auto id = static_cast<std::uint16_t>(stream);
+        QScreen* screen = screen_at(target.screen_for(id), "--output screen:" + target.screen);
+        auto view = std::make_shared<FeedView>(id);
+        screens_.push_back(std::make_unique<ScreenWindow>(screen, view));
+        sinks_[stream].push_back(std::move(view));
+      }
+    } else if (target.kind == OutputTarget::Kind::multiview) {
+      const Grid grid = output.layout.empty() ? grid_for(streams) : parse_layout(output.layout);
+      if (static_cast<std::size_t>(grid.cells()) < streams) {
+        throw SpecError(fmt::format("--layout {}: {} tiles for {} feeds", output.layout,
+                                    grid.cells(), streams));
+      }
+      QScreen* screen = screen_at(target.screen_for(0), "--output multiview:" + target.screen);
+      std::vector<std::shared_ptr<FeedView>> views;
+      for (std::size_t stream = 0; stream < streams; ++stream) {
+        views.push_back(std::make_shared<FeedView>(static_cast<std::uint16_t>(stream)));
+        sinks_[stream].push_back(views.back());
+      }
+      multiview_ = std::make_unique<MultiviewWindow>(screen, grid, std::move(views), provider);
+    }
+  }
+  for (const auto& window : screens_) window->show_on_screen();
+  if (multiview_) multiview_->show_on_screen();
+}
+
+VideoWall::~VideoWall() = default;
+
+std::function<std::vector<std::shared_ptr<PictureSink>>(std::uint16_t, const Hello&)>
+VideoWall::sink_factory() {
+  return [this](std::uint16_t stream, const Hello&) {
+    return stream < sinks_.size() ? sinks_[stream] : std::vector<std::shared_ptr<PictureSink>>{};
+  };
+}
+
+}  // namespace hdstream

@@ -1,0 +1,41 @@
+// The receiver's pictures on screens: the windows that `--output screen:N` and
+// `--output multiview[:N]` ask for, made on the GUI thread once the QApplication exists, and the
+// per-feed sinks the decode workers feed them through.
+//   QtApp qt;
+//   VideoWall wall(media, streams, provider);     // throws SpecError (unknown screen, layout)
+//   media.picture_sinks = wall.sink_factory();    // then start the receivers
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "display/feed_view.hpp"
+#include "gui/panel_window.hpp"
+#include "pipeline/media_output.hpp"
+
+namespace hdstream {
+
+class ScreenWindow;
+class MultiviewWindow;
+
+class VideoWall {
+ public:
+  VideoWall(const MediaOutput& output, std::size_t streams, PanelWindow::Provider provider);
+  ~VideoWall();
+  VideoWall(const VideoWall&) = delete;
+  VideoWall& operator=(const VideoWall&) = delete;
+
+  // For MediaOutput::picture_sinks: a feed's views (its screen's, its tile's). Thread safe; the
+  // wall must outlive the receivers' decode workers' use of it (their sinks detach on its end).
+  std::function<std::vector<std::shared_ptr<PictureSink>>(std::uint16_t, const Hello&)>
+  sink_factory();
+
+ private:
+  std::vector<std::vector<std::shared_ptr<PictureSink>>> sinks_;  // by stream
+  std::vector<std::unique_ptr<ScreenWindow>> screens_;
+  std::unique_ptr<MultiviewWindow> multiview_;
+};
+
+}  // namespace hdstream

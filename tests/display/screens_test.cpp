@@ -1,0 +1,245 @@
+// The receiver's pictures on real screens: Xvfb with separate X screens, the real hdstream
+// binary receiving feeds of distinct solid colours from a real sender over loopback, and
+// screenshots (XGetImage) checked pixel by pixel. Expected geometry is worked out here from the
+// screen and picture sizes, not taken from the code under test.
+//   ctest --test-dir build -R 'ScreenOutput|Multiview'
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/eventually.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/x_server.hpp"
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using test::Rgb;
+
+// sdi270 is 720x486 (v210): cheap to carry and decode on a 2-core machine.
+constexpr int kPictureWidth = 720;
+constexpr int kPictureHeight = 486;
+constexpr Rgb kRed{255, 0, 0};
+constexpr Rgb kBlue{0, 0, 255};
+constexpr Rgb kBlack{0, 0, 0};
+constexpr Rgb kGreenBorder{0x2e, 0xcc, 0x71};  // the panel's "good"
+constexpr Rgb kAmber{0xf1, 0xc4, 0x0f};        // the panel's "warn": FROZEN / BLACK alarms
+constexpr Rgb kSlate{0x20, 0x20, 0x20};        // NO SIGNAL
+
+std::vector<std::string> sender(const std::string& address, std::vector<std::string> sources,
+                                const std::string& duration) {
+  std::vector<std::string> args{
+      HDSTREAM_BINARY, "send",   "--dest",     address, "--streams", std::to_string(sources.size()),
+      "--format",      "sdi270", "--duration", duration};
+  for (auto& source : sources) args.insert(args.end(), {"--source", source});
+  return args;
+}
+
+// The last media line of `stream` in a JSON stats file still being written.
+std::optional<json> last_media(const std::filesystem::path& path, int stream) {
+  std::ifstream in(path);
+  std::optional<json> found;
+  for (std::string line; std::getline(in, line);) {
+    auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.value("type", "") == "media" && j.value("stream", -1) == stream) {
+      found = j;
+    }
+  }
+  return found;
+}
+
+// Pixels of `shot` within `area` near `colour`.
+long count_near(const test::Screenshot& shot, int x0, int y0, int width, int height, Rgb colour,
+                int tolerance = 40) {
+  long n = 0;
+  for (int y = y0; y < y0 + height; ++y) {
+    for (int x = x0; x < x0 + width; ++x) n += test::near(shot.at(x, y), colour, tolerance);
+  }
+  return n;
+}
+
+TEST(ScreenOutput, EachFeedFillsItsOwnScreenEdgeToEdgeWithItsAspectKept) {
+  const auto dir = test::scratch_dir("screen-output");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  test::XServer x({"1280x720", "1024x768"}, dir);
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--output",
+                      "screen:{stream}", "--duration", "40s"},
+                     dir, "recv", {x.environment()});
+  test::Process send(
+      sender(address, {"videotestsrc pattern=red", "videotestsrc pattern=blue"}, "30s"), dir,
+      "send");
+
+  // Screen 0 (1280x720 is wider than 720:486): full height, pillarboxed.
+  const int shown0 = static_cast<int>(std::lround(720.0 * kPictureWidth / kPictureHeight));
+  const int left0 = (1280 - shown0) / 2;
+  // Screen 1 (1024x768 is taller): full width, letterboxed.
+  const int shown1 = static_cast<int>(std::lround(1024.0 * kPictureHeight / kPictureWidth));
+  const int top1 = (768 - shown1) / 2;
+  test::Screenshot screen0, screen1;
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        screen0 = x.capture(0);
+        screen1 = x.capture(1);
+        return test::near(screen0.at(640, 360), kRed) && test::near(screen1.at(512, 384), kBlue);
+      },
+      30s))
+      << "centres " << test::to_string(screen0.at(640, 360)) << " "
+      << test::to_string(screen1.at(512, 384)) << "\n"
+      << recv.err();
+  ASSERT_EQ(screen0.width, 1280);
+  ASSERT_EQ(screen1.height, 768);
+  // Edge to edge across the picture's long side, black bars exactly where the shapes differ
+  // (3 pixels of slack for the scaler's filter at an edge).
+  for (int y : {1, 360, 718}) {
+    EXPECT_TRUE(test::near(screen0.at(left0 + 3, y), kRed)) << y;
+    EXPECT_TRUE(test::near(screen0.at(left0 + shown0 - 4, y), kRed)) << y;
+    EXPECT_TRUE(test::near(screen0.at(left0 - 4, y), kBlack, 4)) << y;
+    EXPECT_TRUE(test::near(screen0.at(left0 + shown0 + 3, y), kBlack, 4)) << y;
+  }
+  EXPECT_TRUE(test::near(screen0.at(0, 360), kBlack, 4));
+  for (int x_at : {1, 512, 1022}) {
+    EXPECT_TRUE(test::near(screen1.at(x_at, top1 + 3), kBlue)) << x_at;
+    EXPECT_TRUE(test::near(screen1.at(x_at, top1 + shown1 - 4), kBlue)) << x_at;
+    EXPECT_TRUE(test::near(screen1.at(x_at, top1 - 4), kBlack, 4)) << x_at;
+    EXPECT_TRUE(test::near(screen1.at(x_at, top1 + shown1 + 3), kBlack, 4)) << x_at;
+  }
+  // Nothing but the picture and its bars: no frame, no label, no other window.
+  EXPECT_EQ(count_near(screen0, left0 + 3, 0, shown0 - 6, 720, kRed), (shown0 - 6) * 720L);
+  send.signal(SIGINT);
+  recv.signal(SIGINT);
+  EXPECT_TRUE(send.wait(30s));
+  EXPECT_TRUE(recv.wait(30s)) << recv.err();
+}
+
+TEST(ScreenOutput, AnUnknownScreenIsAOneLineUsageErrorListingTheScreens) {
+  const auto dir = test::scratch_dir("screen-unknown");
+  test::XServer x({"800x600", "640x480"}, dir);
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:0", "--streams", "1",
+                      "--output", "screen:2"},
+                     dir, "recv", {x.environment()});
+  EXPECT_EQ(recv.wait(30s), 2);
+  const std::string err = recv.err();
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("no screen 2 here; screens: 0 "), std::string::npos) << err;
+  EXPECT_NE(err.find("800x600+0+0, 1 "), std::string::npos) << err;
+  EXPECT_NE(err.find("640x480"), std::string::npos) << err;
+
+  test::Process layout({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:0", "--streams", "5",
+                        "--output", "multiview", "--layout", "2x2"},
+                       dir, "layout", {x.environment()});
+  EXPECT_EQ(layout.wait(30s), 2);
+  EXPECT_NE(layout.err().find("--layout 2x2: 4 tiles for 5 feeds"), std::string::npos)
+      << layout.err();
+  test::Process bad({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:0", "--output", "multiview",
+                     "--layout", "9x"},
+                    dir, "bad-layout", {x.environment()});
+  EXPECT_EQ(bad.wait(30s), 2);
+  EXPECT_NE(bad.err().find("--layout '9x': expected COLUMNSxROWS"), std::string::npos) << bad.err();
+}
+
+TEST(Multiview, EveryFeedInItsTileLabelledWithHealthAlarmsAndNoSignalWithinASecond) {
+  const auto dir = test::scratch_dir("multiview");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  test::XServer x({"1280x720"}, dir);
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  const auto stats = dir / "r.jsonl";
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "3", "--output",
+                      "multiview", "--duration", "60s", "--stats", "json", "--stats-file",
+                      stats.string(), "--interval", "250ms"},
+                     dir, "recv", {x.environment()});
+  // A solid red (frozen), moving bars, and black (frozen and black).
+  test::Process send(
+      sender(address,
+             {"videotestsrc pattern=red", "videotestsrc pattern=smpte horizontal-speed=8",
+              "videotestsrc pattern=black"},
+             "60s"),
+      dir, "send");
+
+  // Three feeds: a 2x2 grid of 634x354 cells, 4 pixels apart, the first three used.
+  struct Cell {
+    int x, y;
+  };
+  const Cell cells[] = {{4, 4}, {642, 4}, {4, 362}};
+  constexpr int kCellWidth = 634, kCellHeight = 354;
+  auto centre = [&](const test::Screenshot& shot, int i) {
+    return shot.at(cells[i].x + kCellWidth / 2, cells[i].y + kCellHeight / 2 - 20);
+  };
+  // The label bar: the bottom 30 rows of the cell, inside its border.
+  auto label_count = [&](const test::Screenshot& shot, int i, Rgb colour) {
+    return count_near(shot, cells[i].x + 4, cells[i].y + kCellHeight - 32, kCellWidth - 8, 28,
+                      colour, 60);
+  };
+  test::Screenshot shot;
+  // Health judged (green borders) and the 2 s freeze alarm raised.
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        shot = x.capture(0);
+        return test::near(centre(shot, 0), kRed) && test::near(centre(shot, 2), kBlack, 8) &&
+               test::near(shot.at(cells[1].x + 1, cells[1].y + 1), kGreenBorder, 8) &&
+               label_count(shot, 0, kAmber) > 20 && label_count(shot, 2, kAmber) > 20;
+      },
+      30s))
+      << "tile centres " << test::to_string(centre(shot, 0)) << " "
+      << test::to_string(centre(shot, 2)) << ", border "
+      << test::to_string(shot.at(cells[1].x + 1, cells[1].y + 1)) << "\n"
+      << recv.err();
+  // The moving bars: a picture, not black, not the slate, and no alarm.
+  const Rgb bars = centre(shot, 1);
+  EXPECT_FALSE(test::near(bars, kBlack, 30)) << test::to_string(bars);
+  EXPECT_FALSE(test::near(bars, kSlate, 8)) << test::to_string(bars);
+  EXPECT_EQ(label_count(shot, 1, kAmber), 0);
+  // Every tile is labelled (white text in its bar).
+  for (int i = 0; i < 3; ++i) EXPECT_GT(label_count(shot, i, Rgb{255, 255, 255}), 30) << i;
+  // The same alarms in the stats (the screenshot may be a quarter of a second ahead of them).
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        const json red = last_media(stats, 0).value_or(json::object());
+        const json black = last_media(stats, 2).value_or(json::object());
+        return red.value("frozen", false) && black.value("frozen", false) &&
+               black.value("black", false);
+      },
+      5s));
+  const json red = *last_media(stats, 0), moving = *last_media(stats, 1),
+             black = *last_media(stats, 2);
+  EXPECT_FALSE(red["black"].get<bool>()) << red;
+  EXPECT_FALSE(moving["frozen"].get<bool>()) << moving;
+  EXPECT_FALSE(moving["black"].get<bool>()) << moving;
+
+  // The feeds stop dead (the sender killed): every tile shows NO SIGNAL within a second.
+  send.signal(SIGKILL);
+  const auto killed = std::chrono::steady_clock::now();
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        shot = x.capture(0);
+        for (int i = 0; i < 3; ++i) {
+          if (!test::near(centre(shot, i), kSlate, 8)) return false;
+        }
+        return true;
+      },
+      5s))
+      << test::to_string(centre(shot, 0));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  EXPECT_LT(seconds, 1.0);
+  // The slate's text is there (white pixels around the centre).
+  EXPECT_GT(count_near(shot, cells[0].x + 100, cells[0].y + 100, kCellWidth - 200, 120,
+                       Rgb{255, 255, 255}, 30),
+            200);
+  std::printf("NO SIGNAL on every tile %.2f s after the feeds stopped\n", seconds);
+  recv.signal(SIGINT);
+  EXPECT_TRUE(recv.wait(30s)) << recv.err();
+}
+
+}  // namespace
+}  // namespace hdstream
