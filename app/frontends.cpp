@@ -45,6 +45,7 @@ class Screens {
   Screens(const MediaOutput& media, std::size_t streams, PanelWindow::Provider provider)
       : wall_(media, streams, std::move(provider)) {}
   VideoWall& wall() { return wall_; }
+  const VideoWall& wall() const { return wall_; }
 
  private:
   QtApp qt_;  // first made, last gone
@@ -99,6 +100,11 @@ void run_with_frontends(Runtime& runtime, const CommonOptions& common,
   }
   PanelAppOptions panel;
   panel.title = title;
+  if (screens) {
+    if (const auto area = screens->wall().panel_area()) {
+      panel.geometry = QRect(area->x, area->y, area->width, area->height);
+    }
+  }
   run_qt_app(
       gui ? &panel : nullptr, panel_provider(read_all), [&runtime] { runtime.run(); },
       [&runtime] { runtime.request_stop(); });

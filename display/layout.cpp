@@ -1,5 +1,6 @@
 #include "display/layout.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -29,16 +30,23 @@ Rect fit(int picture_width, int picture_height, Rect area) {
   return shown;
 }
 
-Grid grid_for(std::size_t feeds) {
-  Grid grid;
-  while (static_cast<std::size_t>(grid.cells()) < feeds) {
-    if (grid.columns <= grid.rows) {
-      ++grid.columns;
-    } else {
-      ++grid.rows;
+Grid grid_for(std::size_t feeds, Rect area) {
+  const int n = static_cast<int>(std::max<std::size_t>(feeds, 1));
+  Grid best;
+  long best_area = -1;
+  int best_empty = 0;
+  for (int columns = n; columns >= 1; --columns) {
+    const Grid grid{columns, (n + columns - 1) / columns};
+    const Rect shown = fit(16, 9, Rect{0, 0, area.width / grid.columns, area.height / grid.rows});
+    const long shown_area = static_cast<long>(shown.width) * shown.height;
+    const int empty = grid.cells() - n;
+    if (shown_area > best_area || (shown_area == best_area && empty < best_empty)) {
+      best = grid;
+      best_area = shown_area;
+      best_empty = empty;
     }
   }
-  return grid;
+  return best;
 }
 
 Grid parse_layout(const std::string& text) {
@@ -67,6 +75,12 @@ std::vector<Rect> tiles(Grid grid, Rect area, int gap) {
     }
   }
   return cells;
+}
+
+ControlRoom control_room(Rect screen) {
+  const int left = screen.width * 7 / 12;  // leaves the panel ~800 pixels on a 1920 screen
+  return ControlRoom{Rect{screen.x, screen.y, left, screen.height},
+                     Rect{screen.x + left, screen.y, screen.width - left, screen.height}};
 }
 
 }  // namespace hdstream

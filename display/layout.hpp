@@ -30,13 +30,21 @@ struct Grid {
 // centred. A picture the size of the area fills it exactly.
 Rect fit(int picture_width, int picture_height, Rect area);
 
-// The smallest square-ish grid for `feeds` tiles: 1, 2x1, 2x2, 3x2, 3x3, 4x3, 4x4, ...
-Grid grid_for(std::size_t feeds);
+// The grid that shows `feeds` 16:9 pictures largest in `area` (ties: the fewest empty cells,
+// then more columns): 5 feeds are 3x2 on a 16:9 screen, 2x3 in a squarer window.
+Grid grid_for(std::size_t feeds, Rect area);
 
 // "COLUMNSxROWS", 1 to 4 each (e.g. 2x2, 3x2, 4x4). Throws SpecError naming the problem.
 Grid parse_layout(const std::string& text);
 
 // The grid's cells over `area`, row by row, `gap` pixels apart (and from the area's edges).
 std::vector<Rect> tiles(Grid grid, Rect area, int gap);
+
+// One screen shared by the multiview (left 7/12) and the operator's panel (the rest).
+struct ControlRoom {
+  Rect multiview;
+  Rect panel;
+};
+ControlRoom control_room(Rect screen);
 
 }  // namespace hdstream

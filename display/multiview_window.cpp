@@ -24,7 +24,7 @@ QRect qrect(const Rect& r) {
 
 }  // namespace
 
-MultiviewWindow::MultiviewWindow(QScreen* screen, Grid grid,
+MultiviewWindow::MultiviewWindow(QScreen* screen, std::optional<Grid> grid,
                                  std::vector<std::shared_ptr<FeedView>> views,
                                  PanelWindow::Provider provider)
     : grid_(grid), views_(std::move(views)), provider_(std::move(provider)) {
@@ -47,6 +47,12 @@ void MultiviewWindow::show_on_screen() {
   showFullScreen();
 }
 
+void MultiviewWindow::show_in(Rect area) {
+  setFlags(Qt::Window);
+  setGeometry(area.x, area.y, area.width, area.height);
+  show();
+}
+
 void MultiviewWindow::refresh() {
   if (provider_) {
     const double now_s = PanelWindow::now_s();
@@ -59,7 +65,7 @@ void MultiviewWindow::refresh() {
 void MultiviewWindow::layout_tiles() {
   const qreal ratio = devicePixelRatio();
   const Rect area{0, 0, static_cast<int>(width() * ratio), static_cast<int>(height() * ratio)};
-  const auto cells = tiles(grid_, area, kGap);
+  const auto cells = tiles(grid_.value_or(grid_for(views_.size(), area)), area, kGap);
   tiles_.clear();
   for (const Rect& cell : cells) {
     const int border = std::max(3, cell.height / 90);

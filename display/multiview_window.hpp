@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <QtCore/QTimer>
@@ -24,11 +25,14 @@ class MultiviewWindow : public QRasterWindow {
   // A tile stops showing pictures this long after the last one (within the 1 s promised).
   static constexpr std::int64_t kNoSignalAfterNs = 600'000'000;
 
-  MultiviewWindow(QScreen* screen, Grid grid, std::vector<std::shared_ptr<FeedView>> views,
-                  PanelWindow::Provider provider);
+  // `grid`: the operator's --layout; none: the best grid for the window's size (grid_for).
+  MultiviewWindow(QScreen* screen, std::optional<Grid> grid,
+                  std::vector<std::shared_ptr<FeedView>> views, PanelWindow::Provider provider);
   ~MultiviewWindow() override;
 
   void show_on_screen();
+  // A framed window over `area` (in the screen's coordinates) instead of the whole screen.
+  void show_in(Rect area);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -45,7 +49,7 @@ class MultiviewWindow : public QRasterWindow {
                   std::int64_t now_ns) const;
   const FeedRow* row_for(std::uint16_t stream) const;
 
-  Grid grid_;
+  std::optional<Grid> grid_;
   std::vector<std::shared_ptr<FeedView>> views_;
   std::vector<Tile> tiles_;
   PanelWindow::Provider provider_;

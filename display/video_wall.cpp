@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <QtGui/QScreen>
+
 #include "display/layout.hpp"
 #include "display/multiview_window.hpp"
 #include "display/screen_window.hpp"
@@ -22,10 +24,13 @@ VideoWall::VideoWall(const MediaOutput& output, std::size_t streams, PanelWindow
         sinks_[stream].push_back(std::move(view));
       }
     } else if (target.kind == OutputTarget::Kind::multiview) {
-      const Grid grid = output.layout.empty() ? grid_for(streams) : parse_layout(output.layout);
-      if (static_cast<std::size_t>(grid.cells()) < streams) {
-        throw SpecError(fmt::format("--layout {}: {} tiles for {} feeds", output.layout,
-                                    grid.cells(), streams));
+      std::optional<Grid> grid;
+      if (!output.layout.empty()) {
+        grid = parse_layout(output.layout);
+        if (static_cast<std::size_t>(grid->cells()) < streams) {
+          throw SpecError(fmt::format("--layout {}: {} tiles for {} feeds", output.layout,
+                                      grid->cells(), streams));
+        }
       }
       QScreen* screen = screen_at(target.screen_for(0), "--output multiview:" + target.screen);
       std::vector<std::shared_ptr<FeedView>> views;
@@ -34,10 +39,20 @@ VideoWall::VideoWall(const MediaOutput& output, std::size_t streams, PanelWindow
         sinks_[stream].push_back(views.back());
       }
       multiview_ = std::make_unique<MultiviewWindow>(screen, grid, std::move(views), provider);
+      if (target.beside_panel) {
+        const QRect g = screen->availableGeometry();
+        const ControlRoom room = control_room(Rect{g.x(), g.y(), g.width(), g.height()});
+        multiview_area_ = room.multiview;
+        panel_area_ = room.panel;
+      }
     }
   }
   for (const auto& window : screens_) window->show_on_screen();
-  if (multiview_) multiview_->show_on_screen();
+  if (multiview_ && multiview_area_) {
+    multiview_->show_in(*multiview_area_);
+  } else if (multiview_) {
+    multiview_->show_on_screen();
+  }
 }
 
 VideoWall::~VideoWall() = default;

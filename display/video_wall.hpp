@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "display/feed_view.hpp"
+#include "display/layout.hpp"
 #include "gui/panel_window.hpp"
 #include "pipeline/media_output.hpp"
 
@@ -32,10 +34,16 @@ class VideoWall {
   std::function<std::vector<std::shared_ptr<PictureSink>>(std::uint16_t, const Hello&)>
   sink_factory();
 
+  // Where the operator's panel goes when the multiview shares its screen (the demo); none when
+  // the multiview has a screen of its own.
+  std::optional<Rect> panel_area() const { return panel_area_; }
+
  private:
   std::vector<std::vector<std::shared_ptr<PictureSink>>> sinks_;  // by stream
   std::vector<std::unique_ptr<ScreenWindow>> screens_;
   std::unique_ptr<MultiviewWindow> multiview_;
+  std::optional<Rect> multiview_area_;
+  std::optional<Rect> panel_area_;
 };
 
 }  // namespace hdstream

@@ -53,6 +53,7 @@ void run_qt_app(const PanelAppOptions* panel, PanelWindow::Provider provider,
     window->set_on_close(request_stop);
     window->refresh();
     window->start_timer(panel->refresh_ms);
+    if (panel->geometry) window->setGeometry(*panel->geometry);
     window->show();
     // For docs and CI artifacts: the panel saved every 5 s while the run goes on, so the file
     // shows it live (not after the feeds finished).

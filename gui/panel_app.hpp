@@ -7,6 +7,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+
+#include <QtCore/QRect>
 #include <string>
 
 #include "common/display_env.hpp"
@@ -20,6 +23,7 @@ struct PanelAppOptions {
   std::string title = "hdstream";
   int refresh_ms = 100;
   PanelThresholds thresholds;
+  std::optional<QRect> geometry;  // where to put the panel; the window manager's choice if none
 };
 
 // The process's QApplication, made on the main thread (display_available() must hold). Only one

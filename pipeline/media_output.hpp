@@ -24,6 +24,8 @@ struct OutputTarget {
   Kind kind = Kind::null;
   std::string file_pattern;  // for file: "{stream}" becomes the stream number
   std::string screen;        // for screen: a screen number, or "{stream}"; for multiview: a number
+  // For multiview: a window beside the operator's panel (the demo) instead of the whole screen.
+  bool beside_panel = false;
 
   // The screen a feed goes to (screen, multiview).
   int screen_for(std::uint16_t stream) const;

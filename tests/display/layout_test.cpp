@@ -18,15 +18,20 @@ TEST(Fit, SameShapeFillsTheAreaAndOtherShapesGetCentredBars) {
   EXPECT_EQ(fit(1920, 1080, Rect{0, 0, 0, 720}), (Rect{0, 0, 0, 0}));
 }
 
-TEST(Grid, TheSmallestSquareishGridForTheFeeds) {
-  EXPECT_EQ(grid_for(0), (Grid{1, 1}));
-  EXPECT_EQ(grid_for(1), (Grid{1, 1}));
-  EXPECT_EQ(grid_for(2), (Grid{2, 1}));
-  EXPECT_EQ(grid_for(3), (Grid{2, 2}));
-  EXPECT_EQ(grid_for(5), (Grid{3, 2}));
-  EXPECT_EQ(grid_for(7), (Grid{3, 3}));
-  EXPECT_EQ(grid_for(10), (Grid{4, 3}));
-  EXPECT_EQ(grid_for(16), (Grid{4, 4}));
+TEST(Grid, TheGridThatShowsThePicturesLargestInTheArea) {
+  const Rect hd{0, 0, 1920, 1080};
+  EXPECT_EQ(grid_for(0, hd), (Grid{1, 1}));
+  EXPECT_EQ(grid_for(1, hd), (Grid{1, 1}));
+  EXPECT_EQ(grid_for(2, hd), (Grid{2, 1}));  // 960x540 each, not 960x540 over two rows
+  EXPECT_EQ(grid_for(3, hd), (Grid{2, 2}));
+  EXPECT_EQ(grid_for(4, hd), (Grid{2, 2}));
+  EXPECT_EQ(grid_for(5, hd), (Grid{3, 2}));  // 640x360 each (2x3 ties, with more empty cells)
+  EXPECT_EQ(grid_for(7, hd), (Grid{3, 3}));
+  EXPECT_EQ(grid_for(10, hd), (Grid{4, 3}));
+  EXPECT_EQ(grid_for(16, hd), (Grid{4, 4}));
+  // A squarer window beside the panel: 5 feeds stack two wide (560x315 beats 3x2's 373x210).
+  EXPECT_EQ(grid_for(5, Rect{0, 0, 1120, 1080}), (Grid{2, 3}));
+  EXPECT_EQ(grid_for(3, Rect{0, 0, 480, 1080}), (Grid{1, 3}));  // a tall strip: one column
 }
 
 TEST(Grid, LayoutsParseAndBadOnesAreOneLineErrors) {
@@ -55,6 +60,12 @@ TEST(Tiles, CellsCoverTheAreaRowByRowWithEqualGaps) {
   EXPECT_EQ(cells[3], (Rect{642, 362, 634, 354}));
   const auto five = tiles(Grid{3, 2}, Rect{1920, 0, 1920, 1080}, 0);  // a second monitor
   EXPECT_EQ(five[4], (Rect{1920 + 640, 540, 640, 540}));
+}
+
+TEST(ControlRoom, TheMultiviewTakesTheLeftAndThePanelTheRestOfTheScreen) {
+  const ControlRoom room = control_room(Rect{1920, 0, 1920, 1080});
+  EXPECT_EQ(room.multiview, (Rect{1920, 0, 1120, 1080}));
+  EXPECT_EQ(room.panel, (Rect{3040, 0, 800, 1080}));
 }
 
 }  // namespace

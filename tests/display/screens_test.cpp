@@ -9,6 +9,7 @@
 #include <cmath>
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,10 +69,45 @@ long count_near(const test::Screenshot& shot, int x0, int y0, int width, int hei
   return n;
 }
 
-TEST(ScreenOutput, EachFeedFillsItsOwnScreenEdgeToEdgeWithItsAspectKept) {
-  const auto dir = test::scratch_dir("screen-output");
-  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
-  test::XServer x({"1280x720", "1024x768"}, dir);
+// A feed shown on a monitor at (left, top) of `shot`: the picture fills the monitor edge to edge
+// along the picture's long side, with black bars exactly where the shapes differ (3 pixels of
+// slack for the scaler's filter at an edge), and nothing else on it (no frame, label, window).
+void expect_fills_monitor(const test::Screenshot& shot, int left, int top, int width, int height,
+                          Rgb colour) {
+  SCOPED_TRACE("monitor at " + std::to_string(left) + "," + std::to_string(top));
+  const double wide = static_cast<double>(width) / height;
+  const double picture = static_cast<double>(kPictureWidth) / kPictureHeight;
+  if (wide >= picture) {  // pillarboxed: full height
+    const int shown = static_cast<int>(std::lround(height * picture));
+    const int x0 = left + (width - shown) / 2;
+    for (int y : {top + 1, top + height / 2, top + height - 2}) {
+      EXPECT_TRUE(test::near(shot.at(x0 + 3, y), colour)) << y;
+      EXPECT_TRUE(test::near(shot.at(x0 + shown - 4, y), colour)) << y;
+      EXPECT_TRUE(test::near(shot.at(x0 - 4, y), kBlack, 4)) << y;
+      EXPECT_TRUE(test::near(shot.at(x0 + shown + 3, y), kBlack, 4)) << y;
+      EXPECT_TRUE(test::near(shot.at(left, y), kBlack, 4)) << y;
+    }
+    EXPECT_EQ(count_near(shot, x0 + 3, top, shown - 6, height, colour),
+              static_cast<long>(shown - 6) * height);
+  } else {  // letterboxed: full width
+    const int shown = static_cast<int>(std::lround(width / picture));
+    const int y0 = top + (height - shown) / 2;
+    for (int x : {left + 1, left + width / 2, left + width - 2}) {
+      EXPECT_TRUE(test::near(shot.at(x, y0 + 3), colour)) << x;
+      EXPECT_TRUE(test::near(shot.at(x, y0 + shown - 4), colour)) << x;
+      EXPECT_TRUE(test::near(shot.at(x, y0 - 4), kBlack, 4)) << x;
+      EXPECT_TRUE(test::near(shot.at(x, y0 + shown + 3), kBlack, 4)) << x;
+      EXPECT_TRUE(test::near(shot.at(x, top), kBlack, 4)) << x;
+    }
+    EXPECT_EQ(count_near(shot, left, y0 + 3, width, shown - 6, colour),
+              static_cast<long>(width) * (shown - 6));
+  }
+}
+
+// Feed 0 red and feed 1 blue, each on its own screen (`--output screen:{stream}`), until
+// `shown` says both are up; then both ends are stopped.
+void show_two_feeds(const test::XServer& x, const std::filesystem::path& dir,
+                    const std::function<bool()>& shown) {
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--output",
                       "screen:{stream}", "--duration", "40s"},
@@ -79,55 +115,51 @@ TEST(ScreenOutput, EachFeedFillsItsOwnScreenEdgeToEdgeWithItsAspectKept) {
   test::Process send(
       sender(address, {"videotestsrc pattern=red", "videotestsrc pattern=blue"}, "30s"), dir,
       "send");
-
-  // Screen 0 (1280x720 is wider than 720:486): full height, pillarboxed.
-  const int shown0 = static_cast<int>(std::lround(720.0 * kPictureWidth / kPictureHeight));
-  const int left0 = (1280 - shown0) / 2;
-  // Screen 1 (1024x768 is taller): full width, letterboxed.
-  const int shown1 = static_cast<int>(std::lround(1024.0 * kPictureHeight / kPictureWidth));
-  const int top1 = (768 - shown1) / 2;
-  test::Screenshot screen0, screen1;
-  ASSERT_TRUE(test::eventually(
-      [&] {
-        screen0 = x.capture(0);
-        screen1 = x.capture(1);
-        return test::near(screen0.at(640, 360), kRed) && test::near(screen1.at(512, 384), kBlue);
-      },
-      30s))
-      << "centres " << test::to_string(screen0.at(640, 360)) << " "
-      << test::to_string(screen1.at(512, 384)) << "\n"
-      << recv.err();
-  ASSERT_EQ(screen0.width, 1280);
-  ASSERT_EQ(screen1.height, 768);
-  // Edge to edge across the picture's long side, black bars exactly where the shapes differ
-  // (3 pixels of slack for the scaler's filter at an edge).
-  for (int y : {1, 360, 718}) {
-    EXPECT_TRUE(test::near(screen0.at(left0 + 3, y), kRed)) << y;
-    EXPECT_TRUE(test::near(screen0.at(left0 + shown0 - 4, y), kRed)) << y;
-    EXPECT_TRUE(test::near(screen0.at(left0 - 4, y), kBlack, 4)) << y;
-    EXPECT_TRUE(test::near(screen0.at(left0 + shown0 + 3, y), kBlack, 4)) << y;
-  }
-  EXPECT_TRUE(test::near(screen0.at(0, 360), kBlack, 4));
-  for (int x_at : {1, 512, 1022}) {
-    EXPECT_TRUE(test::near(screen1.at(x_at, top1 + 3), kBlue)) << x_at;
-    EXPECT_TRUE(test::near(screen1.at(x_at, top1 + shown1 - 4), kBlue)) << x_at;
-    EXPECT_TRUE(test::near(screen1.at(x_at, top1 - 4), kBlack, 4)) << x_at;
-    EXPECT_TRUE(test::near(screen1.at(x_at, top1 + shown1 + 3), kBlack, 4)) << x_at;
-  }
-  // Nothing but the picture and its bars: no frame, no label, no other window.
-  EXPECT_EQ(count_near(screen0, left0 + 3, 0, shown0 - 6, 720, kRed), (shown0 - 6) * 720L);
+  EXPECT_TRUE(test::eventually(shown, 30s)) << recv.err();
   send.signal(SIGINT);
   recv.signal(SIGINT);
   EXPECT_TRUE(send.wait(30s));
   EXPECT_TRUE(recv.wait(30s)) << recv.err();
 }
 
+TEST(ScreenOutput, EachFeedFillsItsOwnXScreenEdgeToEdgeWithItsAspectKept) {
+  const auto dir = test::scratch_dir("screen-output");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  auto x = test::XServer::xvfb({"1280x720", "1024x768"}, dir);  // :N.0 and :N.1
+  test::Screenshot screen0, screen1;
+  show_two_feeds(*x, dir, [&] {
+    screen0 = x->capture(0);
+    screen1 = x->capture(1);
+    return test::near(screen0.at(640, 360), kRed) && test::near(screen1.at(512, 384), kBlue);
+  });
+  ASSERT_EQ(screen0.width, 1280);
+  ASSERT_EQ(screen1.height, 768);
+  expect_fills_monitor(screen0, 0, 0, 1280, 720, kRed);   // wider than 720:486: pillarboxed
+  expect_fills_monitor(screen1, 0, 0, 1024, 768, kBlue);  // taller: letterboxed
+}
+
+TEST(ScreenOutput, EachFeedFillsItsOwnMonitorOfOneXScreen) {
+  const auto dir = test::scratch_dir("screen-monitors");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  // Two RandR monitors side by side on one X screen: DUMMY0 at 0,0 and DUMMY1 at 1280,0.
+  auto x = test::XServer::xorg_dummy({"1280x720", "1024x768"}, dir);
+  if (!x) GTEST_SKIP() << "Xorg's dummy driver or xrandr missing (scripts/install-deps.sh)";
+  test::Screenshot root;
+  show_two_feeds(*x, dir, [&] {
+    root = x->capture(0);
+    return test::near(root.at(640, 360), kRed) && test::near(root.at(1280 + 512, 384), kBlue);
+  });
+  ASSERT_EQ(root.width, 2304);
+  expect_fills_monitor(root, 0, 0, 1280, 720, kRed);
+  expect_fills_monitor(root, 1280, 0, 1024, 768, kBlue);
+}
+
 TEST(ScreenOutput, AnUnknownScreenIsAOneLineUsageErrorListingTheScreens) {
   const auto dir = test::scratch_dir("screen-unknown");
-  test::XServer x({"800x600", "640x480"}, dir);
+  auto x = test::XServer::xvfb({"800x600", "640x480"}, dir);
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:0", "--streams", "1",
                       "--output", "screen:2"},
-                     dir, "recv", {x.environment()});
+                     dir, "recv", {x->environment()});
   EXPECT_EQ(recv.wait(30s), 2);
   const std::string err = recv.err();
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
@@ -137,13 +169,13 @@ TEST(ScreenOutput, AnUnknownScreenIsAOneLineUsageErrorListingTheScreens) {
 
   test::Process layout({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:0", "--streams", "5",
                         "--output", "multiview", "--layout", "2x2"},
-                       dir, "layout", {x.environment()});
+                       dir, "layout", {x->environment()});
   EXPECT_EQ(layout.wait(30s), 2);
   EXPECT_NE(layout.err().find("--layout 2x2: 4 tiles for 5 feeds"), std::string::npos)
       << layout.err();
   test::Process bad({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:0", "--output", "multiview",
                      "--layout", "9x"},
-                    dir, "bad-layout", {x.environment()});
+                    dir, "bad-layout", {x->environment()});
   EXPECT_EQ(bad.wait(30s), 2);
   EXPECT_NE(bad.err().find("--layout '9x': expected COLUMNSxROWS"), std::string::npos) << bad.err();
 }
@@ -151,13 +183,13 @@ TEST(ScreenOutput, AnUnknownScreenIsAOneLineUsageErrorListingTheScreens) {
 TEST(Multiview, EveryFeedInItsTileLabelledWithHealthAlarmsAndNoSignalWithinASecond) {
   const auto dir = test::scratch_dir("multiview");
   ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
-  test::XServer x({"1280x720"}, dir);
+  auto x = test::XServer::xvfb({"1280x720"}, dir);
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
   const auto stats = dir / "r.jsonl";
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "3", "--output",
                       "multiview", "--duration", "60s", "--stats", "json", "--stats-file",
                       stats.string(), "--interval", "250ms"},
-                     dir, "recv", {x.environment()});
+                     dir, "recv", {x->environment()});
   // A solid red (frozen), moving bars, and black (frozen and black).
   test::Process send(
       sender(address,
@@ -184,7 +216,7 @@ TEST(Multiview, EveryFeedInItsTileLabelledWithHealthAlarmsAndNoSignalWithinASeco
   // Health judged (green borders) and the 2 s freeze alarm raised.
   ASSERT_TRUE(test::eventually(
       [&] {
-        shot = x.capture(0);
+        shot = x->capture(0);
         return test::near(centre(shot, 0), kRed) && test::near(centre(shot, 2), kBlack, 8) &&
                test::near(shot.at(cells[1].x + 1, cells[1].y + 1), kGreenBorder, 8) &&
                label_count(shot, 0, kAmber) > 20 && label_count(shot, 2, kAmber) > 20;
@@ -221,7 +253,7 @@ TEST(Multiview, EveryFeedInItsTileLabelledWithHealthAlarmsAndNoSignalWithinASeco
   const auto killed = std::chrono::steady_clock::now();
   ASSERT_TRUE(test::eventually(
       [&] {
-        shot = x.capture(0);
+        shot = x->capture(0);
         for (int i = 0; i < 3; ++i) {
           if (!test::near(centre(shot, i), kSlate, 8)) return false;
         }
