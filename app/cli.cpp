@@ -298,8 +298,8 @@ Finisher add_recv(CLI::App& app) {
                    "Where received frames go: null (decode, discard), display, or "
                    "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode), "
                    "screen:N (fullscreen on screen N; screen:{stream}: feed i on screen i) or "
-                   "multiview[:N] (every feed tiled on screen N). Repeat it to send every feed "
-                   "to several outputs")
+                   "multiview[:N] (every feed tiled on screen N) or program[:N] (the feed "
+                   "cut to, on screen N). Repeat it to send every feed to several outputs")
       ->allow_extra_args(false)
       ->capture_default_str();
   command->add_flag("--fullscreen", recv->fullscreen, "With --output display: whole screen");
@@ -369,7 +369,7 @@ Finisher add_demo(CLI::App& app) {
   command
       ->add_option("--output", demo->outputs,
                    "auto (display if there is one, else null), null, display, file:PATTERN, "
-                   "screen:N or multiview[:N]; repeatable")
+                   "screen:N, multiview[:N] or program[:N]; repeatable")
       ->allow_extra_args(false)
       ->capture_default_str();
   command->add_flag("--fullscreen", demo->fullscreen, "With a display: whole screen");

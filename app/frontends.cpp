@@ -89,6 +89,11 @@ void run_with_frontends(Runtime& runtime, const CommonOptions& common,
     } catch (const EndpointError& error) {
       throw UsageError(std::string("--metrics-listen: ") + error.what());
     }
+    if (screens && screens->wall().program()) {
+      server_options.cut_program = [program = screens->wall().program()](int feed) {
+        return program->cut(feed);
+      };
+    }
     auto server = std::make_shared<MetricsServer>(runtime.io(), server_options, read_all);
     server->start();
     runtime.on_shutdown([server] { server->stop(); });
@@ -103,6 +108,9 @@ void run_with_frontends(Runtime& runtime, const CommonOptions& common,
   if (screens) {
     if (const auto area = screens->wall().panel_area()) {
       panel.geometry = QRect(area->x, area->y, area->width, area->height);
+    }
+    if (Program* program = screens->wall().program()) {
+      panel.on_select = [program](int stream) { program->cut(stream); };
     }
   }
   run_qt_app(

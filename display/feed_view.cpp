@@ -36,6 +36,7 @@ void FeedView::show(const Picture& picture, const PictureFlags& flags) {
   }
   const Rect shown = fit(picture.width, picture.height, area);
   if (shown.width <= 0 || shown.height <= 0) return;
+  std::lock_guard scaling(scaling_);
   if (back_.width() != shown.width || back_.height() != shown.height) {
     back_ = QImage(shown.width, shown.height, QImage::Format_RGB32);
   }

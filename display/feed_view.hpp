@@ -52,7 +52,8 @@ class FeedView : public PictureSink {
   int area_width_ = 0;
   int area_height_ = 0;
   Latest latest_;
-  // Decode worker only.
+  // The decode worker's (two, for a moment, when the program output is cut to another feed).
+  std::mutex scaling_;
   PictureScaler scaler_;
   QImage back_;
 };

@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include <QtGui/QFontMetrics>
+#include <QtGui/QKeyEvent>
+#include <QtGui/QMouseEvent>
 #include <QtGui/QPainter>
 #include <QtGui/QScreen>
 
 #include "common/clock.hpp"
+#include "common/log.hpp"
 #include "display/repaint.hpp"
 #include "gui/palette.hpp"
 
@@ -26,8 +29,8 @@ QRect qrect(const Rect& r) {
 
 MultiviewWindow::MultiviewWindow(QScreen* screen, std::optional<Grid> grid,
                                  std::vector<std::shared_ptr<FeedView>> views,
-                                 PanelWindow::Provider provider)
-    : grid_(grid), views_(std::move(views)), provider_(std::move(provider)) {
+                                 PanelWindow::Provider provider, Program* program)
+    : grid_(grid), views_(std::move(views)), provider_(std::move(provider)), program_(program) {
   setScreen(screen);
   setFlags(Qt::Window | Qt::FramelessWindowHint | Qt::WindowStaysOnTopHint);
   setTitle("hdstream multiview");
@@ -83,6 +86,27 @@ void MultiviewWindow::layout_tiles() {
 
 void MultiviewWindow::resizeEvent(QResizeEvent*) {
   layout_tiles();
+}
+
+void MultiviewWindow::keyPressEvent(QKeyEvent* event) {
+  if (program_ && event->key() >= Qt::Key_0 && event->key() <= Qt::Key_9) {
+    if (auto problem = program_->cut(event->key() - Qt::Key_0)) {
+      logger("display")->warn("program: {}", *problem);
+    }
+    update();
+  }
+}
+
+void MultiviewWindow::mousePressEvent(QMouseEvent* event) {
+  if (!program_) return;
+  const QPointF at = event->position() * devicePixelRatio();
+  for (std::size_t i = 0; i < tiles_.size() && i < views_.size(); ++i) {
+    if (qrect(tiles_[i].cell).contains(at.toPoint())) {
+      program_->cut(views_[i]->stream());
+      update();
+      return;
+    }
+  }
 }
 
 const FeedRow* MultiviewWindow::row_for(std::uint16_t stream) const {
@@ -144,6 +168,20 @@ void MultiviewWindow::paint_tile(QPainter& painter, const Tile& tile, const Feed
       text += fmt::format("  {}x{}", latest.source_width, latest.source_height);
     }
     text += fmt::format("  {:.1f} Mbps  drops {}", row->mbps, row->drops);
+  }
+  // The program tally: a red PGM box in the top-left corner of the feed on air.
+  if (program_ && program_->on_air() == view.stream()) {
+    const int size = std::clamp(tile.inner.height / 11, 14, 36);
+    const QRect tally(inner.x(), inner.y(), size * 2, size);
+    painter.fillRect(tally, QColor(panel_colors::kBad));
+    font.setPixelSize(size * 2 / 3);
+    font.setBold(true);
+    painter.setFont(font);
+    painter.setPen(Qt::white);
+    painter.drawText(tally, Qt::AlignCenter, "PGM");
+    font.setPixelSize(bar_height * 2 / 3);
+    font.setBold(false);
+    painter.setFont(font);
   }
   std::string alarms;
   if (signal && latest.flags.frozen) alarms += " FROZEN";

@@ -15,6 +15,7 @@
 
 #include "display/feed_view.hpp"
 #include "display/layout.hpp"
+#include "display/program.hpp"
 #include "gui/panel_model.hpp"
 #include "gui/panel_window.hpp"
 
@@ -26,8 +27,11 @@ class MultiviewWindow : public QRasterWindow {
   static constexpr std::int64_t kNoSignalAfterNs = 600'000'000;
 
   // `grid`: the operator's --layout; none: the best grid for the window's size (grid_for).
+  // With a `program`, the tile on air carries a red PGM tally, and keys 0-9 or a click on a
+  // tile cut the program to that feed.
   MultiviewWindow(QScreen* screen, std::optional<Grid> grid,
-                  std::vector<std::shared_ptr<FeedView>> views, PanelWindow::Provider provider);
+                  std::vector<std::shared_ptr<FeedView>> views, PanelWindow::Provider provider,
+                  Program* program = nullptr);
   ~MultiviewWindow() override;
 
   void show_on_screen();
@@ -37,6 +41,8 @@ class MultiviewWindow : public QRasterWindow {
  protected:
   void paintEvent(QPaintEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
 
  private:
   struct Tile {
@@ -55,6 +61,7 @@ class MultiviewWindow : public QRasterWindow {
   PanelWindow::Provider provider_;
   PanelModel model_;
   QTimer timer_;
+  Program* program_ = nullptr;
 };
 
 }  // namespace hdstream

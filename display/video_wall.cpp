@@ -15,6 +15,15 @@ namespace hdstream {
 VideoWall::VideoWall(const MediaOutput& output, std::size_t streams, PanelWindow::Provider provider)
     : sinks_(streams) {
   for (const OutputTarget& target : output.targets) {
+    if (target.kind != OutputTarget::Kind::program) continue;
+    program_ = std::make_unique<Program>(streams);
+    for (std::size_t stream = 0; stream < streams; ++stream) {
+      sinks_[stream].push_back(program_->sink_for(static_cast<std::uint16_t>(stream)));
+    }
+    QScreen* screen = screen_at(target.screen_for(0), "--output program:" + target.screen);
+    screens_.push_back(std::make_unique<ScreenWindow>(screen, program_->view()));
+  }
+  for (const OutputTarget& target : output.targets) {
     if (target.kind == OutputTarget::Kind::screen) {
       for (std::size_t stream = 0; stream < streams; ++stream) {
         const auto id = static_cast<std::uint16_t>(stream);
@@ -38,7 +47,8 @@ VideoWall::VideoWall(const MediaOutput& output, std::size_t streams, PanelWindow
         views.push_back(std::make_shared<FeedView>(static_cast<std::uint16_t>(stream)));
         sinks_[stream].push_back(views.back());
       }
-      multiview_ = std::make_unique<MultiviewWindow>(screen, grid, std::move(views), provider);
+      multiview_ = std::make_unique<MultiviewWindow>(screen, grid, std::move(views), provider,
+                                                     program_.get());
       if (target.beside_panel) {
         const QRect g = screen->availableGeometry();
         const ControlRoom room = control_room(Rect{g.x(), g.y(), g.width(), g.height()});

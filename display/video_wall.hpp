@@ -1,6 +1,6 @@
-// The receiver's pictures on screens: the windows that `--output screen:N` and
-// `--output multiview[:N]` ask for, made on the GUI thread once the QApplication exists, and the
-// per-feed sinks the decode workers feed them through.
+// The receiver's pictures on screens: the windows that `--output screen:N`,
+// `--output multiview[:N]` and `--output program[:N]` ask for, made on the GUI thread once the
+// QApplication exists, and the per-feed sinks the decode workers feed them through.
 //   QtApp qt;
 //   VideoWall wall(media, streams, provider);     // throws SpecError (unknown screen, layout)
 //   media.picture_sinks = wall.sink_factory();    // then start the receivers
@@ -14,6 +14,7 @@
 
 #include "display/feed_view.hpp"
 #include "display/layout.hpp"
+#include "display/program.hpp"
 #include "gui/panel_window.hpp"
 #include "pipeline/media_output.hpp"
 
@@ -38,8 +39,12 @@ class VideoWall {
   // the multiview has a screen of its own.
   std::optional<Rect> panel_area() const { return panel_area_; }
 
+  // The program output, when there is one (`--output program`): cut it with program()->cut(K).
+  Program* program() const { return program_.get(); }
+
  private:
   std::vector<std::vector<std::shared_ptr<PictureSink>>> sinks_;  // by stream
+  std::unique_ptr<Program> program_;
   std::vector<std::unique_ptr<ScreenWindow>> screens_;
   std::unique_ptr<MultiviewWindow> multiview_;
   std::optional<Rect> multiview_area_;

@@ -24,6 +24,7 @@ struct PanelAppOptions {
   int refresh_ms = 100;
   PanelThresholds thresholds;
   std::optional<QRect> geometry;  // where to put the panel; the window manager's choice if none
+  std::function<void(int stream)> on_select;  // keys 0-9, a click on a row (program cuts)
 };
 
 // The process's QApplication, made on the main thread (display_available() must hold). Only one

@@ -72,16 +72,20 @@ OutputTarget parse_target(const std::string& spec, std::size_t streams, bool ful
             "--output '{}': expected screen:N (a screen number) or screen:{{stream}}", spec));
       }
     }
-  } else if (spec == "multiview" || spec.starts_with("multiview:")) {
-    target.kind = OutputTarget::Kind::multiview;
-    target.screen = spec == "multiview" ? "0" : spec.substr(10);
+  } else if (spec == "multiview" || spec.starts_with("multiview:") || spec == "program" ||
+             spec.starts_with("program:")) {
+    const std::string name = spec.substr(0, spec.find(':'));
+    target.kind = name == "program" ? OutputTarget::Kind::program : OutputTarget::Kind::multiview;
+    target.screen = spec == name ? "0" : spec.substr(name.size() + 1);
     if (!screen_number(target.screen)) {
       throw SpecError(
-          fmt::format("--output '{}': expected multiview or multiview:N (a screen number)", spec));
+          fmt::format("--output '{}': expected {} or {}:N (a screen number)", spec, name, name));
     }
   } else {
     throw SpecError(fmt::format(
-        "--output '{}': expected null, display, file:PATTERN, screen:N or multiview[:N]", spec));
+        "--output '{}': expected null, display, file:PATTERN, screen:N, multiview[:N] or "
+        "program[:N]",
+        spec));
   }
   return target;
 }
@@ -104,6 +108,8 @@ std::string to_string(OutputTarget::Kind kind) {
       return "screen";
     case OutputTarget::Kind::multiview:
       return "multiview";
+    case OutputTarget::Kind::program:
+      return "program";
   }
   return "?";
 }
@@ -131,6 +137,7 @@ std::string MediaOutput::describe() const {
         break;
       case OutputTarget::Kind::screen:
       case OutputTarget::Kind::multiview:
+      case OutputTarget::Kind::program:
         names.push_back(to_string(target.kind) + ":" + target.screen);
         break;
       default:
@@ -151,6 +158,11 @@ MediaOutput parse_outputs(const std::vector<std::string>& specs, std::size_t str
     }
     output.targets.push_back(parse_target(spec, streams, fullscreen));
   }
+  for (const auto kind : {OutputTarget::Kind::multiview, OutputTarget::Kind::program}) {
+    if (std::ranges::count(output.targets, kind, &OutputTarget::kind) > 1) {
+      throw SpecError(fmt::format("--output {}: one per receiver", to_string(kind)));
+    }
+  }
   // "null" is "decode and show nowhere": beside a real output it would mean nothing.
   if (output.find(OutputTarget::Kind::null) && output.targets.size() > 1) {
     throw SpecError("--output null decodes and discards: it cannot go with other outputs");
@@ -163,7 +175,8 @@ MediaOutput parse_outputs(const std::vector<std::string>& specs, std::size_t str
   }
   if (output.on_screens() && !display_available()) {
     throw SpecError(
-        "--output screen/multiview: no display ($DISPLAY / $WAYLAND_DISPLAY unset; on a console "
+        "--output screen/multiview/program: no display ($DISPLAY / $WAYLAND_DISPLAY unset; on a "
+        "console "
         "set QT_QPA_PLATFORM=eglfs or linuxfb)");
   }
   return output;

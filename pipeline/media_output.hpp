@@ -20,17 +20,26 @@ namespace hdstream {
 
 // One place every feed goes to.
 struct OutputTarget {
-  enum class Kind : std::uint8_t { null = 1, display = 2, file = 3, screen = 4, multiview = 5 };
+  enum class Kind : std::uint8_t {
+    null = 1,
+    display = 2,
+    file = 3,
+    screen = 4,
+    multiview = 5,
+    program = 6
+  };
   Kind kind = Kind::null;
   std::string file_pattern;  // for file: "{stream}" becomes the stream number
-  std::string screen;        // for screen: a screen number, or "{stream}"; for multiview: a number
+  std::string screen;        // screen: a number or "{stream}"; multiview, program: a number
   // For multiview: a window beside the operator's panel (the demo) instead of the whole screen.
   bool beside_panel = false;
 
   // The screen a feed goes to (screen, multiview).
   int screen_for(std::uint16_t stream) const;
   // Shown in Qt windows (screen, multiview), not through GStreamer.
-  bool on_screens() const { return kind == Kind::screen || kind == Kind::multiview; }
+  bool on_screens() const {
+    return kind == Kind::screen || kind == Kind::multiview || kind == Kind::program;
+  }
 };
 
 struct MediaOutput {

@@ -3,6 +3,11 @@
 // screenshots (XGetImage) checked pixel by pixel. Expected geometry is worked out here from the
 // screen and picture sizes, not taken from the code under test.
 //   ctest --test-dir build -R 'ScreenOutput|Multiview'
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -178,6 +183,81 @@ TEST(ScreenOutput, AnUnknownScreenIsAOneLineUsageErrorListingTheScreens) {
                     dir, "bad-layout", {x->environment()});
   EXPECT_EQ(bad.wait(30s), 2);
   EXPECT_NE(bad.err().find("--layout '9x': expected COLUMNSxROWS"), std::string::npos) << bad.err();
+}
+
+// POST to the receiver's telemetry port (a remote operator's cut); the status line's code.
+int post(int port, const std::string& target) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  const std::string request =
+      "POST " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  char reply[64] = {};
+  const auto n = ::recv(fd, reply, sizeof reply - 1, MSG_WAITALL);
+  ::close(fd);
+  return n > 12 ? std::atoi(reply + 9) : -1;  // "HTTP/1.1 200"
+}
+
+TEST(ProgramOutput, ACutShowsTheNewFeedWithinTwoFramePeriodsAndNeverBlack) {
+  const auto dir = test::scratch_dir("program-output");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  auto x = test::XServer::xvfb({"1280x720", "1024x768"}, dir);
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  const int metrics = test::free_port();
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "3", "--output",
+                      "multiview", "--output", "program:1", "--metrics-listen",
+                      "127.0.0.1:" + std::to_string(metrics), "--duration", "60s"},
+                     dir, "recv", {x->environment()});
+  test::Process send(sender(address,
+                            {"videotestsrc pattern=red", "videotestsrc pattern=blue",
+                             "videotestsrc pattern=green"},
+                            "60s"),
+                     dir, "send");
+  constexpr Rgb kGreen{0, 255, 0};
+  // Feed 0 is on air first; the projector's centre is red.
+  ASSERT_TRUE(test::eventually([&] { return test::near(x->pixel(1, 512, 384), kRed); }, 30s))
+      << recv.err();
+  EXPECT_EQ(post(metrics, "/program?feed=7"), 409);  // no such feed: nothing changes
+  EXPECT_EQ(post(metrics, "/program?feed=two"), 400);
+
+  // Cuts: 0 -> 1 -> 2 -> 0. Each shows the new feed within two frame periods (67 ms) of the
+  // request, and every capture in between is the old or the new picture, never black.
+  const Rgb colours[] = {kRed, kBlue, kGreen};
+  std::vector<double> cut_ms;
+  for (const int feed : {1, 2, 0}) {
+    const Rgb before = colours[(feed + 2) % 3];
+    const auto requested = std::chrono::steady_clock::now();
+    ASSERT_EQ(post(metrics, "/program?feed=" + std::to_string(feed)), 200);
+    Rgb seen = x->pixel(1, 512, 384);
+    while (!test::near(seen, colours[feed]) && std::chrono::steady_clock::now() - requested < 2s) {
+      ASSERT_TRUE(test::near(seen, before))
+          << "between the cut's pictures: " << test::to_string(seen);
+      seen = x->pixel(1, 512, 384);
+    }
+    cut_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - requested)
+            .count());
+    EXPECT_TRUE(test::near(seen, colours[feed])) << test::to_string(seen);
+  }
+  for (const double ms : cut_ms) EXPECT_LT(ms, 2 * 1001.0 / 30.0) << ms;
+  std::printf("program cuts (request to new picture on the projector): %.1f, %.1f, %.1f ms\n",
+              cut_ms[0], cut_ms[1], cut_ms[2]);
+  // The multiview's tally follows the program: the PGM box on feed 0's tile (2x2 on 1280x720).
+  const auto shot = x->capture(0);
+  EXPECT_GT(count_near(shot, 7, 7, 40, 20, Rgb{0xe7, 0x4c, 0x3c}, 30), 200);  // kBad red
+  EXPECT_EQ(count_near(shot, 645, 7, 40, 20, Rgb{0xe7, 0x4c, 0x3c}, 30), 0);
+  send.signal(SIGINT);
+  recv.signal(SIGINT);
+  EXPECT_TRUE(send.wait(30s));
+  EXPECT_TRUE(recv.wait(30s)) << recv.err();
+  EXPECT_NE(recv.err().find("program: feed 0 on air"), std::string::npos) << recv.err();
 }
 
 TEST(Multiview, EveryFeedInItsTileLabelledWithHealthAlarmsAndNoSignalWithinASecond) {

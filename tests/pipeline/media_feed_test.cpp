@@ -165,6 +165,43 @@ TEST(MediaOutputSpec, OutputsCombineAndEachIsNamedOnce) {
   }
 }
 
+// Screens, the multiview and the program output: shapes checked here, the screens themselves
+// when the display layer starts (tests/display/).
+TEST(MediaOutputSpec, ScreenSpecsNeedADisplayAndAScreenPerFeed) {
+  for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) ::unsetenv(name);
+  const auto message = [](std::vector<std::string> specs, std::size_t streams,
+                          std::string layout = {}) {
+    try {
+      parse_outputs(specs, streams, false, layout);
+    } catch (const SpecError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message({"multiview"}, 2).find("no display"), std::string::npos);
+  ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  const auto both = parse_outputs({"screen:{stream}", "multiview:1", "program"}, 3, false, "3x1");
+  ASSERT_EQ(both.targets.size(), 3u);
+  EXPECT_TRUE(both.on_screens());
+  EXPECT_EQ(both.targets[0].screen_for(2), 2);
+  EXPECT_EQ(both.targets[1].screen_for(0), 1);
+  EXPECT_EQ(both.targets[2].kind, OutputTarget::Kind::program);
+  EXPECT_EQ(both.targets[2].screen_for(0), 0);
+  EXPECT_EQ(both.describe(), "screen:{stream} + multiview:1 + program:0");
+  EXPECT_EQ(parse_outputs({"screen:1"}, 1, false).targets[0].screen_for(0), 1);
+  EXPECT_NE(message({"screen:1"}, 2).find("2 feeds would share one screen"), std::string::npos);
+  for (const char* bad : {"screen:", "screen:x", "screen:-1", "screen:99", "screen:1{stream}x",
+                          "multiview:", "multiview:a", "program:1.5", "programme", "multiview2"}) {
+    const std::string what = message({bad}, 1);
+    EXPECT_NE(what.find("--output '" + std::string(bad) + "': expected"), std::string::npos)
+        << bad << ": " << what;
+  }
+  EXPECT_EQ(message({"multiview", "multiview:1"}, 2), "--output multiview: one per receiver");
+  EXPECT_EQ(message({"program:0", "program:1"}, 2), "--output program: one per receiver");
+  EXPECT_EQ(message({"null"}, 2, "2x2"), "--layout goes with --output multiview");
+  ::unsetenv("QT_QPA_PLATFORM");
+}
+
 // A recording's queue holds up to 60 frames and 128 MiB: compressed and SD feeds get 2 s,
 // uncompressed 1080 less, and no feed, however large its frames, fewer than 2.
 TEST(MediaOutputSpec, TheRecordingQueueIsBoundedInFramesAndBytes) {

@@ -135,6 +135,16 @@ class XServer {
   // "DISPLAY=:N" for the processes under test.
   std::string environment() const { return "DISPLAY=" + name_; }
 
+  // One pixel, read alone: fast enough to poll a cut frame by frame.
+  Rgb pixel(int screen, int x, int y) const {
+    XImage* image =
+        XGetImage(display_, RootWindow(display_, screen), x, y, 1, 1, AllPlanes, ZPixmap);
+    const unsigned long value = XGetPixel(image, 0, 0);
+    XDestroyImage(image);
+    return Rgb{static_cast<int>((value >> 16) & 0xff), static_cast<int>((value >> 8) & 0xff),
+               static_cast<int>(value & 0xff)};
+  }
+
   Screenshot capture(int screen) const {
     const Window root = RootWindow(display_, screen);
     XWindowAttributes attributes;
