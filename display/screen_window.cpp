@@ -25,6 +25,12 @@ void ScreenWindow::show_on_screen() {
   showFullScreen();
 }
 
+void ScreenWindow::show_in(Rect area) {
+  setFlags(Qt::Window);
+  setGeometry(area.x, area.y, area.width, area.height);
+  show();
+}
+
 void ScreenWindow::resizeEvent(QResizeEvent*) {
   const qreal ratio = devicePixelRatio();
   view_->set_area(static_cast<int>(width() * ratio), static_cast<int>(height() * ratio));

@@ -11,6 +11,7 @@
 #include <QtGui/QRasterWindow>
 
 #include "display/feed_view.hpp"
+#include "display/layout.hpp"
 
 namespace hdstream {
 
@@ -20,6 +21,8 @@ class ScreenWindow : public QRasterWindow {
   ~ScreenWindow() override;
 
   void show_on_screen();
+  // A framed window over `area` (the screen's coordinates) instead of the whole screen.
+  void show_in(Rect area);
 
  protected:
   void paintEvent(QPaintEvent* event) override;

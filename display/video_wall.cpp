@@ -1,5 +1,7 @@
 #include "display/video_wall.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <QtGui/QScreen>
@@ -23,8 +25,22 @@ VideoWall::VideoWall(const MediaOutput& output, std::size_t streams, PanelWindow
     QScreen* screen = screen_at(target.screen_for(0), "--output program:" + target.screen);
     screens_.push_back(std::make_unique<ScreenWindow>(screen, program_->view()));
   }
+  std::vector<std::pair<ScreenWindow*, Rect>> windowed;
   for (const OutputTarget& target : output.targets) {
-    if (target.kind == OutputTarget::Kind::screen) {
+    if (target.kind == OutputTarget::Kind::display) {
+      // A framed window per feed, side by side in a grid over the first screen: none hides
+      // another, and the window manager may move them.
+      QScreen* screen = screen_at(0, "--output display");
+      const QRect g = screen->availableGeometry();
+      const Rect area{g.x(), g.y(), g.width(), g.height()};
+      const auto cells = tiles(grid_for(streams, area), area, 0);
+      for (std::size_t stream = 0; stream < streams; ++stream) {
+        auto view = std::make_shared<FeedView>(static_cast<std::uint16_t>(stream));
+        screens_.push_back(std::make_unique<ScreenWindow>(screen, view));
+        windowed.emplace_back(screens_.back().get(), cells[stream]);
+        sinks_[stream].push_back(std::move(view));
+      }
+    } else if (target.kind == OutputTarget::Kind::screen) {
       for (std::size_t stream = 0; stream < streams; ++stream) {
         const auto id = static_cast<std::uint16_t>(stream);
         QScreen* screen = screen_at(target.screen_for(id), "--output screen:" + target.screen);
@@ -57,7 +73,15 @@ VideoWall::VideoWall(const MediaOutput& output, std::size_t streams, PanelWindow
       }
     }
   }
-  for (const auto& window : screens_) window->show_on_screen();
+  for (const auto& window : screens_) {
+    const auto placed =
+        std::ranges::find(windowed, window.get(), &std::pair<ScreenWindow*, Rect>::first);
+    if (placed != windowed.end()) {
+      window->show_in(placed->second);
+    } else {
+      window->show_on_screen();
+    }
+  }
   if (multiview_ && multiview_area_) {
     multiview_->show_in(*multiview_area_);
   } else if (multiview_) {

@@ -1,7 +1,6 @@
 #include "pipeline/media_feed.hpp"
 
 #include <chrono>
-#include <future>
 #include <memory>
 #include <optional>
 
@@ -9,7 +8,6 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
-#include "media/gst_display.hpp"
 #include "media/media_error.hpp"
 #include "media/picture_watch.hpp"
 #include "media/video_decoder.hpp"
@@ -69,35 +67,13 @@ void MediaFeed::finish() {
 void MediaFeed::run() {
   const FeedDescriptor& feed = hello_.feed;
   // Everything that can fail to open fails here, on the worker, and is logged: the network
-  // side keeps receiving (and counting) whatever happens to the sink.
+  // side keeps receiving (and counting) whatever happens to the decoder.
   std::optional<VideoDecoder> decoder;
-  std::unique_ptr<GstDisplay> display;
-  // Opening a window takes up to a second or two (sink probing, X connection): it opens
-  // beside the worker, which meanwhile decodes without showing, instead of dropping.
-  std::future<std::unique_ptr<GstDisplay>> opening;
   try {
     decoder.emplace(feed, output_.decoder_threads);
   } catch (const MediaError& error) {
     log()->error("stream {}: {}; its frames count as decode errors", stream_, error.what());
   }
-  if (output_.find(OutputTarget::Kind::display)) {
-    opening = std::async(std::launch::async, [this, feed] {
-      return std::make_unique<GstDisplay>(feed, fmt::format("hdstream feed {}", stream_),
-                                          output_.fullscreen);
-    });
-  }
-
-  auto attach_display = [&](bool wait) {
-    if (!opening.valid()) return;
-    if (!wait && opening.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-    try {
-      display = opening.get();
-    } catch (const MediaError& error) {
-      log()->error("stream {}: --output display: {}; decoding continues without it", stream_,
-                   error.what());
-    }
-  };
-
   // The display layer's screens, tiles and thumbnails for this feed (none without Qt outputs).
   std::vector<std::shared_ptr<PictureSink>> sinks;
   if (output_.picture_sinks) sinks = output_.picture_sinks(stream_, hello_);
@@ -105,7 +81,6 @@ void MediaFeed::run() {
 
   std::uint64_t errors_logged = 0;
   while (FramePtr frame = queue_.pop_wait()) {
-    attach_display(false);
     counters_.decode_queue_depth.store(static_cast<std::uint32_t>(queue_.depth()),
                                        std::memory_order_relaxed);
     if (output_.debug_decode_delay.count() > 0)
@@ -132,19 +107,10 @@ void MediaFeed::run() {
     counters_.frozen.store(flags.frozen, std::memory_order_relaxed);
     counters_.black.store(flags.black, std::memory_order_relaxed);
     for (const auto& sink : sinks) sink->show(*picture, flags);
-    if (display) {
-      try {
-        display->show(*picture);
-      } catch (const MediaError& error) {
-        log()->error("stream {}: {}; decoding continues without a display", stream_, error.what());
-        display.reset();
-      }
-    }
   }
   counters_.decode_queue_depth.store(0, std::memory_order_relaxed);
   counters_.frozen.store(false, std::memory_order_relaxed);
   counters_.black.store(false, std::memory_order_relaxed);
-  attach_display(true);  // so that a window still opening is closed, not leaked
 }
 
 }  // namespace hdstream

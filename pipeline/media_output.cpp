@@ -9,7 +9,6 @@
 #include <fmt/ranges.h>
 
 #include "common/display_env.hpp"
-#include "media/gst_display.hpp"
 #include "pipeline/media_sources.hpp"
 
 namespace hdstream {
@@ -29,9 +28,12 @@ OutputTarget parse_target(const std::string& spec, std::size_t streams, bool ful
   OutputTarget target;
   if (spec == "null") {
     target.kind = OutputTarget::Kind::null;
+  } else if (spec == "display" && fullscreen) {
+    // Every feed fullscreen: each on its own screen, as screen:{stream} puts them.
+    target.kind = OutputTarget::Kind::screen;
+    target.screen = "{stream}";
   } else if (spec == "display") {
     target.kind = OutputTarget::Kind::display;
-    if (auto problem = display_problem(fullscreen); !problem.empty()) throw SpecError(problem);
   } else if (spec.starts_with("file:")) {
     target.kind = OutputTarget::Kind::file;
     target.file_pattern = spec.substr(5);
@@ -167,7 +169,7 @@ MediaOutput parse_outputs(const std::vector<std::string>& specs, std::size_t str
   if (output.find(OutputTarget::Kind::null) && output.targets.size() > 1) {
     throw SpecError("--output null decodes and discards: it cannot go with other outputs");
   }
-  if (fullscreen && !output.find(OutputTarget::Kind::display)) {
+  if (fullscreen && std::ranges::count(specs, "display") == 0) {
     throw SpecError("--fullscreen goes with --output display (screen:N is always fullscreen)");
   }
   if (!output.layout.empty() && !output.find(OutputTarget::Kind::multiview)) {
@@ -175,7 +177,8 @@ MediaOutput parse_outputs(const std::vector<std::string>& specs, std::size_t str
   }
   if (output.on_screens() && !display_available()) {
     throw SpecError(
-        "--output screen/multiview/program: no display ($DISPLAY / $WAYLAND_DISPLAY unset; on a "
+        "--output display/screen/multiview/program: no display ($DISPLAY / $WAYLAND_DISPLAY unset; "
+        "on a "
         "console "
         "set QT_QPA_PLATFORM=eglfs or linuxfb)");
   }

@@ -36,16 +36,17 @@ struct OutputTarget {
 
   // The screen a feed goes to (screen, multiview).
   int screen_for(std::uint16_t stream) const;
-  // Shown in Qt windows (screen, multiview), not through GStreamer.
+  // Shown in Qt windows (display/).
   bool on_screens() const {
-    return kind == Kind::screen || kind == Kind::multiview || kind == Kind::program;
+    return kind == Kind::display || kind == Kind::screen || kind == Kind::multiview ||
+           kind == Kind::program;
   }
 };
 
 struct MediaOutput {
   // Every feed goes to each target. None: frames are counted and verified, nothing decodes.
   std::vector<OutputTarget> targets;
-  bool fullscreen = false;  // for display: the whole screen (projector)
+  bool fullscreen = false;  // display --fullscreen: every feed on its own screen (screen:{stream})
   std::string layout;       // for multiview: "COLUMNSxROWS"; empty: chosen from the feed count
   // Each output has its own bounded queue per feed; beyond it the oldest frame is dropped and
   // counted, so a slow output never holds up another one or the network.

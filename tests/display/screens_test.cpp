@@ -185,6 +185,49 @@ TEST(ScreenOutput, AnUnknownScreenIsAOneLineUsageErrorListingTheScreens) {
   EXPECT_NE(bad.err().find("--layout '9x': expected COLUMNSxROWS"), std::string::npos) << bad.err();
 }
 
+// `--output display`: a window per feed, side by side over the first screen, none hiding
+// another (the first wave stacked them at one corner).
+TEST(DisplayOutput, EveryFeedHasItsOwnWindowAndNoneHidesAnother) {
+  const auto dir = test::scratch_dir("display-output");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  auto x = test::XServer::xvfb({"1280x720"}, dir);
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "3", "--output",
+                      "display", "--duration", "40s"},
+                     dir, "recv", {x->environment()});
+  test::Process send(sender(address,
+                            {"videotestsrc pattern=red", "videotestsrc pattern=blue",
+                             "videotestsrc pattern=green"},
+                            "30s"),
+                     dir, "send");
+  // Three feeds on 1280x720: a 2x2 grid of 640x360 windows (no window manager under Xvfb, so
+  // each sits where it was placed).
+  const Rgb colours[] = {kRed, kBlue, Rgb{0, 255, 0}};
+  const int centres[][2] = {{320, 180}, {960, 180}, {320, 540}};
+  test::Screenshot shot;
+  EXPECT_TRUE(test::eventually(
+      [&] {
+        shot = x->capture(0);
+        for (int i = 0; i < 3; ++i) {
+          if (!test::near(shot.at(centres[i][0], centres[i][1]), colours[i])) return false;
+        }
+        return true;
+      },
+      30s))
+      << test::to_string(shot.at(320, 180)) << " " << test::to_string(shot.at(960, 180)) << " "
+      << test::to_string(shot.at(320, 540)) << "\n"
+      << recv.err();
+  // Each picture fills its window's width (640x360 is wider than 720:486: pillarboxed to 533).
+  for (int i = 0; i < 3; ++i) {
+    const int left = (i % 2) * 640, top = (i / 2) * 360;
+    expect_fills_monitor(shot, left, top, 640, 360, colours[i]);
+  }
+  send.signal(SIGINT);
+  recv.signal(SIGINT);
+  EXPECT_TRUE(send.wait(30s));
+  EXPECT_TRUE(recv.wait(30s)) << recv.err();
+}
+
 // POST to the receiver's telemetry port (a remote operator's cut); the status line's code.
 int post(int port, const std::string& target) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -150,7 +150,17 @@ TEST_P(PictureWatchTest, TheScalerGivesFullRangeRgbOfTheLimitedRangePicture) {
 
 INSTANTIATE_TEST_SUITE_P(Layouts, PictureWatchTest,
                          ::testing::Values(PixelLayout::yuv422p8, PixelLayout::yuv422p10,
-                                           PixelLayout::uyvy422));
+                                           PixelLayout::uyvy422),
+                         [](const ::testing::TestParamInfo<PixelLayout>& layout) -> std::string {
+                           switch (layout.param) {
+                             case PixelLayout::yuv422p8:
+                               return "yuv422p8";
+                             case PixelLayout::yuv422p10:
+                               return "yuv422p10";
+                             default:
+                               return "uyvy422";
+                           }
+                         });
 
 }  // namespace
 }  // namespace hdstream
