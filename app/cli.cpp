@@ -141,15 +141,6 @@ std::uint64_t parse_max_memory(const std::string& text) {
   return bytes;
 }
 
-// Shape only; whether a display or directory exists is checked when the receivers start.
-const CLI::Validator kOutput(
-    [](std::string& text) -> std::string {
-      if (text == "null" || text == "display" || text == "auto") return {};
-      if (text.rfind("file:", 0) == 0 && text.size() > 5) return {};
-      return "expected null, display or file:PATTERN (e.g. file:rec/feed{stream}.mov)";
-    },
-    "OUTPUT");
-
 void add_sources(CLI::App& command, std::vector<std::string>& sources) {
   command
       .add_option("--source", sources,
@@ -303,12 +294,18 @@ Finisher add_recv(CLI::App& app) {
   add_streams(*command, recv->streams);
   add_transport(*command, text->second);
   command
-      ->add_option("--output", recv->output,
+      ->add_option("--output", recv->outputs,
                    "Where received frames go: null (decode, discard), display, or "
-                   "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode)")
-      ->check(kOutput)
+                   "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode), "
+                   "screen:N (fullscreen on screen N; screen:{stream}: feed i on screen i) or "
+                   "multiview[:N] (every feed tiled on screen N) or program[:N] (the feed "
+                   "cut to, on screen N). Repeat it to send every feed to several outputs")
+      ->allow_extra_args(false)
       ->capture_default_str();
   command->add_flag("--fullscreen", recv->fullscreen, "With --output display: whole screen");
+  command->add_option("--layout", recv->layout,
+                      "With --output multiview: tiles as COLUMNSxROWS (2x2, 3x2, 4x4); default "
+                      "from the feed count");
   command
       ->add_option("--decode-queue", recv->decode_queue_frames,
                    "Frames waiting for each decoder before the oldest is dropped")
@@ -346,7 +343,9 @@ Finisher add_recv(CLI::App& app) {
     if (recv->mux == "ts" && recv->transport != TransportKind::srt) {
       throw CLI::ValidationError("--mux", "ts needs --transport srt");
     }
-    if (recv->output == "auto") throw CLI::ValidationError("--output", "auto is for demo only");
+    if (std::ranges::count(recv->outputs, "auto") > 0) {
+      throw CLI::ValidationError("--output", "auto is for demo only");
+    }
     recv->debug_decode_delay =
         std::chrono::duration_cast<std::chrono::microseconds>(parse_duration(*decode_delay));
     return *recv;
@@ -368,11 +367,14 @@ Finisher add_demo(CLI::App& app) {
   command->add_option("--format", demo->format, "Feed format preset")->capture_default_str();
   add_sources(*command, demo->sources);
   command
-      ->add_option("--output", demo->output,
-                   "auto (display if there is one, else null), null, display or file:PATTERN")
-      ->check(kOutput)
+      ->add_option("--output", demo->outputs,
+                   "auto (display if there is one, else null), null, display, file:PATTERN, "
+                   "screen:N, multiview[:N] or program[:N]; repeatable")
+      ->allow_extra_args(false)
       ->capture_default_str();
   command->add_flag("--fullscreen", demo->fullscreen, "With a display: whole screen");
+  command->add_option("--layout", demo->layout,
+                      "With --output multiview: tiles as COLUMNSxROWS (2x2, 3x2, 4x4)");
   add_common(*command, demo->common, *common);
   return [command, demo, text, common]() -> Command {
     finish_common(*command, demo->common, *common);

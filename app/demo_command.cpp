@@ -10,9 +10,9 @@
 #include "app/runtime.hpp"
 #include "app/send_plan.hpp"
 #include "app/senders.hpp"
+#include "common/display_env.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
-#include "media/gst_display.hpp"
 #include "pipeline/media_sources.hpp"
 
 namespace hdstream {
@@ -31,14 +31,29 @@ int run_demo(const DemoOptions& options) {
   };
   // Moving pictures when there is a screen; otherwise decode and discard (still proves the
   // decoders keep up). Synthetic feeds are not video: nothing to decode.
-  std::string output_spec = options.output;
-  if (output_spec == "auto") output_spec = display_problem(false).empty() ? "display" : "null";
+  // With a screen, "auto" is a multiview beside the panel: every feed at a glance, with the
+  // numbers next to it.
+  const bool gui = want_gui(options.common, /*default_on=*/true);
+  std::vector<std::string> output_specs = options.outputs;
+  bool auto_multiview = false;
+  for (auto& spec : output_specs) {
+    if (spec != "auto") continue;
+    auto_multiview = display_available();
+    spec = auto_multiview ? "multiview" : "null";
+  }
   MediaOutput media;
   try {
-    media = parse_output(output_spec, options.streams, options.fullscreen);
+    media = parse_outputs(output_specs, options.streams, options.fullscreen, options.layout);
   } catch (const SpecError& error) {
     throw UsageError(error.what());
   }
+  if (auto_multiview && gui) {
+    for (auto& target : media.targets) {
+      if (target.kind == OutputTarget::Kind::multiview) target.beside_panel = true;
+    }
+  }
+  const auto screens = open_screens(media, options.streams, {{&received, "loopback"}});
+  const std::string output_names = media.describe();
   std::unique_ptr<ReceiverGroup> receivers;
   receivers = std::make_unique<ReceiverGroup>(
       runtime, received, TransportKind::tcp, Endpoint{"127.0.0.1", 0},
@@ -64,7 +79,7 @@ int run_demo(const DemoOptions& options) {
   // On Ctrl-C the feeds stop at their next frame and send END; the receivers then finish.
   logger("hdstream")
       ->info("demo: {} {} feeds over loopback tcp into --output {} for {} (Ctrl-C ends it)",
-             options.streams, options.format, output_spec,
+             options.streams, options.format, output_names,
              options.duration.count() ? format_duration(options.duration) : std::string("ever"));
   runtime.start_stats(options.common.interval, [&] {
     if (options.common.stats_format == StatsFormat::json) output.report().interval(sent.sample());
@@ -73,9 +88,8 @@ int run_demo(const DemoOptions& options) {
   senders.start();
   // The demo is the show-piece: the panel opens by default whenever a display exists.
   const std::string endpoint = receivers->local_endpoint().to_string();
-  run_with_frontends(runtime, options.common, {{&sent, endpoint}, {&received, endpoint}},
-                     want_gui(options.common, /*default_on=*/true),
-                     fmt::format("hdstream demo \u00b7 {} feeds", options.streams));
+  run_with_frontends(runtime, options.common, {{&sent, endpoint}, {&received, endpoint}}, gui,
+                     fmt::format("hdstream demo \u00b7 {} feeds", options.streams), screens.get());
   receivers->finish_media();
 
   const Snapshot last_sent = sent.sample();

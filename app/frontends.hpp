@@ -1,15 +1,18 @@
 // Runs a command's runtime with its optional front ends: the HTTP telemetry server
-// (--metrics-listen) and the live Qt panel (--gui). Qt takes the main thread; the io_context
-// runs on its own threads.
+// (--metrics-listen), the live Qt panel (--gui) and the receiver's screens (--output screen:N,
+// multiview). Qt takes the main thread; the io_context runs on its own threads.
+//   auto screens = open_screens(media, streams, {{&stats, listen}});   // before the receivers
 //   run_with_frontends(runtime, options.common, {{&stats, dest.to_string()}}, gui, "hdstream
-//   send");
+//   send", screens.get());
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "app/options.hpp"
 #include "app/runtime.hpp"
+#include "pipeline/media_output.hpp"
 #include "stats/registry.hpp"
 
 namespace hdstream {
@@ -23,7 +26,20 @@ struct RegistrySource {
 // exists. Throws UsageError for --gui without a display.
 bool want_gui(const CommonOptions& common, bool default_on);
 
+// The Qt application and the windows of the outputs that show pictures on screens.
+class Screens;
+
+// When `media` shows pictures on screens: makes the QApplication and the windows, and wires
+// media.picture_sinks to them; null otherwise. Throws UsageError for an unknown screen or a bad
+// --layout (one line listing the screens that exist). Call it before the receivers start, and
+// keep the result until their media has finished.
+std::shared_ptr<Screens> open_screens(MediaOutput& media, std::size_t streams,
+                                      std::vector<RegistrySource> sources);
+
+// Runs the runtime until it stops, with the panel when `gui`, the metrics server when asked, and
+// the Qt event loop when there is a panel or `screens`.
 void run_with_frontends(Runtime& runtime, const CommonOptions& common,
-                        std::vector<RegistrySource> sources, bool gui, const std::string& title);
+                        std::vector<RegistrySource> sources, bool gui, const std::string& title,
+                        const Screens* screens = nullptr);
 
 }  // namespace hdstream

@@ -13,7 +13,6 @@
 #include "app/runtime.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
-#include "media/gst_display.hpp"
 #include "presets/preset_store.hpp"
 #include "transport/endpoint.hpp"
 
@@ -27,7 +26,6 @@ void usage_error(std::string_view message) {
 
 int main(int argc, char** argv) {
   using namespace hdstream;
-  prepare_x11_threads();  // before Qt or any GStreamer sink touches Xlib, from any thread
   const Command command = parse_command_line(argc, argv);
   if (const auto* exit_now = std::get_if<ExitNow>(&command)) return exit_now->code;
 

@@ -96,8 +96,8 @@ int run_monitor(const MonitorOptions& options) {
   if (gui) {
     PanelAppOptions panel;
     panel.title = "hdstream monitor";
-    run_panel_app(
-        panel, provider, [&runtime] { runtime.run(); }, finish);
+    run_qt_app(
+        &panel, provider, [&runtime] { runtime.run(); }, finish);
   } else {
     // Console: the same model, printed each --interval.
     auto model = std::make_shared<PanelModel>();

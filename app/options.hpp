@@ -73,8 +73,9 @@ struct RecvOptions {
   std::string listen;
   std::size_t streams = 1;
   TransportKind transport = TransportKind::tcp;
-  std::string output = "null";  // null | display | file:PATTERN
+  std::vector<std::string> outputs{"null"};  // each: null | display | file:PATTERN
   bool fullscreen = false;
+  std::string layout;  // multiview tiles, "COLUMNSxROWS"; empty: from the feed count
   std::size_t decode_queue_frames = 8;
   std::chrono::microseconds debug_decode_delay{0};  // test hook: a deliberately slow decoder
   std::chrono::nanoseconds duration = 0s;    // 0: until every stream has ended, or interrupted
@@ -116,8 +117,9 @@ struct DemoOptions {
   std::chrono::nanoseconds duration = 20s;
   std::string format = "dnxhd220";
   std::vector<std::string> sources;
-  std::string output = "auto";  // auto: display when there is one, else null
+  std::vector<std::string> outputs{"auto"};  // auto: display when there is one, else null
   bool fullscreen = false;
+  std::string layout;  // multiview tiles, "COLUMNSxROWS"; empty: from the feed count
 };
 
 }  // namespace hdstream

@@ -27,12 +27,14 @@ int run_recv(const RecvOptions& options) {
   };
   MediaOutput media;
   try {
-    media = parse_output(options.output, options.streams, options.fullscreen);
+    media = parse_outputs(options.outputs, options.streams, options.fullscreen, options.layout);
   } catch (const SpecError& error) {
     throw UsageError(error.what());
   }
   media.queue_frames = options.decode_queue_frames;
   media.debug_decode_delay = options.debug_decode_delay;
+  // The listen address is not known yet: the multiview labels its tiles by stream.
+  const auto screens = open_screens(media, options.streams, {{&stats, options.listen}});
   const SrtSettings srt =
       options.transport == TransportKind::srt ? srt_settings(options) : SrtSettings{};
   receivers = std::make_unique<ReceiverGroup>(
@@ -45,7 +47,8 @@ int run_recv(const RecvOptions& options) {
   runtime.start_stats(options.common.interval, [&] { output.report().interval(stats.sample()); });
   run_with_frontends(runtime, options.common, {{&stats, receivers->local_endpoint().to_string()}},
                      want_gui(options.common, /*default_on=*/false),
-                     fmt::format("hdstream recv on {}", receivers->local_endpoint().to_string()));
+                     fmt::format("hdstream recv on {}", receivers->local_endpoint().to_string()),
+                     screens.get());
   receivers->finish_media();  // decoders drain and files get their index before the summary
 
   const Snapshot last = stats.sample();

@@ -16,7 +16,9 @@ struct SendPlan {
   FormatPreset format;
   std::vector<Endpoint> endpoints;  // one per feed
 
-  double planned_mbps() const { return static_cast<double>(options.rate_bps) * options.streams / 1e6; }
+  double planned_mbps() const {
+    return static_cast<double>(options.rate_bps) * options.streams / 1e6;
+  }
 };
 
 // The plan as "parameter, value" pairs for reports.

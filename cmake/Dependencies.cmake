@@ -9,10 +9,10 @@ find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
-# Media: GStreamer for capture sources and the display sink, libav* for encode, decode and
+# Media: GStreamer for capture sources, libav* for encode, decode, scaling and
 # muxing. Only media/ links these.
 pkg_check_modules(MEDIA REQUIRED IMPORTED_TARGET
-  gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 libavcodec libavformat libavutil x11)
+  gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 libavcodec libavformat libavutil)
 # libsrt: the GnuTLS build (libsrt-gnutls-dev), the one Debian's GStreamer and FFmpeg load.
 pkg_check_modules(SRT REQUIRED IMPORTED_TARGET srt)
 # libav (FFmpeg) alone, for MPEG-TS in mux/: demux/decode, and MPEG-2 encode/mux (libswscale

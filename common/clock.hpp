@@ -26,4 +26,11 @@ inline std::int64_t wall_clock_ns() {
       .count();
 }
 
+// Monotonic nanoseconds, for durations measured within one process.
+inline std::int64_t steady_clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace hdstream

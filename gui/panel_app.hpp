@@ -1,13 +1,21 @@
-// Runs the panel on the calling (main) thread while the run's own work goes on in a worker
-// thread: Qt stays on the main thread, the io_context keeps its own threads.
-//   int code = run_panel_app({.title = "hdstream demo"}, provider, [&] { runtime.run(); },
-//                            [&] { runtime.request_stop(); });
+// Runs Qt on the calling (main) thread while the run's own work goes on in a worker thread: Qt
+// stays on the main thread, the io_context keeps its own threads. The operator's panel and the
+// display layer's screens (display/) share the one QApplication.
+//   QtApp qt;                                   // before any window: screens are known from here
+//   run_qt_app(&panel_options, provider, [&] { runtime.run(); }, [&] { runtime.request_stop(); });
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <optional>
+
+#include <QtCore/QRect>
 #include <string>
 
+#include "common/display_env.hpp"
 #include "gui/panel_window.hpp"
+
+class QApplication;
 
 namespace hdstream {
 
@@ -15,17 +23,29 @@ struct PanelAppOptions {
   std::string title = "hdstream";
   int refresh_ms = 100;
   PanelThresholds thresholds;
+  std::optional<QRect> geometry;  // where to put the panel; the window manager's choice if none
+  std::function<void(int stream)> on_select;  // keys 0-9, a click on a row (program cuts)
 };
 
-// True when a window can be shown: $DISPLAY or $WAYLAND_DISPLAY is set, or QT_QPA_PLATFORM
-// names a platform explicitly (offscreen in tests).
-bool display_available();
+// The process's QApplication, made on the main thread (display_available() must hold). Only one
+// exists at a time; run_qt_app makes its own when there is none.
+class QtApp {
+ public:
+  QtApp();
+  ~QtApp();
+  QtApp(const QtApp&) = delete;
+  QtApp& operator=(const QtApp&) = delete;
 
-// Shows the panel and runs `work` on a worker thread. Closing the window calls `request_stop`
-// (work must then wind down and return); when `work` returns the window closes. Returns once
-// both happened. With $HDSTREAM_PANEL_SCREENSHOT set, the panel is saved there as a PNG every
-// 5 s while the run goes on.
-void run_panel_app(const PanelAppOptions& options, PanelWindow::Provider provider,
-                   std::function<void()> work, std::function<void()> request_stop);
+ private:
+  std::unique_ptr<QApplication> app_;
+};
+
+// Runs the Qt event loop, with the panel when `panel` is given, and `work` on a worker thread.
+// Closing the panel calls `request_stop` (work must then wind down and return); when `work`
+// returns the panel closes and the loop ends. Returns once both happened. With
+// $HDSTREAM_PANEL_SCREENSHOT set, the panel is saved there as a PNG every 5 s while the run
+// goes on.
+void run_qt_app(const PanelAppOptions* panel, PanelWindow::Provider provider,
+                std::function<void()> work, std::function<void()> request_stop);
 
 }  // namespace hdstream

@@ -6,6 +6,7 @@
 #include <QtCore/QTimer>
 #include <QtGui/QCloseEvent>
 #include <QtGui/QFont>
+#include <QtGui/QKeyEvent>
 #include <QtGui/QPainter>
 #include <QtGui/QPixmap>
 #include <QtWidgets/QApplication>
@@ -102,6 +103,11 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
   table_->setAlternatingRowColors(true);
   table_->setIconSize(QSize(16, 16));
   table_->verticalHeader()->setDefaultSectionSize(26);
+  QObject::connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) {
+    if (on_select_ && row >= 0 && static_cast<std::size_t>(row) < model_.rows().size()) {
+      on_select_(model_.rows()[static_cast<std::size_t>(row)].stream);
+    }
+  });
   auto* header = table_->horizontalHeader();
   header->setSectionResizeMode(QHeaderView::ResizeToContents);
   header->setSectionResizeMode(kColumnDestination, QHeaderView::Stretch);
@@ -253,6 +259,14 @@ void PanelWindow::show_aggregate() {
   aggregate_label_->setText(qs(fmt::format(
       "{:.1f} Mbps of {:.0f} planned ({:.0f}%)   \u00b7   drops {}   \u00b7   {}/{} feeds healthy",
       agg.mbps, agg.planned_mbps, percent, agg.drops, agg.healthy, agg.feeds)));
+}
+
+void PanelWindow::keyPressEvent(QKeyEvent* event) {
+  if (on_select_ && event->key() >= Qt::Key_0 && event->key() <= Qt::Key_9) {
+    on_select_(event->key() - Qt::Key_0);
+    return;
+  }
+  QWidget::keyPressEvent(event);
 }
 
 void PanelWindow::closeEvent(QCloseEvent* event) {

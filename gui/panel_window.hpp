@@ -50,6 +50,10 @@ class PanelWindow : public QWidget {
   void refresh_at(double now_s);  // for tests: a chosen panel clock
   void start_timer(int interval_ms = 100);
   void set_on_close(std::function<void()> on_close) { on_close_ = std::move(on_close); }
+  // Keys 0-9 and a click on a feed's row pick that feed (the program output's cut).
+  void set_on_select(std::function<void(int stream)> on_select) {
+    on_select_ = std::move(on_select);
+  }
   void set_status(const QString& text);
 
   const PanelModel& model() const { return model_; }
@@ -59,6 +63,7 @@ class PanelWindow : public QWidget {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
 
  private:
   void show_rows();
@@ -68,6 +73,7 @@ class PanelWindow : public QWidget {
   Provider provider_;
   PanelModel model_;
   std::function<void()> on_close_;
+  std::function<void(int)> on_select_;
   std::unique_ptr<BandwidthChart> chart_;
   double charted_until_s_ = -2.0;  // time of the newest history point the chart shows
   std::size_t charted_feeds_ = 0;

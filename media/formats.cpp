@@ -40,6 +40,20 @@ AVPixelFormat av_raw_pixel_format(Codec codec) {
   return codec == Codec::uyvy ? AV_PIX_FMT_UYVY422 : AV_PIX_FMT_NONE;
 }
 
+AVPixelFormat av_pixel_format(PixelLayout layout) {
+  switch (layout) {
+    case PixelLayout::yuv422p8:
+      return AV_PIX_FMT_YUV422P;
+    case PixelLayout::yuv422p10:
+      return AV_PIX_FMT_YUV422P10LE;
+    case PixelLayout::uyvy422:
+      return AV_PIX_FMT_UYVY422;
+    case PixelLayout::invalid:
+      break;
+  }
+  return AV_PIX_FMT_NONE;
+}
+
 std::optional<Codec> codec_from_av(AVCodecID id, int pixel_format) {
   if (id == AV_CODEC_ID_DNXHD) return Codec::dnxhd;
   if (id == AV_CODEC_ID_V210) return Codec::v210;

@@ -16,16 +16,25 @@
 
 namespace hdstream {
 
-std::string scrolling_bars_source(const FeedDescriptor& feed, std::uint64_t frames) {
-  return fmt::format("videotestsrc pattern=smpte horizontal-speed={} num-buffers={}",
-                     std::max(1, feed.width / 60), frames);
+std::string scrolling_bars_source(const FeedDescriptor& feed, std::uint64_t frames,
+                                  std::optional<int> label) {
+  std::string source = fmt::format("videotestsrc pattern=smpte horizontal-speed={} num-buffers={}",
+                                   std::max(1, feed.width / 60), frames);
+  if (label) {
+    // The feed's number, large and boxed, in the middle of the picture.
+    source += fmt::format(
+        " ! textoverlay text=\"#{}\" font-desc=\"Sans Bold {}\" valignment=center "
+        "halignment=center shaded-background=true",
+        *label, std::max(8, feed.height / 10));
+  }
+  return source;
 }
 
-void make_sample_clip(const std::filesystem::path& path, const FeedDescriptor& feed,
-                      std::uint64_t frames, const std::string& source) {
-  GstFrameSource gst(source.empty() ? scrolling_bars_source(feed, frames)
-                                    : fmt::format("{} num-buffers={}", source, frames),
-                     feed);
+namespace {
+
+void write_clip(const std::filesystem::path& path, const FeedDescriptor& feed, std::uint64_t frames,
+                const std::string& description) {
+  GstFrameSource gst(description, feed);
   std::optional<VideoEncoder> encoder;
   if (feed.codec == Codec::dnxhd) encoder.emplace(feed);
   FileWriter writer(path.string(), feed);
@@ -64,7 +73,16 @@ void make_sample_clip(const std::filesystem::path& path, const FeedDescriptor& f
   }
 }
 
-std::filesystem::path cached_sample_clip(const FeedDescriptor& feed) {
+}  // namespace
+
+void make_sample_clip(const std::filesystem::path& path, const FeedDescriptor& feed,
+                      std::uint64_t frames, const std::string& source) {
+  write_clip(path, feed, frames,
+             source.empty() ? scrolling_bars_source(feed, frames)
+                            : fmt::format("{} num-buffers={}", source, frames));
+}
+
+std::filesystem::path cached_sample_clip(const FeedDescriptor& feed, std::optional<int> label) {
   std::filesystem::path dir;
   if (const char* env = std::getenv("HDSTREAM_MEDIA_CACHE"); env && *env) {
     dir = env;
@@ -75,13 +93,15 @@ std::filesystem::path cached_sample_clip(const FeedDescriptor& feed) {
   }
   std::filesystem::create_directories(dir);
   const auto path =
-      dir / fmt::format("bars-{}-{}x{}-{}-{}-{}.mov", to_string(feed.codec), feed.width,
-                        feed.height, feed.frame_rate_num, feed.frame_rate_den, feed.bit_rate_bps);
+      dir / fmt::format("bars-{}-{}x{}-{}-{}-{}{}.mov", to_string(feed.codec), feed.width,
+                        feed.height, feed.frame_rate_num, feed.frame_rate_den, feed.bit_rate_bps,
+                        label ? fmt::format("-feed{}", *label) : std::string());
   if (std::filesystem::exists(path)) return path;
   logger("media")->info("making sample clip {} (once; reused afterwards)", path.string());
   // Write beside, then rename: a half-written clip is never mistaken for a finished one.
   const auto partial = path.string() + fmt::format(".{}.partial.mov", ::getpid());
-  make_sample_clip(partial, feed, 60);
+  constexpr std::uint64_t kFrames = 60;
+  write_clip(partial, feed, kFrames, scrolling_bars_source(feed, kFrames, label));
   std::filesystem::rename(partial, path);
   return path;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "protocol/handshake.hpp"
@@ -14,16 +15,19 @@
 namespace hdstream {
 
 // The default pattern scrolls the SMPTE bars by width/60 pixels a frame: a 60-frame clip loops
-// without a visible seam, and the picture visibly moves.
-std::string scrolling_bars_source(const FeedDescriptor& feed, std::uint64_t frames);
+// without a visible seam, and the picture visibly moves. With a label, "#label" is burned in
+// large in the middle (textoverlay), so that an operator tells feeds apart.
+std::string scrolling_bars_source(const FeedDescriptor& feed, std::uint64_t frames,
+                                  std::optional<int> label = std::nullopt);
 
 // Writes `frames` frames of `source` (a GStreamer description; scrolling bars when empty) to
 // `path` in the feed's codec. Throws MediaError.
 void make_sample_clip(const std::filesystem::path& path, const FeedDescriptor& feed,
                       std::uint64_t frames, const std::string& source = {});
 
-// A 60-frame scrolling-bars clip for `feed`, made on first use under $HDSTREAM_MEDIA_CACHE or
-// ~/.cache/hdstream (or /tmp/hdstream-media) and reused afterwards.
-std::filesystem::path cached_sample_clip(const FeedDescriptor& feed);
+// A 60-frame scrolling-bars clip for `feed` (labelled "#label" when given), made on first use
+// under $HDSTREAM_MEDIA_CACHE or ~/.cache/hdstream (or /tmp/hdstream-media) and reused afterwards.
+std::filesystem::path cached_sample_clip(const FeedDescriptor& feed,
+                                         std::optional<int> label = std::nullopt);
 
 }  // namespace hdstream

@@ -47,10 +47,10 @@ void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
     logger("feed")->info("stream {}: the sender is back after {:.1f} s without a session", stream,
                          static_cast<double>(outage_ns) / 1e9);
   }
-  if (output_.kind == MediaOutput::Kind::none) return;
+  if (!output_.decodes()) return;
   if (!is_video(hello.feed.codec)) {
     logger("feed")->warn("stream {}: {} frames are not video; --output {} ignored for it", stream,
-                         to_string(hello.feed.codec), to_string(output_.kind));
+                         to_string(hello.feed.codec), output_.describe());
     return;
   }
   // A new session on the same stream finishes the previous one's file first.

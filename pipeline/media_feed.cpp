@@ -1,7 +1,6 @@
 #include "pipeline/media_feed.hpp"
 
 #include <chrono>
-#include <future>
 #include <memory>
 #include <optional>
 
@@ -9,9 +8,8 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
-#include "media/file_writer.hpp"
-#include "media/gst_display.hpp"
 #include "media/media_error.hpp"
+#include "media/picture_watch.hpp"
 #include "media/video_decoder.hpp"
 #include "pipeline/media_sources.hpp"
 
@@ -33,6 +31,11 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
   counters_.decode_queue_capacity.store(static_cast<std::uint32_t>(queue_.capacity()),
                                         std::memory_order_relaxed);
   counters_.media.store(true, std::memory_order_relaxed);
+  for (const auto& target : output_.targets) {
+    if (target.kind != OutputTarget::Kind::file) continue;
+    recorders_.push_back(std::make_unique<Recorder>(
+        stream, hello, target.file_pattern, output_.record_queue_for(hello.feed), counters));
+  }
   worker_ = std::jthread([this] { run(); });
 }
 
@@ -41,6 +44,7 @@ MediaFeed::~MediaFeed() {
 }
 
 void MediaFeed::push(FramePtr frame) {
+  for (auto& recorder : recorders_) recorder->push(frame);
   if (queue_.push_drop_oldest(std::move(frame))) {
     counters_.dropped_before_decode.fetch_add(1, std::memory_order_relaxed);
     counters_.drops.fetch_add(1, std::memory_order_relaxed);
@@ -49,65 +53,36 @@ void MediaFeed::push(FramePtr frame) {
                                      std::memory_order_relaxed);
 }
 
-void MediaFeed::finish() {
+void MediaFeed::close() {
+  for (auto& recorder : recorders_) recorder->close();
   queue_.close();
+}
+
+void MediaFeed::finish() {
+  close();
+  for (auto& recorder : recorders_) recorder->finish();
   if (worker_.joinable()) worker_.join();
 }
 
 void MediaFeed::run() {
   const FeedDescriptor& feed = hello_.feed;
   // Everything that can fail to open fails here, on the worker, and is logged: the network
-  // side keeps receiving (and counting) whatever happens to the sink.
+  // side keeps receiving (and counting) whatever happens to the decoder.
   std::optional<VideoDecoder> decoder;
-  std::optional<FileWriter> writer;
-  std::unique_ptr<GstDisplay> display;
-  // Opening a window takes up to a second or two (sink probing, X connection): it opens
-  // beside the worker, which meanwhile decodes without showing, instead of dropping.
-  std::future<std::unique_ptr<GstDisplay>> opening;
   try {
     decoder.emplace(feed, output_.decoder_threads);
   } catch (const MediaError& error) {
     log()->error("stream {}: {}; its frames count as decode errors", stream_, error.what());
   }
-  try {
-    if (output_.kind == MediaOutput::Kind::file) {
-      writer.emplace(substitute_stream(output_.file_pattern, stream_), feed);
-      log()->info("stream {}: recording to {}", stream_, writer->path());
-    } else if (output_.kind == MediaOutput::Kind::display) {
-      opening = std::async(std::launch::async, [this, feed] {
-        return std::make_unique<GstDisplay>(feed, fmt::format("hdstream feed {}", stream_),
-                                            output_.fullscreen);
-      });
-    }
-  } catch (const MediaError& error) {
-    log()->error("stream {}: --output {}: {}; decoding continues without it", stream_,
-                 to_string(output_.kind), error.what());
-  }
-
-  auto attach_display = [&](bool wait) {
-    if (!opening.valid()) return;
-    if (!wait && opening.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-    try {
-      display = opening.get();
-    } catch (const MediaError& error) {
-      log()->error("stream {}: --output display: {}; decoding continues without it", stream_,
-                   error.what());
-    }
-  };
+  // The display layer's screens, tiles and thumbnails for this feed (none without Qt outputs).
+  std::vector<std::shared_ptr<PictureSink>> sinks;
+  if (output_.picture_sinks) sinks = output_.picture_sinks(stream_, hello_);
+  PictureWatch watch;
 
   std::uint64_t errors_logged = 0;
   while (FramePtr frame = queue_.pop_wait()) {
-    attach_display(false);
     counters_.decode_queue_depth.store(static_cast<std::uint32_t>(queue_.depth()),
                                        std::memory_order_relaxed);
-    if (writer) {
-      try {
-        writer->write(frame->data, static_cast<std::int64_t>(frame->seq - hello_.first_frame_seq));
-      } catch (const MediaError& error) {
-        log()->error("stream {}: {}; recording stops", stream_, error.what());
-        writer.reset();
-      }
-    }
     if (output_.debug_decode_delay.count() > 0)
       std::this_thread::sleep_for(output_.debug_decode_delay);
     if (!decoder) {
@@ -128,26 +103,14 @@ void MediaFeed::run() {
     counters_.frames_decoded.fetch_add(1, std::memory_order_relaxed);
     counters_.decode_latency.add(wall_clock_ns() - frame->ready_ns);
     if (output_.on_picture) output_.on_picture(*frame, *picture);
-    if (display) {
-      try {
-        display->show(*picture);
-      } catch (const MediaError& error) {
-        log()->error("stream {}: {}; decoding continues without a display", stream_, error.what());
-        display.reset();
-      }
-    }
+    const PictureFlags flags = watch.observe(*picture, steady_clock_ns());
+    counters_.frozen.store(flags.frozen, std::memory_order_relaxed);
+    counters_.black.store(flags.black, std::memory_order_relaxed);
+    for (const auto& sink : sinks) sink->show(*picture, flags);
   }
   counters_.decode_queue_depth.store(0, std::memory_order_relaxed);
-  attach_display(true);  // so that a window still opening is closed, not leaked
-  if (writer) {
-    try {
-      writer->finish();
-      log()->info("stream {}: {} frames recorded in {}", stream_, writer->frames_written(),
-                  writer->path());
-    } catch (const MediaError& error) {
-      log()->error("stream {}: {}", stream_, error.what());
-    }
-  }
+  counters_.frozen.store(false, std::memory_order_relaxed);
+  counters_.black.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace hdstream

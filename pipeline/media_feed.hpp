@@ -1,16 +1,20 @@
-// The receiving media path of one feed: a bounded decode queue filled from the network strand
-// (never blocking it), and a worker thread that records the frame as it came (file), decodes
-// it with libavcodec, shows it (display) or discards it (null), and counts all of it.
-//   MediaFeed media(stream, hello, output, counters);   // starts its worker
+// The receiving media path of one feed, fed from the network strand (never blocking it): a
+// Recorder per file output, each behind its own queue, and a bounded decode queue with a worker
+// thread that decodes with libavcodec, shows the picture (display) or discards it (null), and
+// counts all of it. A slow display never costs a recording a frame.
+//   MediaFeed media(stream, hello, output, counters);   // starts its workers
 //   media.push(frame);                                  // network strand; drops oldest if full
-//   media.finish();                                     // drain, finalize the file, join
+//   media.finish();                                     // drain, finalize the files, join
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "pipeline/frame_queue.hpp"
 #include "pipeline/media_output.hpp"
+#include "pipeline/recorder.hpp"
 #include "protocol/handshake.hpp"
 #include "stats/counters.hpp"
 
@@ -24,11 +28,12 @@ class MediaFeed {
   MediaFeed(const MediaFeed&) = delete;
   MediaFeed& operator=(const MediaFeed&) = delete;
 
-  // Never blocks: when the decoder is `queue_frames` behind, the oldest waiting frame is
-  // dropped and counted (drops and dropped_before_decode).
+  // Never blocks: each recording takes the frame into its own queue, and when the decoder is
+  // `queue_frames` behind, the oldest waiting frame is dropped and counted (drops and
+  // dropped_before_decode).
   void push(FramePtr frame);
-  // No more frames: the worker decodes what is queued, finalizes its sink and exits.
-  void close() { queue_.close(); }
+  // No more frames: the workers drain their queues, finalize their sinks and exit.
+  void close();
   // close() and wait for the worker. Idempotent.
   void finish();
 
@@ -39,6 +44,7 @@ class MediaFeed {
   Hello hello_;
   MediaOutput output_;
   StreamCounters& counters_;
+  std::vector<std::unique_ptr<Recorder>> recorders_;
   FrameQueue queue_;
   std::jthread worker_;
 };

@@ -1,38 +1,93 @@
-// Where a receiver's decoded feeds go (--output) and how its decode queues behave.
-//   MediaOutput out = parse_output("file:/rec/feed{stream}.mov", 5);   // throws SpecError
+// Where a receiver's decoded feeds go (--output, repeatable) and how their queues behave.
+//   MediaOutput out = parse_outputs({"file:/rec/feed{stream}.mov", "display"}, 5, false);
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "media/picture.hpp"
+#include "pipeline/picture_sink.hpp"
 #include "protocol/frame.hpp"
+#include "protocol/handshake.hpp"
 
 namespace hdstream {
 
-struct MediaOutput {
-  enum class Kind : std::uint8_t { none = 0, null = 1, display = 2, file = 3 };
-  Kind kind = Kind::none;    // none: frames are counted and verified, nothing decodes
+// One place every feed goes to.
+struct OutputTarget {
+  enum class Kind : std::uint8_t {
+    null = 1,
+    display = 2,
+    file = 3,
+    screen = 4,
+    multiview = 5,
+    program = 6
+  };
+  Kind kind = Kind::null;
   std::string file_pattern;  // for file: "{stream}" becomes the stream number
-  bool fullscreen = false;   // for display: the whole screen (projector)
-  // Decode queue per feed; beyond it the oldest frame is dropped. 8 frames (267 ms at 29.97)
-  // ride out a decoder descheduled on a busy machine; in steady state the queue is empty.
+  std::string screen;        // screen: a number or "{stream}"; multiview, program: a number
+  // For multiview: a window beside the operator's panel (the demo) instead of the whole screen.
+  bool beside_panel = false;
+
+  // The screen a feed goes to (screen, multiview).
+  int screen_for(std::uint16_t stream) const;
+  // Shown in Qt windows (display/).
+  bool on_screens() const {
+    return kind == Kind::display || kind == Kind::screen || kind == Kind::multiview ||
+           kind == Kind::program;
+  }
+};
+
+struct MediaOutput {
+  // Every feed goes to each target. None: frames are counted and verified, nothing decodes.
+  std::vector<OutputTarget> targets;
+  bool fullscreen = false;  // display --fullscreen: every feed on its own screen (screen:{stream})
+  std::string layout;       // for multiview: "COLUMNSxROWS"; empty: chosen from the feed count
+  // Each output has its own bounded queue per feed; beyond it the oldest frame is dropped and
+  // counted, so a slow output never holds up another one or the network.
+  // Decode queue (feeds the display): 8 frames (267 ms at 29.97) ride out a decoder descheduled
+  // on a busy machine; in steady state the queue is empty.
   std::size_t queue_frames = 8;
+  // Recording queue: frames as they came, waiting for the disk. Up to 2 s at 29.97 fps and at
+  // most 128 MiB per recording (0.9 s of uncompressed 1080 at 1.2 Gbps): a recording rides out
+  // a slow disk flush and loses a frame only when the disk falls that far behind, and five
+  // stalled recordings hold at most 640 MiB.
+  std::size_t record_queue_frames = 60;
+  std::uint64_t record_queue_bytes = 128ull << 20;
   int decoder_threads = 1;
 
   // Test hooks, run on the decode worker: after each decoded picture (a deliberately slow one
   // exercises the drop policy), and a fixed delay before each decode.
   std::function<void(const Frame&, const Picture&)> on_picture;
+  // Set by the display layer when a target shows pictures (screen, multiview, program): the
+  // sinks for one feed, asked for when its session starts, fed on its decode worker.
+  std::function<std::vector<std::shared_ptr<PictureSink>>(std::uint16_t stream, const Hello&)>
+      picture_sinks;
   std::chrono::microseconds debug_decode_delay{0};
+
+  bool decodes() const { return !targets.empty(); }
+  bool on_screens() const { return std::ranges::any_of(targets, &OutputTarget::on_screens); }
+  // The recording queue's length for `feed`: record_queue_frames, fewer when its frames are
+  // large, never under 2.
+  std::size_t record_queue_for(const FeedDescriptor& feed) const;
+  const OutputTarget* find(OutputTarget::Kind kind) const;
+  // "display + file:rec/f{stream}.mov", for log lines.
+  std::string describe() const;
 };
 
-// "null", "display" or "file:PATTERN". With several streams a file pattern needs {stream}.
-// Checks what can be checked before any feed arrives (display available, directory exists).
-MediaOutput parse_output(const std::string& spec, std::size_t streams, bool fullscreen);
+// Each spec is "null", "display", "file:PATTERN", "screen:N" or "multiview[:N]"; every feed
+// goes to all of them. With several streams a file pattern and a screen need {stream}. Checks
+// what can be checked before any feed arrives (display available, directory exists; the screens
+// themselves are checked when the display layer starts). Throws SpecError with one line naming
+// what to fix.
+MediaOutput parse_outputs(const std::vector<std::string>& specs, std::size_t streams,
+                          bool fullscreen, std::string layout = {});
 
-std::string to_string(MediaOutput::Kind kind);
+std::string to_string(OutputTarget::Kind kind);
 
 }  // namespace hdstream

@@ -164,7 +164,7 @@ FeedSource make_feed_source(const std::string& spec, std::uint16_t stream,
   try {
     std::string path;
     if (spec == "bars") {
-      path = cached_sample_clip(preset).string();
+      path = cached_sample_clip(preset, stream).string();  // each feed labelled
     } else if (spec.rfind("file:", 0) == 0) {
       path = spec.substr(5);
       if (path.empty()) throw SpecError(where + ": file: needs a path (file:PATH)");

@@ -28,6 +28,8 @@ groups=(
   "libavcodec-dev libavformat-dev libavutil-dev libswscale-dev"
   "libsrt-gnutls-dev"
   "qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev"
+  # Qt's Wayland platform: screen outputs and the panel under a Wayland compositor.
+  "qt6-wayland"
 )
 if [ "$scope" = all ]; then
   groups+=(
@@ -39,6 +41,8 @@ if [ "$scope" = all ]; then
     "gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools"
     "srt-tools"
     "iperf3 ffmpeg xvfb iproute2 python3 procps python3-prometheus-client"
+    # One X screen with two RandR monitors for the screen-output tests (Xorg's dummy driver).
+    "xserver-xorg-video-dummy x11-xserver-utils"
     "python3-matplotlib valgrind"
     # systemd-analyze: the install test verifies the installed units (no running systemd needed)
     "systemd"

@@ -139,6 +139,13 @@ struct StreamCounters {
   std::atomic<std::uint32_t> decode_queue_depth{0};     // frames waiting for the decoder now
   std::atomic<std::uint32_t> decode_queue_capacity{0};
   LatencyHistogram decode_latency;  // sender frame ready -> decoded
+  // Recordings (--output file:), each behind its own queue: frames written, summed over the
+  // feed's recordings, and frames a recording's queue dropped because the disk fell behind.
+  std::atomic<std::uint64_t> frames_recorded{0};
+  std::atomic<std::uint64_t> dropped_before_record{0};
+  // The decoded picture now: unchanged for 2 s (frozen), black for 1 s (media/picture_watch).
+  std::atomic<bool> frozen{false};
+  std::atomic<bool> black{false};
   std::array<SubconnectionCounters, kMaxSubconnectionCounters> subconnections;
   LinkCounters link;
 

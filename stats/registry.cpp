@@ -94,6 +94,10 @@ Snapshot StatsRegistry::read() const {
       s.dropped_before_decode = c.dropped_before_decode.load(std::memory_order_relaxed);
       s.decode_queue_depth = c.decode_queue_depth.load(std::memory_order_relaxed);
       s.decode_queue_capacity = c.decode_queue_capacity.load(std::memory_order_relaxed);
+      s.frames_recorded = c.frames_recorded.load(std::memory_order_relaxed);
+      s.dropped_before_record = c.dropped_before_record.load(std::memory_order_relaxed);
+      s.frozen = c.frozen.load(std::memory_order_relaxed);
+      s.black = c.black.load(std::memory_order_relaxed);
       s.latency_ms_p50 = c.decode_latency.summary().p50_ms;
       s.latency_ms_p99 = c.decode_latency.summary().p99_ms;
     }

@@ -3,8 +3,8 @@
 //   stats.stream(2).bytes.fetch_add(n);  Snapshot s = stats.sample();
 #pragma once
 
-#include <chrono>
 #include <array>
+#include <chrono>
 #include <deque>
 #include <mutex>
 #include <string>

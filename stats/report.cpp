@@ -33,6 +33,7 @@ Summary summarize(const Snapshot& last, double min_rate_fraction) {
     summary.drops += s.drops;
     summary.checksum_errors += s.checksum_errors;
     summary.decode_errors += s.decode_errors;
+    summary.dropped_before_record += s.dropped_before_record;
     if (duration_s > 0) summary.mbps += static_cast<double>(s.bytes) * 8 / duration_s / 1e6;
     planned_mbps += static_cast<double>(s.planned_bps) / 1e6;
     if (s.state == StreamState::waiting && s.outages > 0) {
@@ -65,6 +66,10 @@ Summary summarize(const Snapshot& last, double min_rate_fraction) {
   }
   if (summary.decode_errors > 0) {
     summary.reasons.push_back(fmt::format("{} frames failed to decode", summary.decode_errors));
+  }
+  if (summary.dropped_before_record > 0) {
+    summary.reasons.push_back(fmt::format("recordings lost {} frames (the disk fell behind)",
+                                          summary.dropped_before_record));
   }
   if (planned_mbps > 0 && summary.mbps < min_rate_fraction * planned_mbps) {
     summary.reasons.push_back(
@@ -183,6 +188,10 @@ nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot
       {"decode_errors", s.decode_errors},
       {"queue_depth", s.decode_queue_depth},
       {"dropped_before_decode", s.dropped_before_decode},
+      {"frames_recorded", s.frames_recorded},
+      {"dropped_before_record", s.dropped_before_record},
+      {"frozen", s.frozen},
+      {"black", s.black},
       {"latency_ms_p50", round3(s.latency_ms_p50)},
       {"latency_ms_p99", round3(s.latency_ms_p99)},
   };
@@ -264,9 +273,11 @@ void StatsReport::media(const Snapshot& snapshot) {
     } else {
       fmt::print(out_,
                  "final   {} #{:<2} media    decoded {:>7}  errors {:>3}  dropped before decode "
-                 "{:>4}  latency p50 {:.2f} ms  p99 {:.2f} ms\n",
+                 "{:>4}  latency p50 {:.2f} ms  p99 {:.2f} ms  recorded {} (dropped before "
+                 "record {})\n",
                  to_string(snapshot.role), s.stream, s.frames_decoded, s.decode_errors,
-                 s.dropped_before_decode, s.latency_ms_p50, s.latency_ms_p99);
+                 s.dropped_before_decode, s.latency_ms_p50, s.latency_ms_p99, s.frames_recorded,
+                 s.dropped_before_record);
     }
   }
   out_.flush();

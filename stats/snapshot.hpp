@@ -76,7 +76,11 @@ struct StreamSnapshot {
   std::uint64_t dropped_before_decode = 0;
   std::uint32_t decode_queue_depth = 0;
   std::uint32_t decode_queue_capacity = 0;
-  double latency_ms_p50 = 0;  // sender frame ready -> decoded, over the whole run
+  std::uint64_t frames_recorded = 0;        // summed over the feed's recordings
+  std::uint64_t dropped_before_record = 0;  // a recording's queue full: the disk fell behind
+  bool frozen = false;                      // the picture has not changed for 2 s
+  bool black = false;                       // the picture has been black for 1 s
+  double latency_ms_p50 = 0;                // sender frame ready -> decoded, over the whole run
   double latency_ms_p99 = 0;
   std::vector<SubconnectionSnapshot> subconnections;  // mtcp only
   LinkSnapshot link;                                  // transport-specific extras
@@ -101,8 +105,9 @@ struct Summary {
   double mbps = 0;
   std::uint64_t drops = 0;
   std::uint64_t checksum_errors = 0;
-  std::uint64_t decode_errors =
-      0;  // not in the JSON summary line (schema is fixed); fails the verdict
+  // Not in the JSON summary line (its schema is fixed); each fails the verdict.
+  std::uint64_t decode_errors = 0;
+  std::uint64_t dropped_before_record = 0;
   bool pass = false;
   std::vector<std::string> reasons;  // why it failed, one line each (empty on pass)
 };

@@ -5,6 +5,10 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <charconv>
+
+#include <fmt/format.h>
+
 #include "common/log.hpp"
 #include "stats/snapshot_json.hpp"
 #include "telemetry/prometheus.hpp"
@@ -33,6 +37,44 @@ http::response<http::string_body> make_response(http::status status, std::string
   response.set(http::field::cache_control, "no-store");
   response.body() = std::move(body);
   return response;
+}
+
+// "feed=K" (K a feed number, 0 to 65535) -> K; anything else -> nullopt.
+std::optional<int> program_feed(std::string_view query) {
+  constexpr std::string_view kKey = "feed=";
+  if (!query.starts_with(kKey)) return std::nullopt;
+  query.remove_prefix(kKey.size());
+  int feed = -1;
+  const auto [end, error] = std::from_chars(query.data(), query.data() + query.size(), feed);
+  if (error != std::errc() || end != query.data() + query.size() || feed < 0 || feed > 65535) {
+    return std::nullopt;
+  }
+  return feed;
+}
+
+// POST /program?feed=K.
+http::response<http::string_body> program_response(const MetricsServerOptions& options,
+                                                   http::verb method, std::string_view query) {
+  if (method != http::verb::post) {
+    auto response = make_response(http::status::method_not_allowed, "only POST\n", "text/plain");
+    response.set(http::field::allow, "POST");
+    return response;
+  }
+  if (!options.cut_program) {
+    return make_response(http::status::not_found, "no program output here (--output program)\n",
+                         "text/plain");
+  }
+  const auto feed = program_feed(query);
+  if (!feed) {
+    return make_response(http::status::bad_request, "expected /program?feed=K (a feed number)\n",
+                         "text/plain");
+  }
+  if (auto problem = options.cut_program(*feed)) {
+    return make_response(http::status::conflict, *problem + "\n", "text/plain");
+  }
+  log()->info("program: cut to feed {} requested over HTTP", *feed);
+  return make_response(http::status::ok, fmt::format("program: cut to feed {}\n", *feed),
+                       "text/plain");
 }
 
 }  // namespace
@@ -190,10 +232,15 @@ awaitable<void> MetricsServer::serve(std::shared_ptr<Connection> connection) {
     }
     const auto& request = parser.get();
     std::string_view target(request.target().data(), request.target().size());
-    target = target.substr(0, target.find('?'));
+    const auto question = target.find('?');
+    const std::string_view query =
+        question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
+    target = target.substr(0, question);
 
     http::response<http::string_body> response;
-    if (request.method() != http::verb::get) {
+    if (target == "/program") {
+      response = program_response(options_, request.method(), query);
+    } else if (request.method() != http::verb::get) {
       response = make_response(http::status::method_not_allowed, "only GET\n", "text/plain");
       response.set(http::field::allow, "GET");
     } else if (target == "/metrics") {
@@ -205,9 +252,10 @@ awaitable<void> MetricsServer::serve(std::shared_ptr<Connection> connection) {
                                stats_document(options_.host_label, sources).dump() + "\n",
                                "application/json");
     } else if (target == "/") {
-      response =
-          make_response(http::status::ok,
-                        "hdstream telemetry: /metrics (Prometheus), /stats.json\n", "text/plain");
+      response = make_response(http::status::ok,
+                               "hdstream telemetry: /metrics (Prometheus), /stats.json; "
+                               "POST /program?feed=K cuts the program output\n",
+                               "text/plain");
     } else {
       response = make_response(http::status::not_found, "not found\n", "text/plain");
     }

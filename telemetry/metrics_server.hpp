@@ -1,6 +1,7 @@
 // Serves /metrics (Prometheus text) and /stats.json over HTTP/1.1 with Boost.Beast, on the
-// run's io_context. Defensive: bounded header size, no request bodies, a deadline per request
-// (slowloris), a cap on concurrent connections; a bad client only ever loses its own connection.
+// run's io_context, and takes POST /program?feed=K (cut the program output) when asked to.
+// Defensive: bounded header size, no request bodies, a deadline per request (slowloris), a cap on
+// concurrent connections; a bad client only ever loses its own connection.
 //   auto server = std::make_shared<MetricsServer>(io, parse_metrics_listen(":9100"), provider);
 //   server->start();  ...  server->stop();
 #pragma once
@@ -10,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,10 @@ struct MetricsServerOptions {
   std::size_t max_header_bytes = 8 * 1024;
   std::size_t max_connections = 64;
   std::size_t max_requests_per_connection = 1000;
+  // POST /program?feed=K: cut the program output to feed K (a remote operator, a script).
+  // Returns the error to answer with (409), or nothing on success. Unset: 404 (no program
+  // output here). Called on the io_context's threads.
+  std::function<std::optional<std::string>(int feed)> cut_program;
 };
 
 // "--metrics-listen" text: ":9100" binds 127.0.0.1:9100 (never all interfaces by accident);

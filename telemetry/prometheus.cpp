@@ -76,6 +76,18 @@ const std::vector<Family>& families() {
        [](const StreamSnapshot& s) {
          return std::optional(s.state == StreamState::running ? 1.0 : 0.0);
        }},
+      {"hdstream_picture_frozen", Kind::gauge,
+       "1 while the feed's decoded picture has not changed for 2 s.", Role::recv,
+       [](const StreamSnapshot& s) -> std::optional<double> {
+         if (!s.media) return std::nullopt;
+         return s.frozen ? 1.0 : 0.0;
+       }},
+      {"hdstream_picture_black", Kind::gauge, "1 while the feed's decoded picture is black (1 s).",
+       Role::recv,
+       [](const StreamSnapshot& s) -> std::optional<double> {
+         if (!s.media) return std::nullopt;
+         return s.black ? 1.0 : 0.0;
+       }},
       {"hdstream_far_end_frames_received_total", Kind::counter,
        "Frames the receiver reports as delivered whole and verified (FEEDBACK).", Role::send,
        far([](const FarEndSnapshot& f) { return static_cast<double>(f.frames); })},

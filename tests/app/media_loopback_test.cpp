@@ -11,6 +11,7 @@
 #include "tests/media/clip_fixture.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
+#include "tests/support/x_server.hpp"
 
 namespace hdstream {
 namespace {
@@ -68,18 +69,40 @@ class MediaLoopback : public ::testing::Test {
   }
 };
 
-TEST_F(MediaLoopback, PassThroughClipIsRecordedBitExactFrameForFrame) {
+// Recorded and shown at once (a multiview under a real X server): the recording is frame for
+// frame, byte for byte, the source while the screen shows the pictures.
+TEST_F(MediaLoopback, PassThroughClipIsRecordedBitExactFrameForFrameWhileShown) {
   auto dir = test::scratch_dir("media-exact");
   const auto clip = test::dnxhd_clip(HDSTREAM_MEDIA_CACHE, 30);
+  auto x = test::XServer::xvfb({"1280x720"}, dir);
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--output",
-                      "file:" + (dir / "feed{stream}.mov").string(), "--duration", "40s", "--stats",
-                      "json", "--stats-file", (dir / "r.jsonl").string()},
-                     dir, "recv");
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--output",
+       "file:" + (dir / "feed{stream}.mov").string(), "--output", "multiview", "--duration", "40s",
+       "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
+      dir, "recv", {x->environment()});
   test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--format",
                       "dnxhd220", "--source", "file:" + clip.string(), "--duration", "3s",
                       "--stats", "json", "--stats-file", (dir / "s.jsonl").string()},
                      dir, "send");
+  // The multiview shows both feeds' pictures (bright bars in each tile) while they record.
+  EXPECT_TRUE(test::eventually(
+      [&] {
+        const auto shot = x->capture(0);
+        for (const int left : {0, 640}) {
+          long bright = 0;
+          for (int y = 260; y < 460; y += 4) {
+            for (int px = left + 20; px < left + 620; px += 4) {
+              const auto c = shot.at(px, y);
+              bright += c.r + c.g + c.b > 300;
+            }
+          }
+          if (bright < 1000) return false;
+        }
+        return true;
+      },
+      20s))
+      << recv.err();
   ASSERT_EQ(send.wait(60s), 0) << send.err();
   ASSERT_EQ(recv.wait(60s), 0) << recv.err();
 

@@ -1,5 +1,6 @@
 // The receiving media path with real libavcodec: decoded pictures match a local decode of the
-// same bitstream; a slow sink never blocks the network side; hostile frames are counted.
+// same bitstream; a slow sink never blocks the network side nor costs a recording a frame;
+// hostile frames are counted.
 #include "pipeline/media_feed.hpp"
 #include "pipeline/media_sources.hpp"
 
@@ -49,7 +50,7 @@ TEST(MediaFeed, DecodedPicturesMatchALocalDecodeOfTheSameFrames) {
   std::mutex mutex;
   std::vector<std::uint64_t> received;
   MediaOutput output;
-  output.kind = MediaOutput::Kind::null;
+  output.targets = {{.kind = OutputTarget::Kind::null}};
   output.queue_frames = frames.size();
   output.on_picture = [&](const Frame&, const Picture& picture) {
     std::lock_guard lock(mutex);
@@ -75,7 +76,7 @@ TEST(MediaFeed, ASlowSinkNeverBlocksPushAndEveryDropIsCounted) {
   std::latch first_decoded(1);
   bool first = true;
   MediaOutput output;
-  output.kind = MediaOutput::Kind::null;
+  output.targets = {{.kind = OutputTarget::Kind::null}};
   output.queue_frames = 4;
   output.on_picture = [&](const Frame&, const Picture&) {
     if (std::exchange(first, false)) {
@@ -110,7 +111,7 @@ TEST(MediaFeed, ASlowSinkNeverBlocksPushAndEveryDropIsCounted) {
 TEST(MediaFeed, TruncatedAndGarbageFramesAreCountedDecodeErrors) {
   const auto frames = clip_frames("media-feed-hostile", 1);
   MediaOutput output;
-  output.kind = MediaOutput::Kind::null;
+  output.targets = {{.kind = OutputTarget::Kind::null}};
   output.queue_frames = 8;
   StreamCounters counters;
   MediaFeed feed(0, dnxhd_hello(), output, counters);
@@ -129,13 +130,143 @@ TEST(MediaFeed, TruncatedAndGarbageFramesAreCountedDecodeErrors) {
 }
 
 TEST(MediaOutputSpec, BadSpecsAreOneLineErrors) {
-  EXPECT_EQ(parse_output("null", 5, false).kind, MediaOutput::Kind::null);
-  EXPECT_EQ(parse_output("file:/tmp/f{stream}.mov", 5, false).file_pattern, "/tmp/f{stream}.mov");
-  EXPECT_THROW(parse_output("file:/tmp/f.mov", 5, false), SpecError);  // shared file
-  EXPECT_THROW(parse_output("file:/no/such/dir/f{stream}.mov", 1, false), SpecError);
-  EXPECT_THROW(parse_output("file:/tmp/f.avi", 1, false), SpecError);
-  EXPECT_THROW(parse_output("bogus", 1, false), SpecError);
-  EXPECT_THROW(parse_output("null", 1, true), SpecError);  // --fullscreen needs display
+  const auto null = parse_outputs({"null"}, 5, false);
+  ASSERT_EQ(null.targets.size(), 1u);
+  EXPECT_EQ(null.targets[0].kind, OutputTarget::Kind::null);
+  EXPECT_EQ(parse_outputs({"file:/tmp/f{stream}.mov"}, 5, false).targets.at(0).file_pattern,
+            "/tmp/f{stream}.mov");
+  EXPECT_FALSE(parse_outputs({}, 5, false).decodes());
+  EXPECT_THROW(parse_outputs({"file:/tmp/f.mov"}, 5, false), SpecError);  // shared file
+  EXPECT_THROW(parse_outputs({"file:/no/such/dir/f{stream}.mov"}, 1, false), SpecError);
+  EXPECT_THROW(parse_outputs({"file:/tmp/f.avi"}, 1, false), SpecError);
+  EXPECT_THROW(parse_outputs({"file:"}, 1, false), SpecError);
+  EXPECT_THROW(parse_outputs({"bogus"}, 1, false), SpecError);
+  EXPECT_THROW(parse_outputs({"", "null"}, 1, false), SpecError);
+  EXPECT_THROW(parse_outputs({"null"}, 1, true), SpecError);  // --fullscreen needs display
+}
+
+TEST(MediaOutputSpec, OutputsCombineAndEachIsNamedOnce) {
+  const auto two = parse_outputs({"file:/tmp/a{stream}.mov", "file:/tmp/b{stream}.mkv"}, 2, false);
+  ASSERT_EQ(two.targets.size(), 2u);
+  EXPECT_EQ(two.targets[1].file_pattern, "/tmp/b{stream}.mkv");
+  EXPECT_EQ(two.describe(), "file:/tmp/a{stream}.mov + file:/tmp/b{stream}.mkv");
+  try {
+    parse_outputs({"file:/tmp/a{stream}.mov", "file:/tmp/a{stream}.mov"}, 2, false);
+    ADD_FAILURE() << "the same output twice was accepted";
+  } catch (const SpecError& error) {
+    EXPECT_STREQ(error.what(), "--output 'file:/tmp/a{stream}.mov' is given twice");
+  }
+  try {
+    parse_outputs({"file:/tmp/a{stream}.mov", "null"}, 2, false);
+    ADD_FAILURE() << "null beside a recording was accepted";
+  } catch (const SpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot go with other outputs"), std::string::npos)
+        << error.what();
+  }
+}
+
+// Screens, the multiview and the program output: shapes checked here, the screens themselves
+// when the display layer starts (tests/display/).
+TEST(MediaOutputSpec, ScreenSpecsNeedADisplayAndAScreenPerFeed) {
+  for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) ::unsetenv(name);
+  const auto message = [](std::vector<std::string> specs, std::size_t streams,
+                          std::string layout = {}) {
+    try {
+      parse_outputs(specs, streams, false, layout);
+    } catch (const SpecError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message({"multiview"}, 2).find("no display"), std::string::npos);
+  ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  const auto both = parse_outputs({"screen:{stream}", "multiview:1", "program"}, 3, false, "3x1");
+  ASSERT_EQ(both.targets.size(), 3u);
+  EXPECT_TRUE(both.on_screens());
+  EXPECT_EQ(both.targets[0].screen_for(2), 2);
+  EXPECT_EQ(both.targets[1].screen_for(0), 1);
+  EXPECT_EQ(both.targets[2].kind, OutputTarget::Kind::program);
+  EXPECT_EQ(both.targets[2].screen_for(0), 0);
+  EXPECT_EQ(both.describe(), "screen:{stream} + multiview:1 + program:0");
+  EXPECT_EQ(parse_outputs({"screen:1"}, 1, false).targets[0].screen_for(0), 1);
+  EXPECT_NE(message({"screen:1"}, 2).find("2 feeds would share one screen"), std::string::npos);
+  for (const char* bad : {"screen:", "screen:x", "screen:-1", "screen:99", "screen:1{stream}x",
+                          "multiview:", "multiview:a", "program:1.5", "programme", "multiview2"}) {
+    const std::string what = message({bad}, 1);
+    EXPECT_NE(what.find("--output '" + std::string(bad) + "': expected"), std::string::npos)
+        << bad << ": " << what;
+  }
+  EXPECT_EQ(message({"multiview", "multiview:1"}, 2), "--output multiview: one per receiver");
+  EXPECT_EQ(message({"program:0", "program:1"}, 2), "--output program: one per receiver");
+  EXPECT_EQ(message({"null"}, 2, "2x2"), "--layout goes with --output multiview");
+  ::unsetenv("QT_QPA_PLATFORM");
+}
+
+// A recording's queue holds up to 60 frames and 128 MiB: compressed and SD feeds get 2 s,
+// uncompressed 1080 less, and no feed, however large its frames, fewer than 2.
+TEST(MediaOutputSpec, TheRecordingQueueIsBoundedInFramesAndBytes) {
+  const MediaOutput output;
+  const auto feed = [](std::uint16_t width, std::uint16_t height, std::uint64_t bps) {
+    return FeedDescriptor{Codec::v210, width, height, 30000, 1001, bps};
+  };
+  EXPECT_EQ(output.record_queue_for(feed(1920, 1080, 220'000'000)), 60u);  // DNxHD 220: 0.9 MB
+  EXPECT_EQ(output.record_queue_for(feed(720, 486, 224'000'000)), 60u);    // sdi270: 0.93 MB
+  // Uncompressed 1080 v210 at 1.2 Gbps: 5.0 MB a frame, 26 of them in 128 MiB.
+  const auto hd = output.record_queue_for(feed(1920, 1080, 1'193'000'000));
+  EXPECT_EQ(hd, 26u);
+  EXPECT_LE(static_cast<double>(hd) * 1'193'000'000 / 8 / 29.97, 128.0 * 1024 * 1024);
+  EXPECT_EQ(output.record_queue_for(feed(7680, 4320, 40'000'000'000)), 2u);
+  EXPECT_EQ(output.record_queue_for(feed(1920, 1080, 0)), 60u);  // rate unknown: frames only
+}
+
+// Recording and a display at once: the display's decoder hangs (a stalled window), yet the
+// recording takes every frame, byte for byte, and the network side never waits.
+TEST(MediaFeed, AStuckDecoderNeverCostsTheRecordingAFrame) {
+  const auto dir = test::scratch_dir("media-feed-record-beside-stuck-decoder");
+  const auto frames = clip_frames("media-feed-record-source", 3);
+  std::binary_semaphore release(0);
+  std::latch first_decoded(1);
+  bool first = true;
+  MediaOutput output;
+  output.targets = {
+      {.kind = OutputTarget::Kind::file, .file_pattern = (dir / "rec{stream}.mov").string()}};
+  output.queue_frames = 2;
+  output.record_queue_frames = 64;
+  output.on_picture = [&](const Frame&, const Picture&) {
+    if (std::exchange(first, false)) {
+      first_decoded.count_down();
+      release.acquire();  // the decode worker hangs until the test lets it go
+    }
+  };
+  StreamCounters counters;
+  constexpr int kFrames = 40;
+  std::vector<std::vector<std::byte>> sent;
+  {
+    MediaFeed feed(3, dnxhd_hello(), output, counters);
+    for (int i = 0; i < kFrames; ++i) {
+      auto frame = std::make_shared<Frame>(*frames[static_cast<std::size_t>(i % 3)]);
+      frame->seq = static_cast<std::uint64_t>(i);
+      sent.push_back(frame->data);
+      feed.push(std::move(frame));
+      if (i == 0) first_decoded.wait();  // from here on the decoder is stuck
+    }
+    // The decode queue (2 frames) overflowed while the decoder hung; the recording did not.
+    EXPECT_EQ(counters.dropped_before_decode.load(), static_cast<std::uint64_t>(kFrames - 1 - 2));
+    release.release();
+    feed.finish();
+  }
+  EXPECT_EQ(counters.frames_recorded.load(), static_cast<std::uint64_t>(kFrames));
+  EXPECT_EQ(counters.dropped_before_record.load(), 0u);
+  // The file holds every frame exactly as it came.
+  FileReader reader((dir / "rec3.mov").string(), test::dnxhd220_feed());
+  std::vector<std::byte> bytes;
+  for (int i = 0; i < kFrames; ++i) {
+    reader.read(bytes);
+    ASSERT_EQ(bytes, sent[static_cast<std::size_t>(i)]) << "frame " << i;
+  }
+  EXPECT_EQ(reader.loops(), 0u);
+  reader.read(bytes);  // one more read starts the clip over: nothing was recorded twice
+  EXPECT_EQ(reader.loops(), 1u);
 }
 
 }  // namespace

@@ -236,6 +236,51 @@ TEST_F(MetricsServerTest, UnknownPathsAndMethodsAreAnswered) {
   EXPECT_EQ(post.read_all().rfind("HTTP/1.1 405", 0), 0u);
 }
 
+// POST /program?feed=K reaches the program output's cut; anything else is refused with the
+// status that says why, and the cut never sees it.
+TEST_F(MetricsServerTest, ProgramCutsArePostsNamingAFeedAndNothingElseReachesTheCut) {
+  // Without a program output: 404.
+  RawConnection none(port_);
+  none.send("POST /program?feed=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(none.read_all().rfind("HTTP/1.1 404", 0), 0u);
+
+  std::vector<int> cuts;  // only touched on the io_context's thread, read after stop
+  MetricsServerOptions options;
+  options.listen = Endpoint{"127.0.0.1", 0};
+  options.request_timeout = 500ms;
+  options.cut_program = [&cuts](int feed) -> std::optional<std::string> {
+    if (feed > 2) return "no feed " + std::to_string(feed) + ": this receiver serves feeds 0 to 2";
+    cuts.push_back(feed);
+    return std::nullopt;
+  };
+  auto server = std::make_shared<MetricsServer>(feeds_->io(), options,
+                                                [] { return std::vector<LabeledSnapshot>{}; });
+  server->start();
+  const auto port = server->local_endpoint().port;
+  auto post = [port](const std::string& target, const std::string& method = "POST") {
+    RawConnection connection(port);
+    connection.send(method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    return connection.read_all();
+  };
+  const std::string ok = post("/program?feed=2");
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200", 0), 0u) << ok;
+  EXPECT_NE(ok.find("program: cut to feed 2"), std::string::npos) << ok;
+  EXPECT_EQ(post("/program?feed=0").rfind("HTTP/1.1 200", 0), 0u);
+  const std::string unknown = post("/program?feed=7");
+  EXPECT_EQ(unknown.rfind("HTTP/1.1 409", 0), 0u) << unknown;
+  EXPECT_NE(unknown.find("no feed 7: this receiver serves feeds 0 to 2"), std::string::npos);
+  for (const char* bad : {"/program", "/program?", "/program?feed=", "/program?feed=abc",
+                          "/program?feed=-1", "/program?feed=1x", "/program?feed=99999999999",
+                          "/program?feed=70000", "/program?stream=1", "/program?feed=1&x=2"}) {
+    EXPECT_EQ(post(bad).rfind("HTTP/1.1 400", 0), 0u) << bad;
+  }
+  const std::string get = post("/program?feed=1", "GET");
+  EXPECT_EQ(get.rfind("HTTP/1.1 405", 0), 0u) << get;
+  EXPECT_NE(get.find("Allow: POST"), std::string::npos) << get;
+  server->stop();
+  EXPECT_EQ(cuts, (std::vector<int>{2, 0}));
+}
+
 TEST_F(MetricsServerTest, HostileClientsAreClosedWithoutDisturbingTheServer) {
   // Garbage instead of a request line.
   RawConnection garbage(port_);

@@ -1,0 +1,50 @@
+#include "display/program.hpp"
+
+#include <fmt/format.h>
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+
+namespace hdstream {
+
+class Program::FeedSink : public PictureSink {
+ public:
+  FeedSink(Program& program, std::uint16_t stream) : program_(program), stream_(stream) {}
+  void show(const Picture& picture, const PictureFlags& flags) override {
+    program_.offer(stream_, picture, flags);
+  }
+
+ private:
+  Program& program_;
+  std::uint16_t stream_;
+};
+
+Program::Program(std::size_t streams) : streams_(streams), view_(std::make_shared<FeedView>(0)) {}
+
+std::optional<std::string> Program::cut(int feed) {
+  if (feed < 0 || static_cast<std::size_t>(feed) >= streams_) {
+    return fmt::format("no feed {}: this receiver serves feeds 0 to {}", feed, streams_ - 1);
+  }
+  cut_requested_ns_.store(steady_clock_ns(), std::memory_order_relaxed);
+  on_air_.store(feed, std::memory_order_relaxed);
+  logger("display")->info("program: cut to feed {}", feed);
+  return std::nullopt;
+}
+
+std::shared_ptr<PictureSink> Program::sink_for(std::uint16_t stream) {
+  // The program lives as long as the wall that made it, and the wall outlives the decoders'
+  // use of their sinks (VideoWall's contract).
+  return std::make_shared<FeedSink>(*this, stream);
+}
+
+void Program::offer(std::uint16_t stream, const Picture& picture, const PictureFlags& flags) {
+  if (on_air_.load(std::memory_order_relaxed) != stream) return;
+  view_->show(picture, flags);
+  if (on_air_.load(std::memory_order_relaxed) != stream) return;  // cut away meanwhile
+  if (const std::int64_t requested = cut_requested_ns_.exchange(0); requested != 0) {
+    logger("display")->info("program: feed {} on air {:.1f} ms after the cut", stream,
+                            static_cast<double>(steady_clock_ns() - requested) / 1e6);
+  }
+}
+
+}  // namespace hdstream

@@ -1,0 +1,61 @@
+#include "media/picture_watch.hpp"
+
+#include "media/plane_hash.hpp"
+
+namespace hdstream {
+namespace {
+
+constexpr int kSampleStep = 8;
+
+// The luma sample at (x, y) on the 8-bit scale.
+int luma8(const Picture& picture, int x, int y) {
+  const std::uint8_t* row =
+      picture.data[0] + static_cast<std::ptrdiff_t>(y) * picture.stride_bytes[0];
+  switch (picture.layout) {
+    case PixelLayout::yuv422p8:
+      return row[x];
+    case PixelLayout::yuv422p10:
+      return (row[2 * x] | (row[2 * x + 1] << 8)) >> 2;
+    case PixelLayout::uyvy422:
+      return row[2 * x + 1];  // U Y0 V Y1: every other byte is luma
+    case PixelLayout::invalid:
+      break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool looks_black(const Picture& picture) {
+  if (picture.layout == PixelLayout::invalid || picture.width <= 0 || picture.height <= 0) {
+    return false;
+  }
+  constexpr int kBlackCeiling = 16 + 22;  // video black plus 10% of the 219-step luma range
+  long samples = 0, dark = 0;
+  for (int y = 0; y < picture.height; y += kSampleStep) {
+    for (int x = 0; x < picture.width; x += kSampleStep) {
+      ++samples;
+      if (luma8(picture, x, y) <= kBlackCeiling) ++dark;
+    }
+  }
+  return dark * 100 >= samples * 98;
+}
+
+PictureFlags PictureWatch::observe(const Picture& picture, std::int64_t now_ns) {
+  PictureFlags flags;
+  const std::uint64_t hash = picture_hash(picture);
+  if (!last_hash_ || *last_hash_ != hash) {
+    last_hash_ = hash;
+    same_since_ns_ = now_ns;
+  }
+  flags.frozen = now_ns - same_since_ns_ >= options_.frozen_after.count();
+  if (looks_black(picture)) {
+    if (!black_since_ns_) black_since_ns_ = now_ns;
+    flags.black = now_ns - *black_since_ns_ >= options_.black_after.count();
+  } else {
+    black_since_ns_.reset();
+  }
+  return flags;
+}
+
+}  // namespace hdstream

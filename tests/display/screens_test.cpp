@@ -1,0 +1,400 @@
+// The receiver's pictures on real screens: Xvfb with separate X screens, the real hdstream
+// binary receiving feeds of distinct solid colours from a real sender over loopback, and
+// screenshots (XGetImage) checked pixel by pixel. Expected geometry is worked out here from the
+// screen and picture sizes, not taken from the code under test.
+//   ctest --test-dir build -R 'ScreenOutput|Multiview'
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/eventually.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/x_server.hpp"
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using test::Rgb;
+
+// sdi270 is 720x486 (v210): cheap to carry and decode on a 2-core machine.
+constexpr int kPictureWidth = 720;
+constexpr int kPictureHeight = 486;
+constexpr Rgb kRed{255, 0, 0};
+constexpr Rgb kBlue{0, 0, 255};
+constexpr Rgb kBlack{0, 0, 0};
+constexpr Rgb kGreenBorder{0x2e, 0xcc, 0x71};  // the panel's "good"
+constexpr Rgb kAmber{0xf1, 0xc4, 0x0f};        // the panel's "warn": FROZEN / BLACK alarms
+constexpr Rgb kSlate{0x20, 0x20, 0x20};        // NO SIGNAL
+
+std::vector<std::string> sender(const std::string& address, std::vector<std::string> sources,
+                                const std::string& duration) {
+  std::vector<std::string> args{
+      HDSTREAM_BINARY, "send",   "--dest",     address, "--streams", std::to_string(sources.size()),
+      "--format",      "sdi270", "--duration", duration};
+  for (auto& source : sources) args.insert(args.end(), {"--source", source});
+  return args;
+}
+
+// The last media line of `stream` in a JSON stats file still being written.
+std::optional<json> last_media(const std::filesystem::path& path, int stream) {
+  std::ifstream in(path);
+  std::optional<json> found;
+  for (std::string line; std::getline(in, line);) {
+    auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.value("type", "") == "media" && j.value("stream", -1) == stream) {
+      found = j;
+    }
+  }
+  return found;
+}
+
+// Pixels of `shot` within `area` near `colour`.
+long count_near(const test::Screenshot& shot, int x0, int y0, int width, int height, Rgb colour,
+                int tolerance = 40) {
+  long n = 0;
+  for (int y = y0; y < y0 + height; ++y) {
+    for (int x = x0; x < x0 + width; ++x) n += test::near(shot.at(x, y), colour, tolerance);
+  }
+  return n;
+}
+
+// A feed shown on a monitor at (left, top) of `shot`: the picture fills the monitor edge to edge
+// along the picture's long side, with black bars exactly where the shapes differ (3 pixels of
+// slack for the scaler's filter at an edge), and nothing else on it (no frame, label, window).
+void expect_fills_monitor(const test::Screenshot& shot, int left, int top, int width, int height,
+                          Rgb colour) {
+  SCOPED_TRACE("monitor at " + std::to_string(left) + "," + std::to_string(top));
+  const double wide = static_cast<double>(width) / height;
+  const double picture = static_cast<double>(kPictureWidth) / kPictureHeight;
+  if (wide >= picture) {  // pillarboxed: full height
+    const int shown = static_cast<int>(std::lround(height * picture));
+    const int x0 = left + (width - shown) / 2;
+    for (int y : {top + 1, top + height / 2, top + height - 2}) {
+      EXPECT_TRUE(test::near(shot.at(x0 + 3, y), colour)) << y;
+      EXPECT_TRUE(test::near(shot.at(x0 + shown - 4, y), colour)) << y;
+      EXPECT_TRUE(test::near(shot.at(x0 - 4, y), kBlack, 4)) << y;
+      EXPECT_TRUE(test::near(shot.at(x0 + shown + 3, y), kBlack, 4)) << y;
+      EXPECT_TRUE(test::near(shot.at(left, y), kBlack, 4)) << y;
+    }
+    EXPECT_EQ(count_near(shot, x0 + 3, top, shown - 6, height, colour),
+              static_cast<long>(shown - 6) * height);
+  } else {  // letterboxed: full width
+    const int shown = static_cast<int>(std::lround(width / picture));
+    const int y0 = top + (height - shown) / 2;
+    for (int x : {left + 1, left + width / 2, left + width - 2}) {
+      EXPECT_TRUE(test::near(shot.at(x, y0 + 3), colour)) << x;
+      EXPECT_TRUE(test::near(shot.at(x, y0 + shown - 4), colour)) << x;
+      EXPECT_TRUE(test::near(shot.at(x, y0 - 4), kBlack, 4)) << x;
+      EXPECT_TRUE(test::near(shot.at(x, y0 + shown + 3), kBlack, 4)) << x;
+      EXPECT_TRUE(test::near(shot.at(x, top), kBlack, 4)) << x;
+    }
+    EXPECT_EQ(count_near(shot, left, y0 + 3, width, shown - 6, colour),
+              static_cast<long>(width) * (shown - 6));
+  }
+}
+
+// Feed 0 red and feed 1 blue, each on its own screen (`--output screen:{stream}`), until
+// `shown` says both are up; then both ends are stopped.
+void show_two_feeds(const test::XServer& x, const std::filesystem::path& dir,
+                    const std::function<bool()>& shown) {
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--output",
+                      "screen:{stream}", "--duration", "40s"},
+                     dir, "recv", {x.environment()});
+  test::Process send(
+      sender(address, {"videotestsrc pattern=red", "videotestsrc pattern=blue"}, "30s"), dir,
+      "send");
+  EXPECT_TRUE(test::eventually(shown, 30s)) << recv.err();
+  send.signal(SIGINT);
+  recv.signal(SIGINT);
+  EXPECT_TRUE(send.wait(30s));
+  EXPECT_TRUE(recv.wait(30s)) << recv.err();
+}
+
+TEST(ScreenOutput, EachFeedFillsItsOwnXScreenEdgeToEdgeWithItsAspectKept) {
+  const auto dir = test::scratch_dir("screen-output");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  auto x = test::XServer::xvfb({"1280x720", "1024x768"}, dir);  // :N.0 and :N.1
+  test::Screenshot screen0, screen1;
+  show_two_feeds(*x, dir, [&] {
+    screen0 = x->capture(0);
+    screen1 = x->capture(1);
+    return test::near(screen0.at(640, 360), kRed) && test::near(screen1.at(512, 384), kBlue);
+  });
+  ASSERT_EQ(screen0.width, 1280);
+  ASSERT_EQ(screen1.height, 768);
+  expect_fills_monitor(screen0, 0, 0, 1280, 720, kRed);   // wider than 720:486: pillarboxed
+  expect_fills_monitor(screen1, 0, 0, 1024, 768, kBlue);  // taller: letterboxed
+}
+
+TEST(ScreenOutput, EachFeedFillsItsOwnMonitorOfOneXScreen) {
+  const auto dir = test::scratch_dir("screen-monitors");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  // Two RandR monitors side by side on one X screen: DUMMY0 at 0,0 and DUMMY1 at 1280,0.
+  auto x = test::XServer::xorg_dummy({"1280x720", "1024x768"}, dir);
+  if (!x) GTEST_SKIP() << "Xorg's dummy driver or xrandr missing (scripts/install-deps.sh)";
+  test::Screenshot root;
+  show_two_feeds(*x, dir, [&] {
+    root = x->capture(0);
+    return test::near(root.at(640, 360), kRed) && test::near(root.at(1280 + 512, 384), kBlue);
+  });
+  ASSERT_EQ(root.width, 2304);
+  expect_fills_monitor(root, 0, 0, 1280, 720, kRed);
+  expect_fills_monitor(root, 1280, 0, 1024, 768, kBlue);
+}
+
+TEST(ScreenOutput, AnUnknownScreenIsAOneLineUsageErrorListingTheScreens) {
+  const auto dir = test::scratch_dir("screen-unknown");
+  auto x = test::XServer::xvfb({"800x600", "640x480"}, dir);
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:0", "--streams", "1",
+                      "--output", "screen:2"},
+                     dir, "recv", {x->environment()});
+  EXPECT_EQ(recv.wait(30s), 2);
+  const std::string err = recv.err();
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("no screen 2 here; screens: 0 "), std::string::npos) << err;
+  EXPECT_NE(err.find("800x600+0+0, 1 "), std::string::npos) << err;
+  EXPECT_NE(err.find("640x480"), std::string::npos) << err;
+
+  test::Process layout({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:0", "--streams", "5",
+                        "--output", "multiview", "--layout", "2x2"},
+                       dir, "layout", {x->environment()});
+  EXPECT_EQ(layout.wait(30s), 2);
+  EXPECT_NE(layout.err().find("--layout 2x2: 4 tiles for 5 feeds"), std::string::npos)
+      << layout.err();
+  test::Process bad({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:0", "--output", "multiview",
+                     "--layout", "9x"},
+                    dir, "bad-layout", {x->environment()});
+  EXPECT_EQ(bad.wait(30s), 2);
+  EXPECT_NE(bad.err().find("--layout '9x': expected COLUMNSxROWS"), std::string::npos) << bad.err();
+}
+
+// `--output display`: a window per feed, side by side over the first screen, none hiding
+// another (the first wave stacked them at one corner).
+TEST(DisplayOutput, EveryFeedHasItsOwnWindowAndNoneHidesAnother) {
+  const auto dir = test::scratch_dir("display-output");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  auto x = test::XServer::xvfb({"1280x720"}, dir);
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "3", "--output",
+                      "display", "--duration", "40s"},
+                     dir, "recv", {x->environment()});
+  test::Process send(sender(address,
+                            {"videotestsrc pattern=red", "videotestsrc pattern=blue",
+                             "videotestsrc pattern=green"},
+                            "30s"),
+                     dir, "send");
+  // Three feeds on 1280x720: a 2x2 grid of 640x360 windows (no window manager under Xvfb, so
+  // each sits where it was placed).
+  const Rgb colours[] = {kRed, kBlue, Rgb{0, 255, 0}};
+  const int centres[][2] = {{320, 180}, {960, 180}, {320, 540}};
+  test::Screenshot shot;
+  EXPECT_TRUE(test::eventually(
+      [&] {
+        shot = x->capture(0);
+        for (int i = 0; i < 3; ++i) {
+          if (!test::near(shot.at(centres[i][0], centres[i][1]), colours[i])) return false;
+        }
+        return true;
+      },
+      30s))
+      << test::to_string(shot.at(320, 180)) << " " << test::to_string(shot.at(960, 180)) << " "
+      << test::to_string(shot.at(320, 540)) << "\n"
+      << recv.err();
+  // Each picture fills its window's width (640x360 is wider than 720:486: pillarboxed to 533).
+  for (int i = 0; i < 3; ++i) {
+    const int left = (i % 2) * 640, top = (i / 2) * 360;
+    expect_fills_monitor(shot, left, top, 640, 360, colours[i]);
+  }
+  send.signal(SIGINT);
+  recv.signal(SIGINT);
+  EXPECT_TRUE(send.wait(30s));
+  EXPECT_TRUE(recv.wait(30s)) << recv.err();
+}
+
+// POST to the receiver's telemetry port (a remote operator's cut); the status line's code.
+int post(int port, const std::string& target) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  const std::string request =
+      "POST " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  char reply[64] = {};
+  const auto n = ::recv(fd, reply, sizeof reply - 1, MSG_WAITALL);
+  ::close(fd);
+  return n > 12 ? std::atoi(reply + 9) : -1;  // "HTTP/1.1 200"
+}
+
+TEST(ProgramOutput, ACutShowsTheNewFeedWithinTwoFramePeriodsAndNeverBlack) {
+  const auto dir = test::scratch_dir("program-output");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  auto x = test::XServer::xvfb({"1280x720", "1024x768"}, dir);
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  const int metrics = test::free_port();
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "3", "--output",
+                      "multiview", "--output", "program:1", "--metrics-listen",
+                      "127.0.0.1:" + std::to_string(metrics), "--duration", "60s"},
+                     dir, "recv", {x->environment()});
+  test::Process send(sender(address,
+                            {"videotestsrc pattern=red", "videotestsrc pattern=blue",
+                             "videotestsrc pattern=green"},
+                            "60s"),
+                     dir, "send");
+  constexpr Rgb kGreen{0, 255, 0};
+  // Feed 0 is on air first; the projector's centre is red.
+  ASSERT_TRUE(test::eventually([&] { return test::near(x->pixel(1, 512, 384), kRed); }, 30s))
+      << recv.err();
+  EXPECT_EQ(post(metrics, "/program?feed=7"), 409);  // no such feed: nothing changes
+  EXPECT_EQ(post(metrics, "/program?feed=two"), 400);
+
+  // Cuts: 0 -> 1 -> 2 -> 0. Each shows the new feed within two frame periods (67 ms) of the
+  // request, and every capture in between is the old or the new picture, never black.
+  const Rgb colours[] = {kRed, kBlue, kGreen};
+  std::vector<double> cut_ms;
+  for (const int feed : {1, 2, 0}) {
+    const Rgb before = colours[(feed + 2) % 3];
+    const auto requested = std::chrono::steady_clock::now();
+    ASSERT_EQ(post(metrics, "/program?feed=" + std::to_string(feed)), 200);
+    Rgb seen = x->pixel(1, 512, 384);
+    while (!test::near(seen, colours[feed]) && std::chrono::steady_clock::now() - requested < 2s) {
+      ASSERT_TRUE(test::near(seen, before))
+          << "between the cut's pictures: " << test::to_string(seen);
+      seen = x->pixel(1, 512, 384);
+    }
+    cut_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - requested)
+            .count());
+    EXPECT_TRUE(test::near(seen, colours[feed])) << test::to_string(seen);
+  }
+  for (const double ms : cut_ms) EXPECT_LT(ms, 2 * 1001.0 / 30.0) << ms;
+  std::printf("program cuts (request to new picture on the projector): %.1f, %.1f, %.1f ms\n",
+              cut_ms[0], cut_ms[1], cut_ms[2]);
+  // The multiview's tally follows the program: the PGM box on feed 0's tile (2x2 on 1280x720).
+  const auto shot = x->capture(0);
+  EXPECT_GT(count_near(shot, 7, 7, 40, 20, Rgb{0xe7, 0x4c, 0x3c}, 30), 200);  // kBad red
+  EXPECT_EQ(count_near(shot, 645, 7, 40, 20, Rgb{0xe7, 0x4c, 0x3c}, 30), 0);
+  send.signal(SIGINT);
+  recv.signal(SIGINT);
+  EXPECT_TRUE(send.wait(30s));
+  EXPECT_TRUE(recv.wait(30s)) << recv.err();
+  EXPECT_NE(recv.err().find("program: feed 0 on air"), std::string::npos) << recv.err();
+}
+
+TEST(Multiview, EveryFeedInItsTileLabelledWithHealthAlarmsAndNoSignalWithinASecond) {
+  const auto dir = test::scratch_dir("multiview");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  auto x = test::XServer::xvfb({"1280x720"}, dir);
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  const auto stats = dir / "r.jsonl";
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "3", "--output",
+                      "multiview", "--duration", "60s", "--stats", "json", "--stats-file",
+                      stats.string(), "--interval", "250ms"},
+                     dir, "recv", {x->environment()});
+  // A solid red (frozen), moving bars, and black (frozen and black).
+  test::Process send(
+      sender(address,
+             {"videotestsrc pattern=red", "videotestsrc pattern=smpte horizontal-speed=8",
+              "videotestsrc pattern=black"},
+             "60s"),
+      dir, "send");
+
+  // Three feeds: a 2x2 grid of 634x354 cells, 4 pixels apart, the first three used.
+  struct Cell {
+    int x, y;
+  };
+  const Cell cells[] = {{4, 4}, {642, 4}, {4, 362}};
+  constexpr int kCellWidth = 634, kCellHeight = 354;
+  auto centre = [&](const test::Screenshot& shot, int i) {
+    return shot.at(cells[i].x + kCellWidth / 2, cells[i].y + kCellHeight / 2 - 20);
+  };
+  // The label bar: the bottom 30 rows of the cell, inside its border.
+  auto label_count = [&](const test::Screenshot& shot, int i, Rgb colour) {
+    return count_near(shot, cells[i].x + 4, cells[i].y + kCellHeight - 32, kCellWidth - 8, 28,
+                      colour, 60);
+  };
+  test::Screenshot shot;
+  // Health judged (green borders) and the 2 s freeze alarm raised.
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        shot = x->capture(0);
+        return test::near(centre(shot, 0), kRed) && test::near(centre(shot, 2), kBlack, 8) &&
+               test::near(shot.at(cells[1].x + 1, cells[1].y + 1), kGreenBorder, 8) &&
+               label_count(shot, 0, kAmber) > 20 && label_count(shot, 2, kAmber) > 20;
+      },
+      30s))
+      << "tile centres " << test::to_string(centre(shot, 0)) << " "
+      << test::to_string(centre(shot, 2)) << ", border "
+      << test::to_string(shot.at(cells[1].x + 1, cells[1].y + 1)) << "\n"
+      << recv.err();
+  // The moving bars: a picture, not black, not the slate, and no alarm.
+  const Rgb bars = centre(shot, 1);
+  EXPECT_FALSE(test::near(bars, kBlack, 30)) << test::to_string(bars);
+  EXPECT_FALSE(test::near(bars, kSlate, 8)) << test::to_string(bars);
+  EXPECT_EQ(label_count(shot, 1, kAmber), 0);
+  // Every tile is labelled (white text in its bar).
+  for (int i = 0; i < 3; ++i) EXPECT_GT(label_count(shot, i, Rgb{255, 255, 255}), 30) << i;
+  // The same alarms in the stats (the screenshot may be a quarter of a second ahead of them).
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        const json red = last_media(stats, 0).value_or(json::object());
+        const json black = last_media(stats, 2).value_or(json::object());
+        return red.value("frozen", false) && black.value("frozen", false) &&
+               black.value("black", false);
+      },
+      5s));
+  const json red = *last_media(stats, 0), moving = *last_media(stats, 1),
+             black = *last_media(stats, 2);
+  EXPECT_FALSE(red["black"].get<bool>()) << red;
+  EXPECT_FALSE(moving["frozen"].get<bool>()) << moving;
+  EXPECT_FALSE(moving["black"].get<bool>()) << moving;
+
+  // The feeds stop dead (the sender killed): every tile shows NO SIGNAL within a second.
+  send.signal(SIGKILL);
+  const auto killed = std::chrono::steady_clock::now();
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        shot = x->capture(0);
+        for (int i = 0; i < 3; ++i) {
+          if (!test::near(centre(shot, i), kSlate, 8)) return false;
+        }
+        return true;
+      },
+      5s))
+      << test::to_string(centre(shot, 0));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  EXPECT_LT(seconds, 1.0);
+  // The slate's text is there (white pixels around the centre).
+  EXPECT_GT(count_near(shot, cells[0].x + 100, cells[0].y + 100, kCellWidth - 200, 120,
+                       Rgb{255, 255, 255}, 30),
+            200);
+  std::printf("NO SIGNAL on every tile %.2f s after the feeds stopped\n", seconds);
+  recv.signal(SIGINT);
+  EXPECT_TRUE(recv.wait(30s)) << recv.err();
+}
+
+}  // namespace
+}  // namespace hdstream
