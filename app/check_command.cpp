@@ -132,7 +132,7 @@ int run_check(const CheckOptions& options) {
     std::cout << out.dump() << std::endl;
   } else {
     fmt::print(std::cout, "check {} ({} feeds of {}):\n", plan.destination.name,
-               plan.options.streams, format_rate(static_cast<double>(plan.options.rate_bps)));
+               plan.options.streams, format_rate(static_cast<double>(plan.rate_per_feed_bps())));
     for (const auto& item : items) {
       fmt::print(std::cout, "  {} {:<44} {}\n", item.ok ? "ok  " : "FAIL", item.name, item.detail);
       if (!item.fix.empty()) fmt::print(std::cout, "       fix: {}\n", item.fix);

@@ -63,7 +63,7 @@ std::optional<double> timed_srt_connect(const SendPlan& plan, const Endpoint& en
                                         std::string& error) {
   ensure_srt_started();
   SrtPlan srt =
-      srt_plan(plan.options.rate_bps, srt_settings(plan.options), plan.options.expected_rtt);
+      srt_plan(plan.rate_per_feed_bps(), srt_settings(plan.options), plan.options.expected_rtt);
   srt.probe = true;
   try {
     SrtSocket socket = SrtSocket::caller(srt);
@@ -157,7 +157,7 @@ std::vector<CheckItem> link_checks(const SendPlan& plan, const std::vector<Endpo
       o.expected_rtt, std::chrono::nanoseconds(static_cast<std::int64_t>(worst_rtt_ms * 1e6)));
   for (auto direction : {BufferDirection::send, BufferDirection::receive}) {
     const auto limits = read_kernel_limits(direction);
-    const auto plan_bytes = plan_buffer(o.rate_bps, rtt, limits);
+    const auto plan_bytes = plan_buffer(plan.rate_per_feed_bps(), rtt, limits);
     const bool root = ::geteuid() == 0;
     const bool ok = plan_bytes.autotune || limits.core_max_bytes >= plan_bytes.need_bytes ||
                     (direction == BufferDirection::send && root);
@@ -167,7 +167,7 @@ std::vector<CheckItem> link_checks(const SendPlan& plan, const std::vector<Endpo
         .name = name,
         .ok = ok,
         .detail = fmt::format("need {} bytes for {} x {}; tcp max {}, core max {}{}",
-                              plan_bytes.need_bytes, format_rate(static_cast<double>(o.rate_bps)),
+                              plan_bytes.need_bytes, format_rate(static_cast<double>(plan.rate_per_feed_bps())),
                               format_duration(rtt), limits.tcp_max_bytes, limits.core_max_bytes,
                               plan_bytes.autotune ? " (autotuning reaches it)"
                               : root && direction == BufferDirection::send ? " (root: forced)"

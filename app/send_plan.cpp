@@ -75,7 +75,7 @@ std::vector<std::pair<std::string, std::string>> describe(const SendPlan& plan) 
       {"first feed address", plan.endpoints.empty() ? "" : plan.endpoints.front().to_string()},
       {"feeds", std::to_string(o.streams)},
       {"format", plan.format.name},
-      {"rate per feed", format_rate(static_cast<double>(o.rate_bps))},
+      {"rate per feed", format_rate(static_cast<double>(plan.rate_per_feed_bps()))},
       {"planned aggregate", format_rate(plan.planned_mbps() * 1e6)},
       {"transport", std::string(to_string(o.transport))},
       {"congestion control", o.congestion_control},

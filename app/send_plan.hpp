@@ -16,8 +16,12 @@ struct SendPlan {
   FormatPreset format;
   std::vector<Endpoint> endpoints;  // one per feed
 
+  // --rate sizes synthetic frames; a media format runs at its own rate.
+  std::uint64_t rate_per_feed_bps() const {
+    return format.feed.codec == Codec::synthetic ? options.rate_bps : format.feed.bit_rate_bps;
+  }
   double planned_mbps() const {
-    return static_cast<double>(options.rate_bps) * options.streams / 1e6;
+    return static_cast<double>(rate_per_feed_bps()) * static_cast<double>(options.streams) / 1e6;
   }
 };
 

@@ -31,12 +31,19 @@ TEST(Presets, SendToPortlandWorksExactlyAsWritten) {
                       "--streams", "5", "--stats", "json", "--interval", "100ms"},
                      dir, "recv");
   test::Process send({HDSTREAM_BINARY, "--streams", "5", "--dest", "portland"}, dir, "send",
-                     {"XDG_CONFIG_HOME=" + config_home.string()});
-  // The preset's five feeds of 270 Mbps arrive; then the operator ends the show with Ctrl-C.
-  ASSERT_TRUE(test::eventually([&] {
-    auto aggregate = test::find_line(recv.out(), "aggregate");
-    return aggregate && (*aggregate)["mbps"].get<double>() > 1000.0;
-  })) << send.err();
+                     {"XDG_CONFIG_HOME=" + config_home.string(),
+                      std::string("HDSTREAM_MEDIA_CACHE=") + HDSTREAM_MEDIA_CACHE});
+  // The preset's five studio feeds (DNxHD 220, pictures a projector can show) arrive; then the
+  // operator ends the show with Ctrl-C. The first run makes the five labelled clips.
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        auto aggregate = test::find_line(recv.out(), "aggregate");
+        return aggregate && (*aggregate)["mbps"].get<double>() > 1000.0;
+      },
+      60s))
+      << send.err();
+  EXPECT_NE(recv.err().find("accepted (dnxhd 1920x1080 @ 29.97 fps, 220 Mbps)"), std::string::npos)
+      << recv.err();
   send.signal(SIGINT);
   EXPECT_EQ(send.wait(20s), 130) << send.err();
   EXPECT_EQ(recv.wait(20s), 0) << recv.err();

@@ -16,6 +16,7 @@ TEST(PresetStore, ShippedPresetsCarryTheSeedsFigures) {
   EXPECT_EQ(portland.hosts.size(), 5u);
   EXPECT_EQ(portland.streams, 5u);
   EXPECT_EQ(portland.rate_bps, 270'000'000u);
+  EXPECT_EQ(portland.format, "dnxhd220");  // the show carries pictures, not synthetic frames
   EXPECT_EQ(portland.distance_km, 300.0);
   EXPECT_EQ(portland.endpoint_for(3).host, "portland-4.sc99.hdstream.example");
   const auto arlington = resolve_destination(store, "arlington");
