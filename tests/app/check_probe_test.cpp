@@ -43,17 +43,21 @@ TEST_P(CapacityProbe, MeasuresThePathBesideRunningFeedsWhichLoseNothingAndNeverS
   const std::string transport = GetParam();
   auto dir = test::scratch_dir("check-probe-" + transport);
   const std::string address = "127.0.0.1:" + std::to_string(free_port_range(kStreamsServed));
+  // --latency 1s everywhere: this test is about the probe's isolation, not latency, and SRT
+  // drops packets it cannot play within its latency; under ThreadSanitizer on a loaded 2-core
+  // machine a process stalls beyond 120 ms (seen: 4 probe frames lost to "too late to play").
   test::Process recv(
       {HDSTREAM_BINARY, "recv", "--listen", address, "--streams", std::to_string(kStreamsServed),
-       "--transport", transport, "--stats", "json", "--interval", "200ms"},
+       "--transport", transport, "--latency", "1s", "--stats", "json", "--interval", "200ms"},
       dir, "recv");
   ASSERT_TRUE(test::eventually([&] {
     return recv.err().find("listening on") != std::string::npos;
   })) << recv.err();
-  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams",
-                      std::to_string(kFeeds), "--transport", transport, "--rate", "50M",
-                      "--duration", "14s", "--stats", "json", "--interval", "200ms"},
-                     dir, "send");
+  test::Process send(
+      {HDSTREAM_BINARY, "send", "--dest", address, "--streams", std::to_string(kFeeds),
+       "--transport", transport, "--rate", "50M", "--latency", "1s", "--duration", "14s", "--stats",
+       "json", "--interval", "200ms"},
+      dir, "send");
   for (int stream = 0; stream < kFeeds; ++stream) {
     ASSERT_TRUE(test::frames_grow([&] { return recv.out(); }, stream, 10)) << recv.err();
   }
@@ -68,7 +72,7 @@ TEST_P(CapacityProbe, MeasuresThePathBesideRunningFeedsWhichLoseNothingAndNeverS
   const auto check_started = std::chrono::steady_clock::now();
   test::Process check({HDSTREAM_BINARY, "check", "--dest", address, "--streams",
                        std::to_string(kStreamsServed), "--transport", transport, "--rate", "40M",
-                       "--rtt", "20ms", "--duration", "2s", "--stats", "json"},
+                       "--rtt", "20ms", "--latency", "1s", "--duration", "2s", "--stats", "json"},
                       dir, "check");
   ASSERT_EQ(check.wait(60s), 0) << check.out() << check.err() << recv.err();
   const double check_s =
