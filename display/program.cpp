@@ -9,13 +9,14 @@ namespace hdstream {
 
 class Program::FeedSink : public PictureSink {
  public:
-  FeedSink(Program& program, std::uint16_t stream) : program_(program), stream_(stream) {}
+  FeedSink(std::shared_ptr<Program> program, std::uint16_t stream)
+      : program_(std::move(program)), stream_(stream) {}
   void show(const Picture& picture, const PictureFlags& flags) override {
-    program_.offer(stream_, picture, flags);
+    program_->offer(stream_, picture, flags);
   }
 
  private:
-  Program& program_;
+  std::shared_ptr<Program> program_;
   std::uint16_t stream_;
 };
 
@@ -31,16 +32,16 @@ std::optional<std::string> Program::cut(int feed) {
   return std::nullopt;
 }
 
-std::shared_ptr<PictureSink> Program::sink_for(std::uint16_t stream) {
-  // The program lives as long as the wall that made it, and the wall outlives the decoders'
-  // use of their sinks (VideoWall's contract).
-  return std::make_shared<FeedSink>(*this, stream);
+std::shared_ptr<PictureSink> Program::sink_for(std::shared_ptr<Program> program,
+                                               std::uint16_t stream) {
+  return std::make_shared<FeedSink>(std::move(program), stream);
 }
 
 void Program::offer(std::uint16_t stream, const Picture& picture, const PictureFlags& flags) {
   if (on_air_.load(std::memory_order_relaxed) != stream) return;
-  view_->show(picture, flags);
+  std::lock_guard offering(offering_);
   if (on_air_.load(std::memory_order_relaxed) != stream) return;  // cut away meanwhile
+  view_->show(picture, flags);
   if (const std::int64_t requested = cut_requested_ns_.exchange(0); requested != 0) {
     logger("display")->info("program: feed {} on air {:.1f} ms after the cut", stream,
                             static_cast<double>(steady_clock_ns() - requested) / 1e6);

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -29,14 +30,19 @@ class Program {
   int on_air() const { return on_air_.load(std::memory_order_relaxed); }
   // What the program window shows.
   const std::shared_ptr<FeedView>& view() const { return view_; }
-  // Feed `stream`'s sink: its pictures go to view() while it is on air.
-  std::shared_ptr<PictureSink> sink_for(std::uint16_t stream);
+  // Feed `stream`'s sink: its pictures go to view() while it is on air. The sink shares the
+  // program, so a decoder that outlives the windows never calls into a freed one.
+  static std::shared_ptr<PictureSink> sink_for(std::shared_ptr<Program> program,
+                                               std::uint16_t stream);
 
  private:
   class FeedSink;
   void offer(std::uint16_t stream, const Picture& picture, const PictureFlags& flags);
 
   std::size_t streams_;
+  // Held while a picture goes on air: at a cut, the old feed's picture in flight lands before
+  // the new feed's first, never after it.
+  std::mutex offering_;
   std::atomic<int> on_air_{0};
   std::atomic<std::int64_t> cut_requested_ns_{0};  // 0: no cut waiting for its first picture
   std::shared_ptr<FeedView> view_;

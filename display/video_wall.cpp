@@ -18,9 +18,9 @@ VideoWall::VideoWall(const MediaOutput& output, std::size_t streams, PanelWindow
     : sinks_(streams) {
   for (const OutputTarget& target : output.targets) {
     if (target.kind != OutputTarget::Kind::program) continue;
-    program_ = std::make_unique<Program>(streams);
+    program_ = std::make_shared<Program>(streams);
     for (std::size_t stream = 0; stream < streams; ++stream) {
-      sinks_[stream].push_back(program_->sink_for(static_cast<std::uint16_t>(stream)));
+      sinks_[stream].push_back(Program::sink_for(program_, static_cast<std::uint16_t>(stream)));
     }
     QScreen* screen = screen_at(target.screen_for(0), "--output program:" + target.screen);
     screens_.push_back(std::make_unique<ScreenWindow>(screen, program_->view()));

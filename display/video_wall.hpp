@@ -44,7 +44,7 @@ class VideoWall {
 
  private:
   std::vector<std::vector<std::shared_ptr<PictureSink>>> sinks_;  // by stream
-  std::unique_ptr<Program> program_;
+  std::shared_ptr<Program> program_;
   std::vector<std::unique_ptr<ScreenWindow>> screens_;
   std::unique_ptr<MultiviewWindow> multiview_;
   std::optional<Rect> multiview_area_;

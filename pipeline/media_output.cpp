@@ -16,6 +16,7 @@ namespace {
 
 // "2" -> 2; anything but a small non-negative number -> nullopt.
 std::optional<int> screen_number(const std::string& text) {
+  if (text.empty() || text.front() == '-') return std::nullopt;  // from_chars takes "-0"
   int number = -1;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
   if (error != std::errc() || end != text.data() + text.size() || number < 0 || number > 63) {

@@ -44,6 +44,7 @@ std::optional<int> program_feed(std::string_view query) {
   constexpr std::string_view kKey = "feed=";
   if (!query.starts_with(kKey)) return std::nullopt;
   query.remove_prefix(kKey.size());
+  if (query.empty() || query.front() == '-') return std::nullopt;  // from_chars takes "-0"
   int feed = -1;
   const auto [end, error] = std::from_chars(query.data(), query.data() + query.size(), feed);
   if (error != std::errc() || end != query.data() + query.size() || feed < 0 || feed > 65535) {

@@ -25,13 +25,15 @@ TEST(Grid, TheGridThatShowsThePicturesLargestInTheArea) {
   EXPECT_EQ(grid_for(2, hd), (Grid{2, 1}));  // 960x540 each, not 960x540 over two rows
   EXPECT_EQ(grid_for(3, hd), (Grid{2, 2}));
   EXPECT_EQ(grid_for(4, hd), (Grid{2, 2}));
-  EXPECT_EQ(grid_for(5, hd), (Grid{3, 2}));  // 640x360 each (2x3 ties, with more empty cells)
+  EXPECT_EQ(grid_for(5, hd), (Grid{3, 2}));  // 640x360 each (2x3 ties: more columns win)
   EXPECT_EQ(grid_for(7, hd), (Grid{3, 3}));
   EXPECT_EQ(grid_for(10, hd), (Grid{4, 3}));
   EXPECT_EQ(grid_for(16, hd), (Grid{4, 4}));
   // A squarer window beside the panel: 5 feeds stack two wide (560x315 beats 3x2's 373x210).
   EXPECT_EQ(grid_for(5, Rect{0, 0, 1120, 1080}), (Grid{2, 3}));
   EXPECT_EQ(grid_for(3, Rect{0, 0, 480, 1080}), (Grid{1, 3}));  // a tall strip: one column
+  // A wide strip: 4x2 and 3x2 both show 5 feeds at 480x270; 3x2 leaves one cell empty, not 3.
+  EXPECT_EQ(grid_for(5, Rect{0, 0, 1920, 540}), (Grid{3, 2}));
 }
 
 TEST(Grid, LayoutsParseAndBadOnesAreOneLineErrors) {

@@ -38,6 +38,9 @@ TEST_F(ProgramCut, KeysAndClicksOnTheMultiviewCutTheProgram) {
   MultiviewWindow window(QGuiApplication::primaryScreen(), Grid{2, 2}, views, nullptr, &program);
   window.show_in(Rect{0, 0, 800, 450});
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  QTest::keyClick(&window, Qt::Key_2);
+  EXPECT_EQ(program.on_air(), 2);
+  QTest::keyClick(&window, Qt::Key_0);
   EXPECT_EQ(program.on_air(), 0);
   QTest::keyClick(&window, Qt::Key_2);
   EXPECT_EQ(program.on_air(), 2);

@@ -93,7 +93,7 @@ TEST_P(PictureWatchTest, BlackIsVideoBlackWithAtMostTwoPercentAbove) {
   EXPECT_TRUE(looks_black(black.picture()));
   TestPicture dark_grey(GetParam(), 320, 240, 38);  // 10% above black: still black
   EXPECT_TRUE(looks_black(dark_grey.picture()));
-  TestPicture grey(GetParam(), 320, 240, 40);
+  TestPicture grey(GetParam(), 320, 240, 39);  // the first level above it
   EXPECT_FALSE(looks_black(grey.picture()));
   // A white caption over 5% of the sampled rows: not black.
   TestPicture caption(GetParam(), 320, 240, 16);

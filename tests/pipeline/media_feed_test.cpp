@@ -191,7 +191,8 @@ TEST(MediaOutputSpec, ScreenSpecsNeedADisplayAndAScreenPerFeed) {
   EXPECT_EQ(parse_outputs({"screen:1"}, 1, false).targets[0].screen_for(0), 1);
   EXPECT_NE(message({"screen:1"}, 2).find("2 feeds would share one screen"), std::string::npos);
   for (const char* bad : {"screen:", "screen:x", "screen:-1", "screen:99", "screen:1{stream}x",
-                          "multiview:", "multiview:a", "program:1.5", "programme", "multiview2"}) {
+                          "multiview:", "multiview:a", "program:1.5", "programme", "multiview2",
+                          "screen:-0", "program:+1", "multiview:01x"}) {
     const std::string what = message({bad}, 1);
     EXPECT_NE(what.find("--output '" + std::string(bad) + "': expected"), std::string::npos)
         << bad << ": " << what;

@@ -244,12 +244,14 @@ TEST_F(MetricsServerTest, ProgramCutsArePostsNamingAFeedAndNothingElseReachesThe
   none.send("POST /program?feed=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(none.read_all().rfind("HTTP/1.1 404", 0), 0u);
 
-  std::vector<int> cuts;  // only touched on the io_context's thread, read after stop
+  std::mutex mutex;  // cuts are made on the io_context's threads
+  std::vector<int> cuts;
   MetricsServerOptions options;
   options.listen = Endpoint{"127.0.0.1", 0};
   options.request_timeout = 500ms;
-  options.cut_program = [&cuts](int feed) -> std::optional<std::string> {
+  options.cut_program = [&mutex, &cuts](int feed) -> std::optional<std::string> {
     if (feed > 2) return "no feed " + std::to_string(feed) + ": this receiver serves feeds 0 to 2";
+    std::lock_guard lock(mutex);
     cuts.push_back(feed);
     return std::nullopt;
   };
@@ -269,15 +271,17 @@ TEST_F(MetricsServerTest, ProgramCutsArePostsNamingAFeedAndNothingElseReachesThe
   const std::string unknown = post("/program?feed=7");
   EXPECT_EQ(unknown.rfind("HTTP/1.1 409", 0), 0u) << unknown;
   EXPECT_NE(unknown.find("no feed 7: this receiver serves feeds 0 to 2"), std::string::npos);
-  for (const char* bad : {"/program", "/program?", "/program?feed=", "/program?feed=abc",
-                          "/program?feed=-1", "/program?feed=1x", "/program?feed=99999999999",
-                          "/program?feed=70000", "/program?stream=1", "/program?feed=1&x=2"}) {
+  for (const char* bad :
+       {"/program", "/program?", "/program?feed=", "/program?feed=abc", "/program?feed=-1",
+        "/program?feed=-0", "/program?feed=+1", "/program?feed=1x", "/program?feed=99999999999",
+        "/program?feed=70000", "/program?stream=1", "/program?feed=1&x=2"}) {
     EXPECT_EQ(post(bad).rfind("HTTP/1.1 400", 0), 0u) << bad;
   }
   const std::string get = post("/program?feed=1", "GET");
   EXPECT_EQ(get.rfind("HTTP/1.1 405", 0), 0u) << get;
   EXPECT_NE(get.find("Allow: POST"), std::string::npos) << get;
   server->stop();
+  std::lock_guard lock(mutex);
   EXPECT_EQ(cuts, (std::vector<int>{2, 0}));
 }
 
