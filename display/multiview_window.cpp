@@ -30,11 +30,11 @@ QRect qrect(const Rect& r) {
 MultiviewWindow::MultiviewWindow(QScreen* screen, std::optional<Grid> grid,
                                  std::vector<std::shared_ptr<FeedView>> views,
                                  PanelWindow::Provider provider, Program* program)
-    : grid_(grid), views_(std::move(views)), provider_(std::move(provider)), program_(program) {
-  setScreen(screen);
-  setFlags(Qt::Window | Qt::FramelessWindowHint | Qt::WindowStaysOnTopHint);
-  setTitle("hdstream multiview");
-  setGeometry(screen->geometry());
+    : PlacedWindow(screen, "hdstream multiview"),
+      grid_(grid),
+      views_(std::move(views)),
+      provider_(std::move(provider)),
+      program_(program) {
   for (const auto& view : views_) view->attach(repaint_request(this));
   // Labels, health and NO SIGNAL move without new pictures: refreshed 5 times a second.
   QObject::connect(&timer_, &QTimer::timeout, this, [this] { refresh(); });
@@ -43,17 +43,6 @@ MultiviewWindow::MultiviewWindow(QScreen* screen, std::optional<Grid> grid,
 
 MultiviewWindow::~MultiviewWindow() {
   for (const auto& view : views_) view->detach();
-}
-
-void MultiviewWindow::show_on_screen() {
-  setGeometry(screen()->geometry());
-  showFullScreen();
-}
-
-void MultiviewWindow::show_in(Rect area) {
-  setFlags(Qt::Window);
-  setGeometry(area.x, area.y, area.width, area.height);
-  show();
 }
 
 void MultiviewWindow::refresh() {

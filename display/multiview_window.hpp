@@ -11,17 +11,17 @@
 #include <vector>
 
 #include <QtCore/QTimer>
-#include <QtGui/QRasterWindow>
 
 #include "display/feed_view.hpp"
 #include "display/layout.hpp"
+#include "display/placed_window.hpp"
 #include "display/program.hpp"
 #include "gui/panel_model.hpp"
 #include "gui/panel_window.hpp"
 
 namespace hdstream {
 
-class MultiviewWindow : public QRasterWindow {
+class MultiviewWindow : public PlacedWindow {
  public:
   // A tile stops showing pictures this long after the last one (within the 1 s promised).
   static constexpr std::int64_t kNoSignalAfterNs = 600'000'000;
@@ -33,10 +33,6 @@ class MultiviewWindow : public QRasterWindow {
                   std::vector<std::shared_ptr<FeedView>> views, PanelWindow::Provider provider,
                   Program* program = nullptr);
   ~MultiviewWindow() override;
-
-  void show_on_screen();
-  // A framed window over `area` (in the screen's coordinates) instead of the whole screen.
-  void show_in(Rect area);
 
  protected:
   void paintEvent(QPaintEvent* event) override;

@@ -8,27 +8,13 @@
 namespace hdstream {
 
 ScreenWindow::ScreenWindow(QScreen* screen, std::shared_ptr<FeedView> view)
-    : view_(std::move(view)) {
-  setScreen(screen);
-  setFlags(Qt::Window | Qt::FramelessWindowHint | Qt::WindowStaysOnTopHint);
-  setTitle(QString("hdstream feed %1").arg(view_->stream()));
-  setGeometry(screen->geometry());
+    : PlacedWindow(screen, QString("hdstream feed %1").arg(view->stream())),
+      view_(std::move(view)) {
   view_->attach(repaint_request(this));
 }
 
 ScreenWindow::~ScreenWindow() {
   view_->detach();
-}
-
-void ScreenWindow::show_on_screen() {
-  setGeometry(screen()->geometry());
-  showFullScreen();
-}
-
-void ScreenWindow::show_in(Rect area) {
-  setFlags(Qt::Window);
-  setGeometry(area.x, area.y, area.width, area.height);
-  show();
 }
 
 void ScreenWindow::resizeEvent(QResizeEvent*) {

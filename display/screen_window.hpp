@@ -8,21 +8,16 @@
 
 #include <memory>
 
-#include <QtGui/QRasterWindow>
-
 #include "display/feed_view.hpp"
 #include "display/layout.hpp"
+#include "display/placed_window.hpp"
 
 namespace hdstream {
 
-class ScreenWindow : public QRasterWindow {
+class ScreenWindow : public PlacedWindow {
  public:
   ScreenWindow(QScreen* screen, std::shared_ptr<FeedView> view);
   ~ScreenWindow() override;
-
-  void show_on_screen();
-  // A framed window over `area` (the screen's coordinates) instead of the whole screen.
-  void show_in(Rect area);
 
  protected:
   void paintEvent(QPaintEvent* event) override;

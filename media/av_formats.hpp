@@ -1,4 +1,4 @@
-// Private to media/: feed codecs as libav identifiers.
+// For the libav users (media/ and mux/): feed codecs and picture layouts as libav identifiers.
 //   AVCodecID id = av_codec_id(Codec::dnxhd);
 #pragma once
 

@@ -14,23 +14,11 @@ extern "C" {
 
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "media/av_formats.hpp"
 #include "mux/av_error.hpp"
 
 namespace hdstream {
 namespace {
-
-AVPixelFormat av_pixel_format(PixelLayout layout) {
-  switch (layout) {
-    case PixelLayout::yuv422p8:
-      return AV_PIX_FMT_YUV422P;
-    case PixelLayout::yuv422p10:
-      return AV_PIX_FMT_YUV422P10LE;
-    case PixelLayout::uyvy422:
-      return AV_PIX_FMT_UYVY422;
-    default:
-      return AV_PIX_FMT_NONE;
-  }
-}
 
 constexpr int kIoBufferBytes = 8 * kSrtTsPayloadBytes;
 
