@@ -4,6 +4,8 @@ extern "C" {
 #include <libswscale/swscale.h>
 }
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "media/av_formats.hpp"
@@ -31,9 +33,20 @@ void PictureScaler::scale(const Picture& picture, int width, int height, std::ui
   const int* matrix = sws_getCoefficients(picture.height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601);
   sws_setColorspaceDetails(context_, matrix, /*srcRange=*/0, matrix, /*dstRange=*/1, 0, 1 << 16,
                            1 << 16);
-  std::uint8_t* planes[4] = {out, nullptr, nullptr, nullptr};
-  int strides[4] = {out_stride, 0, 0, 0};
+  constexpr int kBlockPixels = 16;  // libswscale's widest store, with room to spare
+  const bool spills = width % kBlockPixels != 0;
+  const int stride = spills ? (width / kBlockPixels + 2) * kBlockPixels * 4 : out_stride;
+  if (spills) spill_.resize(static_cast<std::size_t>(stride) * height);
+  std::uint8_t* planes[4] = {spills ? spill_.data() : out, nullptr, nullptr, nullptr};
+  int strides[4] = {stride, 0, 0, 0};
   sws_scale(context_, picture.data, picture.stride_bytes, 0, picture.height, planes, strides);
+  if (spills) {
+    for (int row = 0; row < height; ++row) {
+      std::memcpy(out + static_cast<std::ptrdiff_t>(row) * out_stride,
+                  spill_.data() + static_cast<std::ptrdiff_t>(row) * stride,
+                  static_cast<std::size_t>(width) * 4);
+    }
+  }
 }
 
 }  // namespace hdstream

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "media/picture.hpp"
 
@@ -20,11 +21,17 @@ class PictureScaler {
   PictureScaler(const PictureScaler&) = delete;
   PictureScaler& operator=(const PictureScaler&) = delete;
 
-  // Writes `width` x `height` BGRA pixels (alpha 255) to `out`, rows `out_stride` bytes apart.
+  // Writes `width` x `height` BGRA pixels (alpha 255) to `out`, rows `out_stride` bytes apart,
+  // and not one byte past the last pixel.
   void scale(const Picture& picture, int width, int height, std::uint8_t* out, int out_stride);
 
  private:
   SwsContext* context_ = nullptr;
+  // libswscale's vector code writes whole blocks of pixels: a row whose width is not a multiple
+  // of the block runs past its end (seen: 16 bytes at 106 pixels). Into the next row that is
+  // harmless (it is written after); past the last row it is someone else's memory. Such widths
+  // are scaled here, with room to spare, and copied out.
+  std::vector<std::uint8_t> spill_;
 };
 
 }  // namespace hdstream

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "media/picture_scaler.hpp"
@@ -146,6 +148,28 @@ TEST_P(PictureWatchTest, TheScalerGivesFullRangeRgbOfTheLimitedRangePicture) {
   Picture invalid;
   std::vector<std::uint8_t> out(16);
   EXPECT_THROW(scaler.scale(invalid, 2, 2, out.data(), 8), std::exception);
+}
+
+TEST_P(PictureWatchTest, TheScalerWritesNotOneBytePastTheLastPixelAtAnyWidth) {
+  // libswscale stores whole blocks of pixels; a width that is not a multiple of the block once
+  // ran 16 bytes past a 106-pixel thumbnail's buffer. Every width from 2 to 70 and two screen
+  // sizes, into a buffer of exactly width x height pixels followed by a canary.
+  PictureScaler scaler;
+  TestPicture picture(GetParam(), 1920, 1080, 180);
+  constexpr std::uint8_t kCanary = 0x5A;
+  constexpr std::size_t kCanaryBytes = 256;
+  std::vector<int> widths{1920, 1366};
+  for (int width = 2; width <= 70; ++width) widths.push_back(width);
+  for (const int width : widths) {
+    const int height = width > 70 ? 9 : 5;
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(width) * height * 4 + kCanaryBytes,
+                                  kCanary);
+    scaler.scale(picture.picture(), width, height, out.data(), width * 4);
+    const auto canary = std::span(out).last(kCanaryBytes);
+    EXPECT_TRUE(std::ranges::all_of(canary, [](std::uint8_t b) { return b == kCanary; }))
+        << "the scaler wrote past a " << width << "x" << height << " buffer";
+    EXPECT_EQ(out[out.size() - kCanaryBytes - 1], 255) << "the last pixel is opaque, " << width;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, PictureWatchTest,
