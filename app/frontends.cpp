@@ -61,7 +61,7 @@ std::shared_ptr<Screens> open_screens(MediaOutput& media, std::size_t streams,
   } catch (const SpecError& error) {
     throw UsageError(error.what());
   }
-  media.picture_sinks = screens->wall().sink_factory();
+  media.add_picture_sinks(screens->wall().sink_factory());
   return screens;
 }
 

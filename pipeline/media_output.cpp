@@ -117,6 +117,19 @@ std::string to_string(OutputTarget::Kind kind) {
   return "?";
 }
 
+void MediaOutput::add_picture_sinks(SinkFactory factory) {
+  if (!picture_sinks) {
+    picture_sinks = std::move(factory);
+    return;
+  }
+  picture_sinks = [first = std::move(picture_sinks), then = std::move(factory)](
+                      std::uint16_t stream, const Hello& hello) {
+    auto sinks = first(stream, hello);
+    for (auto& sink : then(stream, hello)) sinks.push_back(std::move(sink));
+    return sinks;
+  };
+}
+
 const OutputTarget* MediaOutput::find(OutputTarget::Kind kind) const {
   auto it = std::ranges::find(targets, kind, &OutputTarget::kind);
   return it == targets.end() ? nullptr : &*it;

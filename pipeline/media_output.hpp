@@ -64,10 +64,14 @@ struct MediaOutput {
   // Test hooks, run on the decode worker: after each decoded picture (a deliberately slow one
   // exercises the drop policy), and a fixed delay before each decode.
   std::function<void(const Frame&, const Picture&)> on_picture;
-  // Set by the display layer when a target shows pictures (screen, multiview, program): the
-  // sinks for one feed, asked for when its session starts, fed on its decode worker.
-  std::function<std::vector<std::shared_ptr<PictureSink>>(std::uint16_t stream, const Hello&)>
-      picture_sinks;
+  // Where decoded pictures go besides the targets: the display layer's windows (screen,
+  // multiview, program) and the panel's thumbnails. The sinks for one feed, asked for when its
+  // session starts, fed on its decode worker.
+  using SinkFactory =
+      std::function<std::vector<std::shared_ptr<PictureSink>>(std::uint16_t stream, const Hello&)>;
+  SinkFactory picture_sinks;
+  // Adds `factory`'s sinks to those picture_sinks already gives.
+  void add_picture_sinks(SinkFactory factory);
   std::chrono::microseconds debug_decode_delay{0};
 
   bool decodes() const { return !targets.empty(); }
