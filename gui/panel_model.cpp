@@ -188,6 +188,19 @@ void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
       row.mbps = span_s > 0 ? static_cast<double>(last.bytes - base->bytes) * 8 / span_s / 1e6 : 0;
       if (row.state != StreamState::running && span_s <= 0) row.mbps = 0;
 
+      row.has_picture = recv && recv->media;
+      if (row.has_picture) {
+        row.picture_from = pair.recv.input->polled_from;
+        row.frozen = recv->frozen;
+        row.black = recv->black;
+        if (track.decoded_change_s < 0 || recv->frames_decoded != track.decoded) {
+          track.decoded = recv->frames_decoded;
+          track.decoded_change_s = now_s;
+        }
+        row.no_signal = row.state != StreamState::running ||
+                        now_s - track.decoded_change_s >= thresholds_.no_signal_after_s;
+      }
+
       row.has_jitter = recv || far;
       row.jitter_ms = recv ? recv->jitter_ms : far ? send->far_end.jitter_ms : 0;
       row.has_latency = recv || far;

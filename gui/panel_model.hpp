@@ -29,6 +29,7 @@ struct PanelThresholds {
   double stale_after_s = 3.0;         // no new data for this long: the row greys out
   double history_s = 60.0;            // chart span
   double history_step_s = 0.5;        // chart resolution
+  double no_signal_after_s = 1.0;     // a decoded feed with no new picture for this long
 };
 
 enum class Health : std::uint8_t { unknown = 0, good, warn, bad, stale };
@@ -62,6 +63,13 @@ struct FeedRow {
   std::string sender_host;    // the sender's name or address; "?" when no sender reports
   std::string receiver_host;  // the receiver's name or address (the destination's host)
   std::string hosts;          // "sender-host -> receiver-host" (an arrow, U+2192)
+  // The receiving end decodes this feed: the panel shows its picture (a thumbnail from the
+  // process itself, or from `picture_from`'s /thumbnail when `hdstream monitor` polled it there).
+  bool has_picture = false;
+  std::string picture_from;  // HOST:PORT of the receiving end's metrics server; empty in process
+  bool frozen = false;       // the receiver's picture alarms (media/picture_watch)
+  bool black = false;
+  bool no_signal = false;  // not running, or no new decoded picture for no_signal_after_s
   Health health = Health::unknown;
   std::string health_reason;  // why it is not green, one short phrase
   double window_drop_fraction = 0;
@@ -113,6 +121,8 @@ class PanelModel {
     Health shown = Health::unknown;
     Health pending = Health::unknown;
     double better_since_s = -1;
+    std::uint64_t decoded = 0;     // pictures the receiver had decoded when last seen
+    double decoded_change_s = -1;  // panel clock when that count last moved
   };
 
   void judge(FeedRow& row, Track& track, double now_s);

@@ -49,6 +49,9 @@ nlohmann::ordered_json snapshot_json(const LabeledSnapshot& source) {
     stream["first_frame_ns"] = s.first_frame_ns;
     stream["last_frame_ns"] = s.last_frame_ns;
     if (s.far_end.valid) append_far_end(stream["far_end"], s.far_end);
+    if (s.media) {
+      stream["picture"] = {{"decoded", s.frames_decoded}, {"frozen", s.frozen}, {"black", s.black}};
+    }
     streams.push_back(std::move(stream));
   }
   return {
@@ -114,6 +117,12 @@ std::vector<LabeledSnapshot> parse_stats_document(std::string_view text) {
           s.far_end.latency_ms = field<double>(*far, "latency_ms");
           s.far_end.age_ms = field<double>(*far, "age_ms");
           s.far_end.reports = field<std::uint64_t>(*far, "reports");
+        }
+        if (auto picture = js.find("picture"); picture != js.end() && picture->is_object()) {
+          s.media = true;
+          s.frames_decoded = field<std::uint64_t>(*picture, "decoded");
+          s.frozen = field<bool>(*picture, "frozen");
+          s.black = field<bool>(*picture, "black");
         }
         source.snapshot.streams.push_back(std::move(s));
       }

@@ -18,6 +18,9 @@ struct FakeFeed {
   double drops = 0;
   double bytes = 0;
   StreamState state = StreamState::running;
+  bool decoded = false;  // the receiver decodes it: picture state in its snapshot
+  bool frozen = false;
+  bool black = false;
 
   void advance(double dt_s) {
     if (state != StreamState::running) return;
@@ -40,6 +43,10 @@ StreamSnapshot stream_of(std::uint16_t id, const FakeFeed& feed) {
   s.jitter_ms = 0.4;
   s.rtt_ms = 0.05;
   s.latency_ms = 1.5;
+  s.media = feed.decoded;
+  s.frames_decoded = feed.decoded ? static_cast<std::uint64_t>(feed.frames) : 0;
+  s.frozen = feed.frozen;
+  s.black = feed.black;
   return s;
 }
 
@@ -155,6 +162,70 @@ TEST(PanelModel, StaleWhenReportsStopOrFramesStop) {
   }
   EXPECT_EQ(model.rows()[0].health, Health::stale);
   EXPECT_EQ(model.aggregate().mbps, 0.0);
+}
+
+TEST(PanelModel, ADecodedFeedsPictureStateAndNoSignalWithinASecond) {
+  PanelModel model;
+  std::vector<FakeFeed> feeds(2);
+  feeds[0].decoded = true;
+  double t = 0;
+  run(model, feeds, t, 2);
+  ASSERT_EQ(model.rows().size(), 2u);
+  EXPECT_TRUE(model.rows()[0].has_picture);
+  EXPECT_FALSE(model.rows()[0].no_signal);
+  EXPECT_TRUE(model.rows()[0].picture_from.empty()) << "in process: the local thumbnails";
+  EXPECT_FALSE(model.rows()[1].has_picture) << "not decoded: no picture to show";
+
+  // The picture alarms come through as the receiver raises and clears them.
+  feeds[0].frozen = true;
+  run(model, feeds, t, 0.1);
+  EXPECT_TRUE(model.rows()[0].frozen);
+  EXPECT_FALSE(model.rows()[0].black);
+  feeds[0].frozen = false;
+  feeds[0].black = true;
+  run(model, feeds, t, 0.1);
+  EXPECT_FALSE(model.rows()[0].frozen);
+  EXPECT_TRUE(model.rows()[0].black);
+
+  // The feed stops delivering pictures while its receiver keeps reporting: NO SIGNAL after 1 s
+  // (no_signal_after_s), not before.
+  const FakeFeed stopped = feeds[0];
+  const auto hold = [&](double seconds) {
+    for (double end = t + seconds; t < end - 1e-9;) {
+      t += 0.1;
+      feeds[0] = stopped;
+      feeds[1].advance(0.1);
+      std::vector<PanelInput> inputs{input_of(Role::recv, t, feeds, t)};
+      model.update(inputs, t);
+    }
+  };
+  hold(0.8);
+  EXPECT_FALSE(model.rows()[0].no_signal) << "0.8 s without a picture";
+  hold(0.3);
+  EXPECT_TRUE(model.rows()[0].no_signal) << "1.1 s without a picture";
+  // Pictures again: the slate goes at the next update.
+  run(model, feeds, t, 0.1);
+  EXPECT_FALSE(model.rows()[0].no_signal);
+  // A feed that is not running has no signal at once.
+  feeds[0].state = StreamState::waiting;
+  run(model, feeds, t, 0.1);
+  EXPECT_TRUE(model.rows()[0].no_signal);
+}
+
+TEST(PanelModel, InMonitorAPictureComesFromTheHostThatReceivesTheFeed) {
+  PanelModel model;
+  std::vector<FakeFeed> sent(1);
+  std::vector<FakeFeed> received(1);
+  received[0].decoded = true;
+  PanelInput send = input_of(Role::send, 1, sent, 1, "198.18.1.3:9000");
+  send.polled_from = "198.18.0.2:9100";
+  PanelInput recv = input_of(Role::recv, 1, received, 1, "198.18.1.3:9000");
+  recv.polled_from = "198.18.1.3:9100";
+  std::vector<PanelInput> inputs{send, recv};
+  model.update(inputs, 1);
+  ASSERT_EQ(model.rows().size(), 1u);
+  EXPECT_TRUE(model.rows()[0].has_picture);
+  EXPECT_EQ(model.rows()[0].picture_from, "198.18.1.3:9100");
 }
 
 TEST(PanelModel, PairsSenderAndReceiverByStreamAndReceivingEnd) {

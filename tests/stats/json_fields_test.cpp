@@ -101,5 +101,44 @@ TEST(JsonFields, AStreamWithoutReportsHasNoFarEndInStatsJson) {
   EXPECT_FALSE(parse_stats_document(document.dump())[0].snapshot.streams[0].far_end.valid);
 }
 
+TEST(JsonFields, ADecodedFeedsPictureStateRoundTripsThroughStatsJson) {
+  Snapshot snapshot;
+  snapshot.role = Role::recv;
+  StreamSnapshot decoded = reported_stream();
+  decoded.media = true;
+  decoded.frames_decoded = 4321;
+  decoded.frozen = true;
+  StreamSnapshot counted = reported_stream();  // not decoded: no picture object at all
+  counted.stream = 1;
+  counted.frozen = true;  // meaningless without media, and not sent
+  snapshot.streams = {decoded, counted};
+  const LabeledSnapshot source{"studio-b", "0.0.0.0:9000", snapshot};
+  const auto document = stats_document("studio-b", std::span(&source, 1));
+  const auto& streams = document["snapshots"][0]["streams"];
+  EXPECT_EQ(streams[0]["picture"],
+            nlohmann::ordered_json({{"decoded", 4321}, {"frozen", true}, {"black", false}}));
+  EXPECT_FALSE(streams[1].contains("picture"));
+
+  const auto back = parse_stats_document(document.dump()).at(0).snapshot.streams;
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_TRUE(back[0].media);
+  EXPECT_EQ(back[0].frames_decoded, 4321u);
+  EXPECT_TRUE(back[0].frozen);
+  EXPECT_FALSE(back[0].black);
+  EXPECT_FALSE(back[1].media);
+  EXPECT_FALSE(back[1].frozen);
+
+  // A hostile host's picture object of the wrong types is a malformed document, one line.
+  auto hostile = nlohmann::json::parse(document.dump());
+  hostile["snapshots"][0]["streams"][0]["picture"]["frozen"] = "yes";
+  try {
+    parse_stats_document(hostile.dump());
+    ADD_FAILURE() << "a string for a bool was accepted";
+  } catch (const StatsDocumentError& error) {
+    EXPECT_NE(std::string(error.what()).find("malformed /stats.json"), std::string::npos);
+    EXPECT_EQ(std::string(error.what()).find('\n'), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace hdstream
