@@ -1,5 +1,6 @@
 #include "gui/panel_window.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -93,8 +94,8 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
   layout->addWidget(chart_->widget(), 3);
 
   table_ = new QTableWidget(0, kColumnCount, this);
-  table_->setHorizontalHeaderLabels({"", "Feed", "State", "Mbps", "Jitter", "Drops", "RTT", "Retx",
-                                     "Latency", "FPS", "Transport", "Destination"});
+  table_->setHorizontalHeaderLabels({"", "Picture", "Feed", "State", "Mbps", "Jitter", "Drops",
+                                     "RTT", "Retx", "Latency", "FPS", "Transport", "Destination"});
   table_->verticalHeader()->setVisible(false);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionMode(QAbstractItemView::NoSelection);
@@ -111,6 +112,7 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
   auto* header = table_->horizontalHeader();
   header->setSectionResizeMode(QHeaderView::ResizeToContents);
   header->setSectionResizeMode(kColumnDestination, QHeaderView::Stretch);
+  table_->setColumnHidden(kColumnPicture, true);  // until a row has a picture
   header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   table_->setStyleSheet(
       QString("QTableWidget { background: %1; alternate-background-color: %2;"
@@ -172,6 +174,24 @@ void PanelWindow::show_light(int row, Health health, const std::string& tooltip)
   if (item->toolTip() != tip) item->setToolTip(tip);
 }
 
+// A cell's pixmap is redrawn only when its thumbnail or its alarms changed: the key is the
+// thumbnail's sequence number and the alarm bits.
+void PanelWindow::show_picture(int row, const FeedRow& feed) {
+  auto* item = table_->item(row, kColumnPicture);
+  const std::optional<PanelPicture> picture =
+      feed.has_picture && pictures_ ? pictures_(feed) : std::nullopt;
+  const qulonglong key = !feed.has_picture
+                             ? 0
+                             : ((picture ? picture->seq : 0) << 3 | (feed.no_signal ? 4u : 0u) |
+                                (feed.frozen ? 2u : 0u) | (feed.black ? 1u : 0u)) +
+                                   1;
+  if (item->data(Qt::UserRole).toULongLong() == key && !item->data(Qt::UserRole).isNull()) return;
+  item->setData(Qt::UserRole, key);
+  item->setData(Qt::DecorationRole,
+                feed.has_picture ? QVariant(picture_cell(picture ? &picture->image : nullptr, feed))
+                                 : QVariant());
+}
+
 void PanelWindow::show_rows() {
   const auto& rows = model_.rows();
   const int count = static_cast<int>(rows.size()) + 1;  // + the aggregate row
@@ -202,6 +222,7 @@ void PanelWindow::show_rows() {
     show_light(r, row.health,
                std::string(to_string(row.health)) +
                    (row.health_reason.empty() ? "" : ": " + row.health_reason));
+    show_picture(r, row);
     set(r, kColumnFeed, row.label);
     set(r, kColumnState,
         state_text(row) + (row.health_reason.empty() || row.health == Health::good ||
@@ -227,6 +248,12 @@ void PanelWindow::show_rows() {
       const QColor want = health_color(row.health == Health::good ? Health::warn : row.health);
       if (drops_item->foreground().color() != want) drops_item->setForeground(want);
     }
+  }
+  // The picture column, and rows tall enough for it, once a row has a picture.
+  const bool pictures = pictures_ && std::ranges::any_of(rows, &FeedRow::has_picture);
+  if (table_->isColumnHidden(kColumnPicture) == pictures) {
+    table_->setColumnHidden(kColumnPicture, !pictures);
+    table_->verticalHeader()->setDefaultSectionSize(pictures ? kPictureCellHeight + 6 : 26);
   }
   // The aggregate row, bold, last.
   const int a = static_cast<int>(rows.size());

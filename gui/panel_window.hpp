@@ -1,5 +1,6 @@
 // The operator's panel: aggregate strip, bandwidth chart, one table row per feed with a
-// traffic light. Pulls snapshots from `provider` on a 10 Hz timer (never per packet).
+// traffic light and, where the feed is decoded, its live picture. Pulls snapshots from `provider`
+// on a 10 Hz timer (never per packet).
 //   PanelWindow window("hdstream demo", [&] { return inputs(); });  window.show();
 #pragma once
 
@@ -12,6 +13,7 @@
 
 #include "gui/bandwidth_chart.hpp"
 #include "gui/panel_model.hpp"
+#include "gui/picture_cell.hpp"
 
 class QLabel;
 class QTableWidget;
@@ -22,6 +24,7 @@ namespace hdstream {
 // Table columns, in order.
 enum PanelColumn : int {
   kColumnLight = 0,
+  kColumnPicture,  // shown once a row has a picture (a receiver that decodes)
   kColumnFeed,
   kColumnState,
   kColumnMbps,
@@ -54,6 +57,8 @@ class PanelWindow : public QWidget {
   void set_on_select(std::function<void(int stream)> on_select) {
     on_select_ = std::move(on_select);
   }
+  // Where rows' pictures come from (gui/picture_cell.hpp); none: the panel shows no pictures.
+  void set_pictures(PictureProvider pictures) { pictures_ = std::move(pictures); }
   void set_status(const QString& text);
 
   const PanelModel& model() const { return model_; }
@@ -68,12 +73,14 @@ class PanelWindow : public QWidget {
  private:
   void show_rows();
   void show_light(int row, Health health, const std::string& tooltip);
+  void show_picture(int row, const FeedRow& feed);
   void show_aggregate();
 
   Provider provider_;
   PanelModel model_;
   std::function<void()> on_close_;
   std::function<void(int)> on_select_;
+  PictureProvider pictures_;
   std::unique_ptr<BandwidthChart> chart_;
   double charted_until_s_ = -2.0;  // time of the newest history point the chart shows
   std::size_t charted_feeds_ = 0;

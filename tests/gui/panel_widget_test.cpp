@@ -11,6 +11,8 @@
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QTableWidget>
 
+#include <optional>
+
 #include "gui/palette.hpp"
 #include "gui/panel_window.hpp"
 #include "loopback_feeds.hpp"
@@ -156,6 +158,105 @@ TEST_F(PanelWidget, CellsSpellFixedFiguresAsOperatorsReadThem) {
   EXPECT_EQ(cell(window, 1, kColumnMbps), "270.0");
   EXPECT_EQ(cell(window, 1, kColumnDrops), "3 / 1200 (0.25%)");
   EXPECT_EQ(cell(window, 1, kColumnDestination), "planned 270.0 Mbps");
+}
+
+// Three decoded feeds: a picture (red), a frozen one (green) and one with no thumbnail; a
+// fourth is only counted. The picture column appears, each cell shows what it should, checked
+// on the pixels the table paints, and a cell is redrawn only when its picture or alarms change.
+TEST_F(PanelWidget, DecodedFeedsShowTheirPictureWithItsAlarms) {
+  int tick = 0;
+  std::uint64_t red_seq = 1;
+  PanelWindow window("hdstream recv", [&](double now_s) {
+    PanelInput recv;
+    recv.source.host = "portland";
+    recv.source.endpoint = "198.18.0.2:9000";
+    recv.source.snapshot.role = Role::recv;
+    recv.source.snapshot.t = tick / 10.0;
+    recv.fresh_s = now_s;
+    for (std::uint16_t id = 0; id < 4; ++id) {
+      StreamSnapshot s;
+      s.stream = id;
+      s.transport = "tcp";
+      s.state = StreamState::running;
+      s.frames = static_cast<std::uint64_t>(tick) * 3;
+      s.bytes = s.frames * 1'000'000;
+      s.media = id < 3;
+      s.frames_decoded = s.media ? s.frames : 0;
+      s.frozen = id == 1;
+      recv.source.snapshot.streams.push_back(s);
+    }
+    return std::vector<PanelInput>{recv};
+  });
+  QImage red(128, 72, QImage::Format_RGB32);
+  red.fill(QColor(255, 0, 0));
+  QImage green(128, 72, QImage::Format_RGB32);
+  green.fill(QColor(0, 255, 0));
+  int asked = 0;
+  window.set_pictures([&](const FeedRow& row) -> std::optional<PanelPicture> {
+    ++asked;
+    if (row.stream == 0) return PanelPicture{red, red_seq};
+    if (row.stream == 1) return PanelPicture{green, 1};
+    return std::nullopt;
+  });
+  window.resize(1400, 700);
+  window.show();
+  for (tick = 1; tick <= 5; ++tick) window.refresh_at(tick / 10.0);
+  QApplication::processEvents();
+
+  QTableWidget& table = *window.table();
+  ASSERT_EQ(table.rowCount(), 5);
+  EXPECT_FALSE(table.isColumnHidden(kColumnPicture));
+  EXPECT_EQ(table.rowHeight(0), kPictureCellHeight + 6);
+  EXPECT_GT(asked, 0);
+  const QImage painted = table.viewport()->grab().toImage();
+  const auto painted_at = [&](int row) {
+    const QRect rect = table.visualItemRect(table.item(row, kColumnPicture));
+    return painted.pixelColor(rect.left() + rect.width() / 2, rect.center().y());
+  };
+  EXPECT_EQ(painted_at(0), QColor(255, 0, 0)) << "feed 0's picture";
+  EXPECT_EQ(painted_at(1), QColor(0, 255, 0)) << "feed 1's picture, frozen but shown";
+  EXPECT_NE(painted_at(2), QColor(255, 0, 0));
+  EXPECT_NE(painted_at(2), QColor(0, 255, 0));
+
+  const auto cell_of = [&](int row) {
+    return table.item(row, kColumnPicture)->data(Qt::DecorationRole).value<QPixmap>();
+  };
+  // Frozen: an amber border and band; the others have none.
+  const QImage frozen = cell_of(1).toImage();
+  EXPECT_EQ(frozen.pixelColor(1, 36), QColor(panel_colors::kWarn));
+  EXPECT_EQ(cell_of(0).toImage().pixelColor(1, 36), QColor(255, 0, 0));
+  // No thumbnail yet: the NO SIGNAL slate, red border, no picture.
+  const QImage slate = cell_of(2).toImage();
+  EXPECT_EQ(slate.pixelColor(10, 10), QColor(panel_colors::kSurface));
+  EXPECT_EQ(slate.pixelColor(1, 36), QColor(panel_colors::kBad));
+  EXPECT_TRUE(cell_of(3).isNull()) << "a feed that is not decoded has no picture";
+
+  // Nothing new: the same pixmaps. A new thumbnail of feed 0: its cell alone is redrawn.
+  const qint64 before0 = cell_of(0).cacheKey();
+  const qint64 before1 = cell_of(1).cacheKey();
+  window.refresh_at(++tick / 10.0);
+  EXPECT_EQ(cell_of(0).cacheKey(), before0);
+  red_seq = 2;
+  window.refresh_at(++tick / 10.0);
+  EXPECT_NE(cell_of(0).cacheKey(), before0);
+  EXPECT_EQ(cell_of(1).cacheKey(), before1);
+}
+
+TEST_F(PanelWidget, NoPictureColumnWithoutDecodedFeeds) {
+  PanelWindow window("hdstream send", [](double now_s) {
+    PanelInput send;
+    send.source.endpoint = "198.18.0.2:9000";
+    send.source.snapshot.role = Role::send;
+    send.fresh_s = now_s;
+    StreamSnapshot s;
+    s.state = StreamState::running;
+    send.source.snapshot.streams.push_back(s);
+    return std::vector<PanelInput>{send};
+  });
+  window.set_pictures([](const FeedRow&) { return std::optional<PanelPicture>(); });
+  window.refresh_at(1.0);
+  EXPECT_TRUE(window.table()->isColumnHidden(kColumnPicture));
+  EXPECT_EQ(window.table()->rowHeight(0), 26);
 }
 
 // `hdstream monitor` over two receiver hosts that each carry a stream 0 and report one
