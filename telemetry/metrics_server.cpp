@@ -40,7 +40,7 @@ http::response<http::string_body> make_response(http::status status, std::string
 }
 
 // "feed=K" (K a feed number, 0 to 65535) -> K; anything else -> nullopt.
-std::optional<int> program_feed(std::string_view query) {
+std::optional<int> feed_in_query(std::string_view query) {
   constexpr std::string_view kKey = "feed=";
   if (!query.starts_with(kKey)) return std::nullopt;
   query.remove_prefix(kKey.size());
@@ -65,7 +65,7 @@ http::response<http::string_body> program_response(const MetricsServerOptions& o
     return make_response(http::status::not_found, "no program output here (--output program)\n",
                          "text/plain");
   }
-  const auto feed = program_feed(query);
+  const auto feed = feed_in_query(query);
   if (!feed) {
     return make_response(http::status::bad_request, "expected /program?feed=K (a feed number)\n",
                          "text/plain");
@@ -76,6 +76,24 @@ http::response<http::string_body> program_response(const MetricsServerOptions& o
   log()->info("program: cut to feed {} requested over HTTP", *feed);
   return make_response(http::status::ok, fmt::format("program: cut to feed {}\n", *feed),
                        "text/plain");
+}
+
+// GET /thumbnail?feed=K: the feed's latest thumbnail as a JPEG.
+http::response<http::string_body> thumbnail_response(const MetricsServerOptions& options,
+                                                     std::string_view query) {
+  const auto feed = feed_in_query(query);
+  if (!feed) {
+    return make_response(http::status::bad_request, "expected /thumbnail?feed=K (a feed number)\n",
+                         "text/plain");
+  }
+  auto jpeg = options.thumbnail ? options.thumbnail(*feed) : std::nullopt;
+  if (!jpeg) {
+    return make_response(
+        http::status::not_found,
+        fmt::format("no picture of feed {} here (not decoded, or none yet)\n", *feed),
+        "text/plain");
+  }
+  return make_response(http::status::ok, std::move(*jpeg), "image/jpeg");
 }
 
 }  // namespace
@@ -128,7 +146,8 @@ void MetricsServer::start() {
                             "cannot listen for metrics on " + options_.listen.to_string());
   }
   refresh();
-  log()->info("serving /metrics and /stats.json on http://{}/", local_endpoint().to_string());
+  log()->info("serving /metrics, /stats.json and /thumbnail on http://{}/",
+              local_endpoint().to_string());
   auto self = shared_from_this();
   asio::co_spawn(
       acceptor_.get_executor(), [self] { return self->accept_loop(); }, asio::detached);
@@ -247,6 +266,8 @@ awaitable<void> MetricsServer::serve(std::shared_ptr<Connection> connection) {
     } else if (target == "/metrics") {
       const auto sources = latest();
       response = make_response(http::status::ok, prometheus_text(sources), kPrometheusContentType);
+    } else if (target == "/thumbnail") {
+      response = thumbnail_response(options_, query);
     } else if (target == "/stats.json") {
       const auto sources = latest();
       response = make_response(http::status::ok,
@@ -254,8 +275,9 @@ awaitable<void> MetricsServer::serve(std::shared_ptr<Connection> connection) {
                                "application/json");
     } else if (target == "/") {
       response = make_response(http::status::ok,
-                               "hdstream telemetry: /metrics (Prometheus), /stats.json; "
-                               "POST /program?feed=K cuts the program output\n",
+                               "hdstream telemetry: /metrics (Prometheus), /stats.json, "
+                               "/thumbnail?feed=K (JPEG); POST /program?feed=K cuts the "
+                               "program output\n",
                                "text/plain");
     } else {
       response = make_response(http::status::not_found, "not found\n", "text/plain");

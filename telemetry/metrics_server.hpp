@@ -1,5 +1,6 @@
-// Serves /metrics (Prometheus text) and /stats.json over HTTP/1.1 with Boost.Beast, on the
-// run's io_context, and takes POST /program?feed=K (cut the program output) when asked to.
+// Serves /metrics (Prometheus text), /stats.json and /thumbnail?feed=K (a decoded feed's picture,
+// JPEG) over HTTP/1.1 with Boost.Beast, on the run's io_context, and takes POST /program?feed=K
+// (cut the program output) when asked to.
 // Defensive: bounded header size, no request bodies, a deadline per request (slowloris), a cap on
 // concurrent connections; a bad client only ever loses its own connection.
 //   auto server = std::make_shared<MetricsServer>(io, parse_metrics_listen(":9100"), provider);
@@ -34,6 +35,9 @@ struct MetricsServerOptions {
   // Returns the error to answer with (409), or nothing on success. Unset: 404 (no program
   // output here). Called on the io_context's threads.
   std::function<std::optional<std::string>(int feed)> cut_program;
+  // GET /thumbnail?feed=K: feed K's latest thumbnail as a JPEG, or nothing (404) when it has
+  // none (not decoded here, or no picture yet). Called on the io_context's threads.
+  std::function<std::optional<std::string>(int feed)> thumbnail;
 };
 
 // "--metrics-listen" text: ":9100" binds 127.0.0.1:9100 (never all interfaces by accident);

@@ -285,6 +285,49 @@ TEST_F(MetricsServerTest, ProgramCutsArePostsNamingAFeedAndNothingElseReachesThe
   EXPECT_EQ(cuts, (std::vector<int>{2, 0}));
 }
 
+TEST_F(MetricsServerTest, ThumbnailsAreJpegsOfTheFeedAskedForAndNothingElse) {
+  // Without decoded feeds: 404 for any feed.
+  RawConnection none(port_);
+  none.send("GET /thumbnail?feed=0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(none.read_all().rfind("HTTP/1.1 404", 0), 0u);
+
+  // A JPEG's bytes, NULs and all, as the board would give them (pipeline/thumbnails is tested
+  // on real pictures; here the server's part: the bytes go out exactly, typed, to GETs only).
+  const std::string jpeg("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00\x01 feed one \xFF\xD9", 26);
+  MetricsServerOptions options;
+  options.listen = Endpoint{"127.0.0.1", 0};
+  options.request_timeout = 500ms;
+  options.thumbnail = [&jpeg](int feed) -> std::optional<std::string> {
+    if (feed == 1) return jpeg;
+    return std::nullopt;
+  };
+  auto server = std::make_shared<MetricsServer>(feeds_->io(), options,
+                                                [] { return std::vector<LabeledSnapshot>{}; });
+  server->start();
+  const auto port = server->local_endpoint().port;
+  auto ask = [port](const std::string& target, const std::string& method = "GET") {
+    RawConnection connection(port);
+    connection.send(method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    return connection.read_all();
+  };
+  const std::string ok = ask("/thumbnail?feed=1");
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200", 0), 0u) << ok;
+  EXPECT_NE(ok.find("Content-Type: image/jpeg"), std::string::npos) << ok;
+  EXPECT_NE(ok.find("Content-Length: 26"), std::string::npos) << ok;
+  ASSERT_GE(ok.size(), jpeg.size());
+  EXPECT_EQ(ok.substr(ok.size() - jpeg.size()), jpeg);
+  const std::string missing = ask("/thumbnail?feed=2");
+  EXPECT_EQ(missing.rfind("HTTP/1.1 404", 0), 0u) << missing;
+  EXPECT_NE(missing.find("no picture of feed 2 here"), std::string::npos) << missing;
+  for (const char* bad : {"/thumbnail", "/thumbnail?feed=", "/thumbnail?feed=-1",
+                          "/thumbnail?feed=1%00", "/thumbnail?feed=65536", "/thumbnail?f=1",
+                          "/thumbnail?feed=1&feed=2", "/thumbnail?feed=0x1"}) {
+    EXPECT_EQ(ask(bad).rfind("HTTP/1.1 400", 0), 0u) << bad;
+  }
+  EXPECT_EQ(ask("/thumbnail?feed=1", "POST").rfind("HTTP/1.1 405", 0), 0u);
+  server->stop();
+}
+
 TEST_F(MetricsServerTest, HostileClientsAreClosedWithoutDisturbingTheServer) {
   // Garbage instead of a request line.
   RawConnection garbage(port_);
