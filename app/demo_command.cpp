@@ -52,7 +52,7 @@ int run_demo(const DemoOptions& options) {
       if (target.kind == OutputTarget::Kind::multiview) target.beside_panel = true;
     }
   }
-  const auto screens = open_screens(media, options.streams, {{&received, "loopback"}});
+  const auto pictures = open_pictures(media, options.streams, {{&received, "loopback"}});
   const std::string output_names = media.describe();
   std::unique_ptr<ReceiverGroup> receivers;
   receivers = std::make_unique<ReceiverGroup>(
@@ -89,7 +89,7 @@ int run_demo(const DemoOptions& options) {
   // The demo is the show-piece: the panel opens by default whenever a display exists.
   const std::string endpoint = receivers->local_endpoint().to_string();
   run_with_frontends(runtime, options.common, {{&sent, endpoint}, {&received, endpoint}}, gui,
-                     fmt::format("hdstream demo \u00b7 {} feeds", options.streams), screens.get());
+                     fmt::format("hdstream demo \u00b7 {} feeds", options.streams), pictures.get());
   receivers->finish_media();
 
   const Snapshot last_sent = sent.sample();

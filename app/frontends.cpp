@@ -8,6 +8,7 @@
 #include "display/video_wall.hpp"
 #include "gui/panel_app.hpp"
 #include "pipeline/media_sources.hpp"
+#include "pipeline/thumbnails.hpp"
 #include "telemetry/metrics_server.hpp"
 
 namespace hdstream {
@@ -40,29 +41,53 @@ PanelWindow::Provider panel_provider(std::function<std::vector<LabeledSnapshot>(
 
 }  // namespace
 
-class Screens {
+class Pictures {
  public:
-  Screens(const MediaOutput& media, std::size_t streams, PanelWindow::Provider provider)
-      : wall_(media, streams, std::move(provider)) {}
-  VideoWall& wall() { return wall_; }
-  const VideoWall& wall() const { return wall_; }
+  Pictures(MediaOutput& media, std::size_t streams, PanelWindow::Provider provider)
+      : thumbnails_(streams) {
+    if (media.on_screens()) {
+      qt_ = std::make_unique<QtApp>();
+      try {
+        wall_ = std::make_unique<VideoWall>(media, streams, std::move(provider));
+      } catch (const SpecError& error) {
+        throw UsageError(error.what());
+      }
+      media.add_picture_sinks(wall_->sink_factory());
+    }
+    media.add_picture_sinks(thumbnails_.sink_factory());
+  }
+  ~Pictures() {
+    wall_.reset();  // the windows go before the QApplication
+    qt_.reset();
+  }
+  Pictures(const Pictures&) = delete;
+  Pictures& operator=(const Pictures&) = delete;
+
+  // The screens' windows; null when no output shows pictures on screens.
+  const VideoWall* wall() const { return wall_.get(); }
+  Thumbnails& thumbnails() const { return thumbnails_; }
+
+  // The panel's pictures: this process's thumbnails, as Qt images.
+  PictureProvider panel_pictures() const {
+    return [this](const FeedRow& row) -> std::optional<PanelPicture> {
+      const auto thumbnail = thumbnails_.latest(row.stream);
+      if (!thumbnail) return std::nullopt;
+      QImage image(thumbnail->bgra.data(), thumbnail->width, thumbnail->height,
+                   thumbnail->width * 4, QImage::Format_RGB32);
+      return PanelPicture{image.copy(), thumbnail->seq};
+    };
+  }
 
  private:
-  QtApp qt_;  // first made, last gone
-  VideoWall wall_;
+  mutable Thumbnails thumbnails_;
+  std::unique_ptr<QtApp> qt_;  // made before the windows, gone after them
+  std::unique_ptr<VideoWall> wall_;
 };
 
-std::shared_ptr<Screens> open_screens(MediaOutput& media, std::size_t streams,
-                                      std::vector<RegistrySource> sources) {
-  if (!media.on_screens()) return nullptr;
-  std::shared_ptr<Screens> screens;
-  try {
-    screens = std::make_shared<Screens>(media, streams, panel_provider(reader(std::move(sources))));
-  } catch (const SpecError& error) {
-    throw UsageError(error.what());
-  }
-  media.add_picture_sinks(screens->wall().sink_factory());
-  return screens;
+std::shared_ptr<Pictures> open_pictures(MediaOutput& media, std::size_t streams,
+                                        std::vector<RegistrySource> sources) {
+  if (!media.decodes()) return nullptr;
+  return std::make_shared<Pictures>(media, streams, panel_provider(reader(std::move(sources))));
 }
 
 bool want_gui(const CommonOptions& common, bool default_on) {
@@ -79,7 +104,7 @@ bool want_gui(const CommonOptions& common, bool default_on) {
 
 void run_with_frontends(Runtime& runtime, const CommonOptions& common,
                         std::vector<RegistrySource> sources, bool gui, const std::string& title,
-                        const Screens* screens) {
+                        const Pictures* pictures) {
   auto read_all = reader(std::move(sources));
 
   if (!common.metrics_listen.empty()) {
@@ -89,9 +114,15 @@ void run_with_frontends(Runtime& runtime, const CommonOptions& common,
     } catch (const EndpointError& error) {
       throw UsageError(std::string("--metrics-listen: ") + error.what());
     }
-    if (screens && screens->wall().program()) {
-      server_options.cut_program = [program = screens->wall().program()](int feed) {
+    const VideoWall* wall = pictures ? pictures->wall() : nullptr;
+    if (wall && wall->program()) {
+      server_options.cut_program = [program = wall->program()](int feed) {
         return program->cut(feed);
+      };
+    }
+    if (pictures) {
+      server_options.thumbnail = [&thumbnails = pictures->thumbnails()](int feed) {
+        return feed <= 65535 ? thumbnails.jpeg(static_cast<std::uint16_t>(feed)) : std::nullopt;
       };
     }
     auto server = std::make_shared<MetricsServer>(runtime.io(), server_options, read_all);
@@ -99,17 +130,19 @@ void run_with_frontends(Runtime& runtime, const CommonOptions& common,
     runtime.on_shutdown([server] { server->stop(); });
   }
 
-  if (!gui && !screens) {
+  const VideoWall* wall = pictures ? pictures->wall() : nullptr;
+  if (!gui && !wall) {
     runtime.run();
     return;
   }
   PanelAppOptions panel;
   panel.title = title;
-  if (screens) {
-    if (const auto area = screens->wall().panel_area()) {
+  if (pictures) panel.pictures = pictures->panel_pictures();
+  if (wall) {
+    if (const auto area = wall->panel_area()) {
       panel.geometry = QRect(area->x, area->y, area->width, area->height);
     }
-    if (Program* program = screens->wall().program()) {
+    if (Program* program = wall->program()) {
       panel.on_select = [program](int stream) { program->cut(stream); };
     }
   }

@@ -1,9 +1,9 @@
 // Runs a command's runtime with its optional front ends: the HTTP telemetry server
 // (--metrics-listen), the live Qt panel (--gui) and the receiver's screens (--output screen:N,
 // multiview). Qt takes the main thread; the io_context runs on its own threads.
-//   auto screens = open_screens(media, streams, {{&stats, listen}});   // before the receivers
-//   run_with_frontends(runtime, options.common, {{&stats, dest.to_string()}}, gui, "hdstream
-//   send", screens.get());
+//   auto pictures = open_pictures(media, streams, {{&stats, listen}});   // before the receivers
+//   run_with_frontends(runtime, options.common, {{&stats, listen}}, gui, "hdstream recv",
+//                      pictures.get());
 #pragma once
 
 #include <memory>
@@ -26,20 +26,22 @@ struct RegistrySource {
 // exists. Throws UsageError for --gui without a display.
 bool want_gui(const CommonOptions& common, bool default_on);
 
-// The Qt application and the windows of the outputs that show pictures on screens.
-class Screens;
+// Where a receiver's decoded pictures are shown: the thumbnails of every decoded feed (the
+// panel's Picture column, /thumbnail on --metrics-listen) and, when an output shows pictures
+// on screens, the Qt application and its windows.
+class Pictures;
 
-// When `media` shows pictures on screens: makes the QApplication and the windows, and wires
-// media.picture_sinks to them; null otherwise. Throws UsageError for an unknown screen or a bad
-// --layout (one line listing the screens that exist). Call it before the receivers start, and
-// keep the result until their media has finished.
-std::shared_ptr<Screens> open_screens(MediaOutput& media, std::size_t streams,
-                                      std::vector<RegistrySource> sources);
+// When `media` decodes: makes the thumbnails and, for outputs on screens, the QApplication and
+// the windows, and adds their sinks to media.picture_sinks; null when nothing decodes. Throws
+// UsageError for an unknown screen or a bad --layout (one line listing the screens that exist).
+// Call it before the receivers start, and keep the result until their media has finished.
+std::shared_ptr<Pictures> open_pictures(MediaOutput& media, std::size_t streams,
+                                        std::vector<RegistrySource> sources);
 
 // Runs the runtime until it stops, with the panel when `gui`, the metrics server when asked, and
-// the Qt event loop when there is a panel or `screens`.
+// the Qt event loop when there is a panel or screens to show `pictures` on.
 void run_with_frontends(Runtime& runtime, const CommonOptions& common,
                         std::vector<RegistrySource> sources, bool gui, const std::string& title,
-                        const Screens* screens = nullptr);
+                        const Pictures* pictures = nullptr);
 
 }  // namespace hdstream

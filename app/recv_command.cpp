@@ -34,7 +34,7 @@ int run_recv(const RecvOptions& options) {
   media.queue_frames = options.decode_queue_frames;
   media.debug_decode_delay = options.debug_decode_delay;
   // The listen address is not known yet: the multiview labels its tiles by stream.
-  const auto screens = open_screens(media, options.streams, {{&stats, options.listen}});
+  const auto pictures = open_pictures(media, options.streams, {{&stats, options.listen}});
   const SrtSettings srt =
       options.transport == TransportKind::srt ? srt_settings(options) : SrtSettings{};
   receivers = std::make_unique<ReceiverGroup>(
@@ -48,7 +48,7 @@ int run_recv(const RecvOptions& options) {
   run_with_frontends(runtime, options.common, {{&stats, receivers->local_endpoint().to_string()}},
                      want_gui(options.common, /*default_on=*/false),
                      fmt::format("hdstream recv on {}", receivers->local_endpoint().to_string()),
-                     screens.get());
+                     pictures.get());
   receivers->finish_media();  // decoders drain and files get their index before the summary
 
   const Snapshot last = stats.sample();

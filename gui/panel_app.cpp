@@ -52,6 +52,7 @@ void run_qt_app(const PanelAppOptions* panel, PanelWindow::Provider provider,
     window.emplace(panel->title, std::move(provider), panel->thresholds);
     window->set_on_close(request_stop);
     if (panel->on_select) window->set_on_select(panel->on_select);
+    if (panel->pictures) window->set_pictures(panel->pictures);
     window->refresh();
     window->start_timer(panel->refresh_ms);
     if (panel->geometry) window->setGeometry(*panel->geometry);

@@ -25,6 +25,7 @@ struct PanelAppOptions {
   PanelThresholds thresholds;
   std::optional<QRect> geometry;  // where to put the panel; the window manager's choice if none
   std::function<void(int stream)> on_select;  // keys 0-9, a click on a row (program cuts)
+  PictureProvider pictures;                   // the rows' pictures; none: no Picture column
 };
 
 // The process's QApplication, made on the main thread (display_available() must hold). Only one

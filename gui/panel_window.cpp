@@ -254,6 +254,8 @@ void PanelWindow::show_rows() {
   if (table_->isColumnHidden(kColumnPicture) == pictures) {
     table_->setColumnHidden(kColumnPicture, !pictures);
     table_->verticalHeader()->setDefaultSectionSize(pictures ? kPictureCellHeight + 6 : 26);
+    // Rows three times as tall: the table takes the room the chart had.
+    static_cast<QVBoxLayout*>(layout())->setStretchFactor(table_, pictures ? 5 : 2);
   }
   // The aggregate row, bold, last.
   const int a = static_cast<int>(rows.size());
