@@ -11,6 +11,7 @@
 #include "app/runtime.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "gui/host_pictures.hpp"
 #include "gui/monitor_inputs.hpp"
 #include "gui/panel_app.hpp"
 #include "stats/json_fields.hpp"
@@ -76,7 +77,10 @@ int run_monitor(const MonitorOptions& options) {
   StatsOutput output(options.common);
   Runtime runtime;
   auto poller = std::make_shared<StatsPoller>(
-      runtime.io(), hosts, std::chrono::duration_cast<std::chrono::milliseconds>(options.poll));
+      runtime.io(), hosts,
+      StatsPollerOptions{
+          .interval = std::chrono::duration_cast<std::chrono::milliseconds>(options.poll),
+          .fetch_pictures = gui});
   std::atomic<bool> finishing{false};
   auto finish = [&] {
     if (finishing.exchange(true)) return;
@@ -96,6 +100,7 @@ int run_monitor(const MonitorOptions& options) {
   if (gui) {
     PanelAppOptions panel;
     panel.title = "hdstream monitor";
+    panel.pictures = host_pictures(poller);
     run_qt_app(
         &panel, provider, [&runtime] { runtime.run(); }, finish);
   } else {

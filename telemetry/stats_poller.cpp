@@ -8,8 +8,8 @@
 namespace hdstream {
 
 StatsPoller::StatsPoller(asio::io_context& context, std::vector<Endpoint> hosts,
-                         std::chrono::milliseconds interval)
-    : context_(context), interval_(interval) {
+                         StatsPollerOptions options)
+    : context_(context), options_(options) {
   for (auto& host : hosts) {
     HostStatus status;
     status.address = std::move(host);
@@ -37,9 +37,10 @@ awaitable<void> StatsPoller::poll_loop(std::size_t index) {
       std::lock_guard lock(mutex_);
       if (stopped_) co_return;
     }
-    const auto next = std::chrono::steady_clock::now() + interval_;
-    auto reply = co_await http_get(executor, address, "/stats.json",
-                                   std::max(interval_ * 2, std::chrono::milliseconds(1000)));
+    const auto next = std::chrono::steady_clock::now() + options_.interval;
+    auto reply =
+        co_await http_get(executor, address, "/stats.json",
+                          std::max(options_.interval * 2, std::chrono::milliseconds(1000)));
     std::vector<LabeledSnapshot> parsed;
     if (reply.error.empty() && reply.status != 200) {
       reply.error = fmt::format("{} answered HTTP {}", address.to_string(), reply.status);
@@ -66,13 +67,44 @@ awaitable<void> StatsPoller::poll_loop(std::size_t index) {
         for (auto& source : parsed) {
           if (source.host.empty()) source.host = address.to_string();
         }
-        status.snapshots = std::move(parsed);
+        status.snapshots = parsed;
       }
       if (stopped_) co_return;
     }
+    if (options_.fetch_pictures && reply.error.empty()) co_await fetch_pictures(index, parsed);
     timer->expires_at(next);
     error_code ignored;
     co_await timer->async_wait(nothrow(ignored));
+  }
+}
+
+awaitable<void> StatsPoller::fetch_pictures(std::size_t index,
+                                            const std::vector<LabeledSnapshot>& sources) {
+  const Endpoint address = hosts_[index].address;
+  auto executor = co_await asio::this_coro::executor;
+  std::vector<std::uint16_t> decoded;
+  for (const auto& source : sources) {
+    if (source.snapshot.role != Role::recv) continue;
+    for (const auto& stream : source.snapshot.streams) {
+      if (stream.media && decoded.size() < kMaxPicturesPerHost) decoded.push_back(stream.stream);
+    }
+  }
+  std::map<std::uint16_t, std::string> fetched;
+  for (const std::uint16_t stream : decoded) {
+    auto reply = co_await http_get(executor, address, fmt::format("/thumbnail?feed={}", stream),
+                                   options_.interval, kMaxPictureBytes);
+    // None yet (404), an older hdstream, a slow host: that feed shows NO SIGNAL until next time.
+    if (reply.error.empty() && reply.status == 200) fetched[stream] = std::move(reply.body);
+  }
+  std::lock_guard lock(mutex_);
+  auto& pictures = hosts_[index].pictures;
+  std::erase_if(pictures, [&](const auto& entry) { return !fetched.contains(entry.first); });
+  for (auto& [stream, jpeg] : fetched) {
+    HostPicture& picture = pictures[stream];
+    if (picture.jpeg != jpeg) {
+      picture.jpeg = std::move(jpeg);
+      ++picture.seq;
+    }
   }
 }
 

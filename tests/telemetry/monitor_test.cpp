@@ -89,7 +89,8 @@ TEST(Monitor, PairsSenderAndReceiverRowsFromTwoProcesses) {
 
   asio::io_context io;
   auto poller = std::make_shared<StatsPoller>(
-      io, std::vector<Endpoint>{{"127.0.0.1", recv_metrics}, {"127.0.0.1", send_metrics}}, 200ms);
+      io, std::vector<Endpoint>{{"127.0.0.1", recv_metrics}, {"127.0.0.1", send_metrics}},
+      StatsPollerOptions{.interval = 200ms});
   poller->start();
   std::jthread runner([&] { io.run(); });
 
