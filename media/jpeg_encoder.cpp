@@ -23,6 +23,7 @@ void JpegEncoder::release() {
   sws_freeContext(to_yuv_);
   to_yuv_ = nullptr;
   width_ = height_ = 0;
+  pts_ = 0;
 }
 
 void JpegEncoder::open(int width, int height) {
@@ -70,7 +71,7 @@ std::string JpegEncoder::encode(const std::uint8_t* bgra, int width, int height,
   const int strides[4] = {stride, 0, 0, 0};
   sws_scale(to_yuv_, planes, strides, 0, height, frame_->data, frame_->linesize);
   frame_->quality = context_->global_quality;
-  frame_->pts = 0;
+  frame_->pts = pts_++;  // libavcodec refuses a pts that does not grow
   if (avcodec_send_frame(context_, frame_) < 0 || avcodec_receive_packet(context_, packet_) < 0) {
     throw MediaError("thumbnail: the MJPEG encoder failed");
   }

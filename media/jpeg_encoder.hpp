@@ -32,6 +32,7 @@ class JpegEncoder {
   int quality_;
   int width_ = 0;
   int height_ = 0;
+  std::int64_t pts_ = 0;
   AVCodecContext* context_ = nullptr;
   AVFrame* frame_ = nullptr;
   AVPacket* packet_ = nullptr;

@@ -107,6 +107,19 @@ TEST(JpegEncoder, AThumbnailDecodesBackAtItsSizeWithItsColours) {
   }
 }
 
+TEST(JpegEncoder, OneEncoderMakesJpegAfterJpegOfTheSameSize) {
+  // A monitor asks for a feed's picture a few times a second, for hours.
+  JpegEncoder encoder;
+  const auto bgra = two_colours(128, 72);
+  std::string first;
+  for (int i = 0; i < 5; ++i) {
+    const std::string jpeg = encoder.encode(bgra.data(), 128, 72, 128 * 4);
+    if (i == 0) first = jpeg;
+    EXPECT_EQ(jpeg, first) << "picture " << i;
+  }
+  EXPECT_EQ(decode_jpeg(first).width, 128);
+}
+
 TEST(JpegEncoder, SizesItCannotEncodeAreRefusedInOneLine) {
   JpegEncoder encoder;
   const auto bgra = two_colours(8, 8);
