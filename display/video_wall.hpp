@@ -3,7 +3,7 @@
 // QApplication exists, and the per-feed sinks the decode workers feed them through.
 //   QtApp qt;
 //   VideoWall wall(media, streams, provider);     // throws SpecError (unknown screen, layout)
-//   media.picture_sinks = wall.sink_factory();    // then start the receivers
+//   media.add_picture_sinks(wall.sink_factory());   // then start the receivers
 #pragma once
 
 #include <cstdint>

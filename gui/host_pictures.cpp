@@ -3,30 +3,47 @@
 #include <map>
 #include <string>
 
+#include <QtCore/QBuffer>
+#include <QtGui/QImageReader>
+
 namespace hdstream {
+namespace {
+
+// A thumbnail is 128x72; a host's "JPEG" that claims more than this is not decoded at all, so a
+// stranger's small file that declares a huge picture never makes the panel allocate for it.
+constexpr int kMaxPictureSide = 1024;
+
+QImage decode_thumbnail(const std::string& jpeg) {
+  QByteArray bytes = QByteArray::fromRawData(jpeg.data(), static_cast<qsizetype>(jpeg.size()));
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::ReadOnly);
+  QImageReader reader(&buffer, "JPEG");
+  const QSize size = reader.size();
+  if (!size.isValid() || size.width() > kMaxPictureSide || size.height() > kMaxPictureSide) {
+    return {};
+  }
+  return reader.read();
+}
+
+}  // namespace
 
 PictureProvider host_pictures(std::shared_ptr<const StatsPoller> poller) {
   struct Decoded {
-    std::uint64_t seq = 0;
+    std::uint64_t seq = 0;  // a host's pictures start at 1: the first one decodes
     QImage image;
   };
   auto decoded = std::make_shared<std::map<std::string, Decoded>>();  // GUI thread only
   return [poller, decoded](const FeedRow& row) -> std::optional<PanelPicture> {
-    for (const HostStatus& host : poller->latest()) {
-      if (host.address.to_string() != row.picture_from) continue;
-      const auto found = host.pictures.find(row.stream);
-      if (found == host.pictures.end()) return std::nullopt;
-      Decoded& cached = (*decoded)[row.key];
-      if (cached.seq != found->second.seq) {  // seq starts at 1: the first one decodes
-        cached.seq = found->second.seq;
-        cached.image = QImage::fromData(reinterpret_cast<const uchar*>(found->second.jpeg.data()),
-                                        static_cast<int>(found->second.jpeg.size()), "JPEG");
-      }
-      // Not a JPEG (a stranger's bytes): no picture, the NO SIGNAL slate.
-      if (cached.image.isNull()) return std::nullopt;
-      return PanelPicture{cached.image, cached.seq};
+    const auto picture = poller->picture(row.picture_from, row.stream);
+    if (!picture) return std::nullopt;
+    Decoded& cached = (*decoded)[row.key];
+    if (cached.seq != picture->seq) {
+      cached.seq = picture->seq;
+      cached.image = decode_thumbnail(picture->jpeg);
     }
-    return std::nullopt;
+    // Not a JPEG, or not a thumbnail: no picture, the NO SIGNAL slate.
+    if (cached.image.isNull()) return std::nullopt;
+    return PanelPicture{cached.image, cached.seq};
   };
 }
 

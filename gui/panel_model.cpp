@@ -193,12 +193,13 @@ void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
         row.picture_from = pair.recv.input->polled_from;
         row.frozen = recv->frozen;
         row.black = recv->black;
-        if (track.decoded_change_s < 0 || recv->frames_decoded != track.decoded) {
+        const double receiver_t = pair.recv.input->source.snapshot.t;
+        if (!track.decoded_change_t || recv->frames_decoded != track.decoded) {
           track.decoded = recv->frames_decoded;
-          track.decoded_change_s = now_s;
+          track.decoded_change_t = receiver_t;
         }
         row.no_signal = row.state != StreamState::running ||
-                        now_s - track.decoded_change_s >= thresholds_.no_signal_after_s;
+                        receiver_t - *track.decoded_change_t >= thresholds_.no_signal_after_s;
       }
 
       row.has_jitter = recv || far;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -70,6 +71,7 @@ struct FeedRow {
   bool frozen = false;       // the receiver's picture alarms (media/picture_watch)
   bool black = false;
   bool no_signal = false;  // not running, or no new decoded picture for no_signal_after_s
+                           // (on the receiver's clock)
   Health health = Health::unknown;
   std::string health_reason;  // why it is not green, one short phrase
   double window_drop_fraction = 0;
@@ -121,8 +123,10 @@ class PanelModel {
     Health shown = Health::unknown;
     Health pending = Health::unknown;
     double better_since_s = -1;
-    std::uint64_t decoded = 0;     // pictures the receiver had decoded when last seen
-    double decoded_change_s = -1;  // panel clock when that count last moved
+    std::uint64_t decoded = 0;  // pictures the receiver had decoded when last seen
+    // The receiver's own clock (snapshot t) when that count last moved: a monitor polling
+    // every 2 s sees it move once a poll, and NO SIGNAL must not flicker for it.
+    std::optional<double> decoded_change_t;
   };
 
   void judge(FeedRow& row, Track& track, double now_s);

@@ -73,6 +73,7 @@ std::string JpegEncoder::encode(const std::uint8_t* bgra, int width, int height,
   frame_->quality = context_->global_quality;
   frame_->pts = pts_++;  // libavcodec refuses a pts that does not grow
   if (avcodec_send_frame(context_, frame_) < 0 || avcodec_receive_packet(context_, packet_) < 0) {
+    release();  // the next picture opens a fresh encoder
     throw MediaError("thumbnail: the MJPEG encoder failed");
   }
   std::string bytes(reinterpret_cast<const char*>(packet_->data),

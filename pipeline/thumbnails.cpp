@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "common/clock.hpp"
+#include "common/log.hpp"
+#include "media/media_error.hpp"
 #include "media/picture_scaler.hpp"
 
 namespace hdstream {
@@ -27,7 +29,14 @@ class Thumbnails::Sink : public PictureSink {
     const auto [width, height] = fitted(picture.width, picture.height, options_);
     if (width == 0) return;
     back_.resize(static_cast<std::size_t>(width) * height * 4);
-    scaler_.scale(picture, width, height, back_.data(), width * 4);
+    try {
+      scaler_.scale(picture, width, height, back_.data(), width * 4);
+    } catch (const MediaError& error) {
+      // A picture libswscale cannot take: no thumbnail of it (NO SIGNAL), the feed goes on.
+      if (!warned_) logger("media")->warn("thumbnail: {}", error.what());
+      warned_ = true;
+      return;
+    }
     const std::scoped_lock lock(slot_->mutex);
     Thumbnail& latest = slot_->latest;
     latest.width = width;
@@ -41,6 +50,7 @@ class Thumbnails::Sink : public PictureSink {
   std::shared_ptr<Slot> slot_;
   ThumbnailOptions options_;
   std::optional<std::int64_t> next_ns_;
+  bool warned_ = false;
   PictureScaler scaler_;
   std::vector<std::uint8_t> back_;
 };
@@ -60,9 +70,10 @@ std::pair<int, int> Thumbnails::fitted(int width, int height, const ThumbnailOpt
 }
 
 MediaOutput::SinkFactory Thumbnails::sink_factory() {
-  return [this](std::uint16_t stream, const Hello&) {
+  // The slots, not the board: a sink never reaches back into Thumbnails.
+  return [slots = slots_, options = options_](std::uint16_t stream, const Hello&) {
     std::vector<std::shared_ptr<PictureSink>> sinks;
-    if (stream < slots_.size()) sinks.push_back(std::make_shared<Sink>(slots_[stream], options_));
+    if (stream < slots.size()) sinks.push_back(std::make_shared<Sink>(slots[stream], options));
     return sinks;
   };
 }
@@ -72,6 +83,11 @@ std::optional<Thumbnail> Thumbnails::latest(std::uint16_t stream) const {
   const std::scoped_lock lock(slots_[stream]->mutex);
   if (slots_[stream]->latest.seq == 0) return std::nullopt;
   return slots_[stream]->latest;
+}
+
+std::uint64_t Thumbnails::jpegs_made() const {
+  const std::scoped_lock lock(jpeg_mutex_);
+  return jpegs_made_;
 }
 
 std::optional<std::string> Thumbnails::jpeg(std::uint16_t stream) {
@@ -89,6 +105,7 @@ std::optional<std::string> Thumbnails::jpeg(std::uint16_t stream) {
     const std::scoped_lock lock(jpeg_mutex_);
     bytes = jpeg_encoder_.encode(thumbnail->bgra.data(), thumbnail->width, thumbnail->height,
                                  thumbnail->width * 4);
+    ++jpegs_made_;
   }
   const std::scoped_lock lock(slot.mutex);
   if (thumbnail->seq > slot.jpeg_seq) {

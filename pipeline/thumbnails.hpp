@@ -49,8 +49,11 @@ class Thumbnails {
 
   // The latest thumbnail of `stream`; none before its first picture or for a stream not served.
   std::optional<Thumbnail> latest(std::uint16_t stream) const;
-  // The same as a JPEG, encoded on the first request after each new thumbnail.
+  // The same as a JPEG, encoded on the first request after each new thumbnail. Throws
+  // MediaError when libavcodec cannot encode it.
   std::optional<std::string> jpeg(std::uint16_t stream);
+  // JPEGs encoded so far (the others were the cached one).
+  std::uint64_t jpegs_made() const;
 
   // A picture's thumbnail size: fitted into max_width x max_height, aspect kept, both even.
   static std::pair<int, int> fitted(int width, int height, const ThumbnailOptions& options);
@@ -61,8 +64,9 @@ class Thumbnails {
 
   ThumbnailOptions options_;
   std::vector<std::shared_ptr<Slot>> slots_;  // by stream
-  std::mutex jpeg_mutex_;
+  mutable std::mutex jpeg_mutex_;
   JpegEncoder jpeg_encoder_;
+  std::uint64_t jpegs_made_ = 0;
 };
 
 }  // namespace hdstream

@@ -52,8 +52,17 @@ awaitable<HttpReply> http_get(asio::any_io_executor executor, Endpoint server, s
   co_await http::async_write(state->stream, state->request, nothrow(ec));
   if (ec) co_return failure("cannot send a request to", server, ec);
 
+  // The header first: a reply that announces more than we take is refused before its body is
+  // read (seen with Boost 1.74: async_read let a Content-Length past body_limit through).
   state->parser.body_limit(max_body_bytes);
+  co_await http::async_read_header(state->stream, state->buffer, state->parser, nothrow(ec));
+  if (ec) co_return failure("bad reply from", server, ec);
+  if (const auto length = state->parser.content_length(); length && *length > max_body_bytes) {
+    co_return failure("reply too large from", server,
+                      http::make_error_code(http::error::body_limit));
+  }
   co_await http::async_read(state->stream, state->buffer, state->parser, nothrow(ec));
+  if (!ec && state->parser.get().body().size() > max_body_bytes) ec = http::error::body_limit;
   if (ec) co_return failure("bad reply from", server, ec);
   HttpReply reply;
   reply.status = state->parser.get().result_int();

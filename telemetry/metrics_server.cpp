@@ -86,7 +86,15 @@ http::response<http::string_body> thumbnail_response(const MetricsServerOptions&
     return make_response(http::status::bad_request, "expected /thumbnail?feed=K (a feed number)\n",
                          "text/plain");
   }
-  auto jpeg = options.thumbnail ? options.thumbnail(*feed) : std::nullopt;
+  std::optional<std::string> jpeg;
+  try {
+    if (options.thumbnail) jpeg = options.thumbnail(*feed);
+  } catch (const std::exception& error) {
+    log()->warn("thumbnail of feed {}: {}", *feed, error.what());
+    return make_response(http::status::internal_server_error,
+                         fmt::format("cannot encode the picture of feed {}\n", *feed),
+                         "text/plain");
+  }
   if (!jpeg) {
     return make_response(
         http::status::not_found,

@@ -1,5 +1,7 @@
 #include "telemetry/stats_poller.hpp"
 
+#include <algorithm>
+
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "stats/snapshot_json.hpp"
@@ -19,6 +21,7 @@ StatsPoller::StatsPoller(asio::io_context& context, std::vector<Endpoint> hosts,
 }
 
 void StatsPoller::start() {
+  picture_cursors_.assign(hosts_.size(), 0);
   for (std::size_t i = 0; i < hosts_.size(); ++i) {
     auto strand = asio::make_strand(context_);
     timers_.push_back(std::make_shared<asio::steady_timer>(strand));
@@ -80,7 +83,8 @@ awaitable<void> StatsPoller::poll_loop(std::size_t index) {
 
 awaitable<void> StatsPoller::fetch_pictures(std::size_t index,
                                             const std::vector<LabeledSnapshot>& sources) {
-  const Endpoint address = hosts_[index].address;
+  const Endpoint& host = hosts_[index].address;  // immutable after construction
+  const std::string address = host.to_string();
   auto executor = co_await asio::this_coro::executor;
   std::vector<std::uint16_t> decoded;
   for (const auto& source : sources) {
@@ -89,23 +93,46 @@ awaitable<void> StatsPoller::fetch_pictures(std::size_t index,
       if (stream.media && decoded.size() < kMaxPicturesPerHost) decoded.push_back(stream.stream);
     }
   }
-  std::map<std::uint16_t, std::string> fetched;
-  for (const std::uint16_t stream : decoded) {
-    auto reply = co_await http_get(executor, address, fmt::format("/thumbnail?feed={}", stream),
-                                   options_.interval, kMaxPictureBytes);
-    // None yet (404), an older hdstream, a slow host: that feed shows NO SIGNAL until next time.
-    if (reply.error.empty() && reply.status == 200) fetched[stream] = std::move(reply.body);
+  // Where the last poll stopped: on a long path, where one interval fetches only a few, every
+  // feed gets its turn.
+  std::size_t& cursor = picture_cursors_[index];
+  if (!decoded.empty()) {
+    std::rotate(decoded.begin(),
+                decoded.begin() + static_cast<std::ptrdiff_t>(cursor % decoded.size()),
+                decoded.end());
   }
-  std::lock_guard lock(mutex_);
-  auto& pictures = hosts_[index].pictures;
-  std::erase_if(pictures, [&](const auto& entry) { return !fetched.contains(entry.first); });
-  for (auto& [stream, jpeg] : fetched) {
-    HostPicture& picture = pictures[stream];
-    if (picture.jpeg != jpeg) {
-      picture.jpeg = std::move(jpeg);
-      ++picture.seq;
+  const auto deadline = std::chrono::steady_clock::now() + options_.interval;
+  for (const std::uint16_t stream : decoded) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    {
+      std::lock_guard lock(mutex_);
+      if (stopped_ || left <= std::chrono::nanoseconds::zero()) break;
+    }
+    ++cursor;
+    auto reply = co_await http_get(executor, host, fmt::format("/thumbnail?feed={}", stream), left,
+                                   kMaxPictureBytes);
+    // None yet (404), an older hdstream, a slow host: the feed keeps its last picture.
+    if (!reply.error.empty() || reply.status != 200) continue;
+    std::lock_guard lock(mutex_);
+    auto& picture = pictures_[{address, stream}];
+    if (!picture || picture->jpeg != reply.body) {
+      picture = std::make_shared<const HostPicture>(
+          HostPicture{std::move(reply.body), picture ? picture->seq + 1 : 1});
     }
   }
+  // Feeds the host no longer decodes (or reports) lose their picture.
+  std::lock_guard lock(mutex_);
+  std::erase_if(pictures_, [&](const auto& entry) {
+    return entry.first.first == address &&
+           std::find(decoded.begin(), decoded.end(), entry.first.second) == decoded.end();
+  });
+}
+
+std::shared_ptr<const HostPicture> StatsPoller::picture(const std::string& address,
+                                                        std::uint16_t stream) const {
+  std::lock_guard lock(mutex_);
+  const auto found = pictures_.find({address, stream});
+  return found == pictures_.end() ? nullptr : found->second;
 }
 
 std::vector<HostStatus> StatsPoller::latest() const {

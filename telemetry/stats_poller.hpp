@@ -29,14 +29,15 @@ struct HostStatus {
   std::string error;            // why the last poll failed (empty when it succeeded)
   std::int64_t last_ok_ns = 0;  // wall clock of the last successful poll (0: never)
   std::uint64_t polls_ok = 0;
-  std::vector<LabeledSnapshot> snapshots;         // from the last successful poll
-  std::map<std::uint16_t, HostPicture> pictures;  // by stream; with fetch_pictures only
+  std::vector<LabeledSnapshot> snapshots;  // from the last successful poll
 };
 
 struct StatsPollerOptions {
   std::chrono::milliseconds interval{500};
   // Also fetch the picture of every feed a host decodes, after each poll of its stats (the Qt
-  // panel shows them; the console has no use for them). At most kMaxPicturesPerHost a host.
+  // panel shows them; the console has no use for them): at most kMaxPicturesPerHost a host,
+  // all within one poll interval, so a host slow to serve them delays its stats by at most one
+  // interval. A fetch that fails keeps the feed's last picture.
   bool fetch_pictures = false;
 };
 
@@ -52,6 +53,10 @@ class StatsPoller : public std::enable_shared_from_this<StatsPoller> {
   void start();
   void stop();  // safe from any thread
   std::vector<HostStatus> latest() const;
+  // The latest picture of `stream` served by the host polled at `address` (HOST:PORT as
+  // Endpoint::to_string); none before one was fetched.
+  std::shared_ptr<const HostPicture> picture(const std::string& address,
+                                             std::uint16_t stream) const;
 
  private:
   awaitable<void> poll_loop(std::size_t index);
@@ -61,6 +66,8 @@ class StatsPoller : public std::enable_shared_from_this<StatsPoller> {
   StatsPollerOptions options_;
   mutable std::mutex mutex_;
   std::vector<HostStatus> hosts_;
+  std::map<std::pair<std::string, std::uint16_t>, std::shared_ptr<const HostPicture>> pictures_;
+  std::vector<std::size_t> picture_cursors_;  // by host; only its poll loop touches it
   std::vector<std::shared_ptr<asio::steady_timer>> timers_;
   bool stopped_ = false;
 };

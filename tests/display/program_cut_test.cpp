@@ -79,7 +79,7 @@ TEST_F(ProgramCut, KeysAndRowClicksOnThePanelPickAFeed) {
   QTest::keyClick(&panel, Qt::Key_1);
   ASSERT_EQ(panel.table()->rowCount(), 4);  // three feeds and the "All" row
   const auto click_row = [&](int row) {
-    const QRect rect = panel.table()->visualItemRect(panel.table()->item(row, 1));
+    const QRect rect = panel.table()->visualItemRect(panel.table()->item(row, kColumnFeed));
     QTest::mouseClick(panel.table()->viewport(), Qt::LeftButton, {}, rect.center());
   };
   click_row(2);

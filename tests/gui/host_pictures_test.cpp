@@ -1,7 +1,8 @@
 // `hdstream monitor`'s pictures end to end in one process: a real metrics server serves
 // /stats.json with 40 decoded feeds and /thumbnail JPEGs (made by Qt's encoder), a real
 // StatsPoller fetches them over loopback HTTP, and host_pictures hands the panel Qt images. A
-// host's bytes that are not a JPEG give no picture; the poller fetches at most 32 per host.
+// hostile host gets no further: bytes that are not a JPEG, a JPEG claiming 3000x3000 and a
+// 300 KB answer give no picture, and the poller fetches at most 32 feeds a host.
 #include "gui/host_pictures.hpp"
 
 #include <gtest/gtest.h>
@@ -20,13 +21,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string jpeg_of(QColor color) {
-  QImage image(128, 72, QImage::Format_RGB32);
+std::string jpeg_of(QColor color, QSize size = QSize(128, 72)) {
+  QImage image(size, QImage::Format_RGB32);
   image.fill(color);
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
-  EXPECT_TRUE(image.save(&buffer, "JPEG", 90));
+  EXPECT_TRUE(image.save(&buffer, "JPEG", size.width() > 128 ? 1 : 90));
   return bytes.toStdString();
 }
 
@@ -40,12 +41,16 @@ TEST(HostPictures, TheReceivingHostsJpegsBecomeThePanelsPictures) {
   std::atomic<int> colour{0};  // feed 0: red, then blue
   const std::string red = jpeg_of(QColor(255, 0, 0));
   const std::string blue = jpeg_of(QColor(0, 0, 255));
+  const std::string huge = jpeg_of(QColor(0, 255, 0), QSize(3000, 3000));
+  ASSERT_LT(huge.size(), StatsPoller::kMaxPictureBytes) << "a small file claiming a big picture";
   asio::io_context io;
   MetricsServerOptions options;
   options.listen = Endpoint{"127.0.0.1", 0};
   options.thumbnail = [&](int feed) -> std::optional<std::string> {
     if (feed == 0) return colour.load() == 0 ? red : blue;
     if (feed == 1) return std::string("\xFF\xD8 not really a picture");
+    if (feed == 2) return huge;
+    if (feed == 3) return std::string(300 * 1024, 'x');
     return red;
   };
   auto server = std::make_shared<MetricsServer>(io, options, [] {
@@ -64,17 +69,36 @@ TEST(HostPictures, TheReceivingHostsJpegsBecomeThePanelsPictures) {
   const Endpoint host{"127.0.0.1", server->local_endpoint().port};
   auto poller =
       std::make_shared<StatsPoller>(io, std::vector<Endpoint>{host},
-                                    StatsPollerOptions{.interval = 100ms, .fetch_pictures = true});
+                                    StatsPollerOptions{.interval = 200ms, .fetch_pictures = true});
   poller->start();
   std::jthread runner([&] { io.run(); });
+  // Whatever happens below, the loop stops before `runner` joins it.
+  const std::shared_ptr<void> stop_all(nullptr, [&](void*) {
+    poller->stop();
+    server->stop();
+    io.stop();
+  });
 
   const auto pictures_fetched = [&] {
-    const auto hosts = poller->latest();
-    return hosts.at(0).pictures.size();
+    std::size_t count = 0;
+    for (std::uint16_t stream = 0; stream < 40; ++stream) {
+      count += poller->picture(host.to_string(), stream) != nullptr;
+    }
+    return count;
   };
-  ASSERT_TRUE(testing::wait_until([&] { return pictures_fetched() > 0; }, 10s));
-  EXPECT_EQ(pictures_fetched(), StatsPoller::kMaxPicturesPerHost)
-      << "40 decoded feeds reported, at most 32 fetched";
+  // 32 fetched (feed 3's 300 KB answer is refused, so 31 pictures), never more.
+  ASSERT_TRUE(testing::wait_until(
+      [&] { return pictures_fetched() == StatsPoller::kMaxPicturesPerHost - 1; }, 20s))
+      << pictures_fetched();
+  // Two more polls later (each fetching again): still 31.
+  const auto polls = poller->latest().at(0).polls_ok;
+  ASSERT_TRUE(
+      testing::wait_until([&] { return poller->latest().at(0).polls_ok >= polls + 3; }, 20s));
+  EXPECT_EQ(pictures_fetched(), StatsPoller::kMaxPicturesPerHost - 1);
+  EXPECT_FALSE(poller->picture(host.to_string(), 3)) << "a 300 KB answer is not kept";
+  for (std::uint16_t stream = 32; stream < 40; ++stream) {
+    EXPECT_FALSE(poller->picture(host.to_string(), stream)) << "feed " << stream;
+  }
 
   const auto pictures = host_pictures(poller);
   FeedRow row;
@@ -105,6 +129,12 @@ TEST(HostPictures, TheReceivingHostsJpegsBecomeThePanelsPictures) {
   garbage.key = "1@0.0.0.0:9000";
   garbage.stream = 1;
   EXPECT_FALSE(pictures(garbage));
+  // A JPEG that claims 3000x3000: not decoded, no picture.
+  FeedRow big = row;
+  big.key = "2@0.0.0.0:9000";
+  big.stream = 2;
+  EXPECT_TRUE(poller->picture(host.to_string(), 2)) << "fetched (small enough)...";
+  EXPECT_FALSE(pictures(big)) << "...but never decoded at its claimed size";
   // Beyond the 32 fetched, and for a host the monitor does not poll: none.
   FeedRow beyond = row;
   beyond.key = "35@0.0.0.0:9000";
@@ -113,10 +143,6 @@ TEST(HostPictures, TheReceivingHostsJpegsBecomeThePanelsPictures) {
   FeedRow elsewhere = row;
   elsewhere.picture_from = "198.18.0.9:9100";
   EXPECT_FALSE(pictures(elsewhere));
-
-  poller->stop();
-  server->stop();
-  io.stop();
 }
 
 }  // namespace

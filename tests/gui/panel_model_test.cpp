@@ -212,6 +212,29 @@ TEST(PanelModel, ADecodedFeedsPictureStateAndNoSignalWithinASecond) {
   EXPECT_TRUE(model.rows()[0].no_signal);
 }
 
+TEST(PanelModel, NoSignalIsJudgedOnTheReceiversClockNotThePollRate) {
+  // A monitor polling every 2.5 s: the decoded count moves between every two polls, so the
+  // feed has a signal throughout, though the panel sees it move only once per 2.5 s.
+  PanelModel model;
+  std::vector<FakeFeed> feeds(1);
+  feeds[0].decoded = true;
+  double t = 0;
+  for (int poll = 0; poll < 6; ++poll) {
+    t += 2.5;
+    feeds[0].advance(2.5);
+    std::vector<PanelInput> inputs{input_of(Role::recv, t, feeds, t)};
+    for (double now = t; now < t + 2.5 - 1e-9; now += 0.1) {  // the panel's 10 Hz between polls
+      model.update(inputs, now);
+      ASSERT_FALSE(model.rows()[0].no_signal) << "poll " << poll << ", panel time " << now;
+    }
+  }
+  // The next poll shows the count unchanged 2.5 s later on the receiver's clock: NO SIGNAL.
+  t += 2.5;
+  std::vector<PanelInput> inputs{input_of(Role::recv, t, feeds, t)};
+  model.update(inputs, t);
+  EXPECT_TRUE(model.rows()[0].no_signal);
+}
+
 TEST(PanelModel, InMonitorAPictureComesFromTheHostThatReceivesTheFeed) {
   PanelModel model;
   std::vector<FakeFeed> sent(1);

@@ -158,10 +158,10 @@ TEST_P(PictureWatchTest, TheScalerWritesNotOneBytePastTheLastPixelAtAnyWidth) {
   TestPicture picture(GetParam(), 1920, 1080, 180);
   constexpr std::uint8_t kCanary = 0x5A;
   constexpr std::size_t kCanaryBytes = 256;
-  std::vector<int> widths{1920, 1366};
+  std::vector<int> widths{1920, 1366, 106};  // 106x72: an SD thumbnail, where it was seen
   for (int width = 2; width <= 70; ++width) widths.push_back(width);
   for (const int width : widths) {
-    const int height = width > 70 ? 9 : 5;
+    const int height = width == 106 ? 72 : width > 70 ? 9 : 5;
     std::vector<std::uint8_t> out(static_cast<std::size_t>(width) * height * 4 + kCanaryBytes,
                                   kCanary);
     scaler.scale(picture.picture(), width, height, out.data(), width * 4);

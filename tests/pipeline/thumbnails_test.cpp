@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 namespace hdstream {
@@ -125,13 +127,50 @@ TEST(Thumbnails, TheJpegIsMadeOncePerThumbnail) {
   ASSERT_GE(first->size(), 2u);
   EXPECT_EQ(static_cast<unsigned char>((*first)[0]), 0xFF);
   EXPECT_EQ(static_cast<unsigned char>((*first)[1]), 0xD8);
+  EXPECT_EQ(thumbnails.jpegs_made(), 1u);
   EXPECT_EQ(thumbnails.jpeg(0), first);
+  EXPECT_EQ(thumbnails.jpeg(0), first);
+  EXPECT_EQ(thumbnails.jpegs_made(), 1u) << "asked three times, made once";
   // A new picture of another shape: a new JPEG.
   const TwoColourPicture sd(720, 486);
   sink[0]->show(sd.picture(), PictureFlags{});
   const auto second = thumbnails.jpeg(0);
   ASSERT_TRUE(second);
   EXPECT_NE(*second, *first);
+  EXPECT_EQ(thumbnails.jpegs_made(), 2u);
+}
+
+TEST(Thumbnails, ReadersNeverSeeAHalfMadeThumbnail) {
+  // The decode worker makes thumbnails of two shapes, back to back; the panel and the HTTP
+  // server read them at the same time. Every thumbnail read is whole: its size matches its
+  // pixels, its colours are where they belong, and its JPEG is one.
+  Thumbnails thumbnails(1, ThumbnailOptions{.interval = 0ns});
+  const auto sink = thumbnails.sink_factory()(0, Hello{});
+  const TwoColourPicture wide(1920, 1080);
+  const TwoColourPicture sd(720, 486);
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    for (int i = 0; i < 300; ++i) sink[0]->show((i % 2 ? sd : wide).picture(), PictureFlags{});
+    done = true;
+  });
+  int reads = 0;
+  while (!done) {
+    if (const auto t = thumbnails.latest(0)) {
+      ++reads;
+      ASSERT_TRUE((t->width == 128 && t->height == 72) || (t->width == 106 && t->height == 72))
+          << t->width << "x" << t->height;
+      ASSERT_EQ(t->bgra.size(), static_cast<std::size_t>(t->width) * t->height * 4);
+      ASSERT_GT(rgb_at(*t, 4, 36)[0], 230) << "left is red";
+      ASSERT_GT(rgb_at(*t, t->width - 5, 36)[2], 230) << "right is blue";
+    }
+    if (const auto jpeg = thumbnails.jpeg(0)) {
+      ASSERT_GE(jpeg->size(), 2u);
+      ASSERT_EQ(static_cast<unsigned char>((*jpeg)[0]), 0xFF);
+    }
+  }
+  worker.join();
+  EXPECT_GT(reads, 0);
+  EXPECT_EQ(thumbnails.latest(0)->seq, 300u);
 }
 
 }  // namespace
