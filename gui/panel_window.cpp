@@ -85,9 +85,15 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
   heading_font.setPointSizeF(heading_font.pointSizeF() * 1.1);
   heading->setFont(heading_font);
   heading->setStyleSheet(QString("color: %1;").arg(panel_colors::kMuted));
+  // The strip never widens the window: beside the demo's multiview the panel gets 5/12 of the
+  // screen, and a label's text would otherwise push the window past the screen's edge.
+  aggregate_label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  aggregate_label_->setWordWrap(true);  // narrow: two lines rather than a cut
+  heading->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  heading->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
   strip->addWidget(aggregate_light_);
-  strip->addWidget(aggregate_label_, 1);
-  strip->addWidget(heading);
+  strip->addWidget(aggregate_label_, 3);
+  strip->addWidget(heading, 1);
   layout->addLayout(strip);
 
   chart_ = make_bandwidth_chart(this);
@@ -255,10 +261,11 @@ void PanelWindow::show_rows() {
     table_->setColumnHidden(kColumnPicture, !pictures);
     table_->verticalHeader()->setDefaultSectionSize(pictures ? kPictureCellHeight + 6 : 26);
     // Rows three times as tall: the table takes the room the chart had.
-    static_cast<QVBoxLayout*>(layout())->setStretchFactor(table_, pictures ? 5 : 2);
+    static_cast<QVBoxLayout*>(layout())->setStretchFactor(table_, pictures ? 6 : 2);
   }
   // The aggregate row, bold, last.
   const int a = static_cast<int>(rows.size());
+  if (table_->rowHeight(a) != 26) table_->setRowHeight(a, 26);  // no picture: a text row
   const AggregateRow& agg = model_.aggregate();
   show_light(a, agg.health, std::string(to_string(agg.health)));
   set(a, kColumnFeed, "All");

@@ -207,6 +207,7 @@ TEST_F(PanelWidget, DecodedFeedsShowTheirPictureWithItsAlarms) {
   ASSERT_EQ(table.rowCount(), 5);
   EXPECT_FALSE(table.isColumnHidden(kColumnPicture));
   EXPECT_EQ(table.rowHeight(0), kPictureCellHeight + 6);
+  EXPECT_EQ(table.rowHeight(4), 26) << "the aggregate row has no picture";
   EXPECT_GT(asked, 0);
   const QImage painted = table.viewport()->grab().toImage();
   const auto painted_at = [&](int row) {
