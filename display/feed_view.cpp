@@ -34,7 +34,8 @@ void FeedView::show(const Picture& picture, const PictureFlags& flags) {
     std::lock_guard lock(mutex_);
     area = Rect{0, 0, area_width_, area_height_};
   }
-  const Rect shown = fit(picture.width, picture.height, area);
+  const DisplayAspect aspect = display_aspect(picture.width, picture.height);  // SD: 4:3
+  const Rect shown = fit(aspect.width, aspect.height, area);
   if (shown.width <= 0 || shown.height <= 0) return;
   std::lock_guard scaling(scaling_);
   if (back_.width() != shown.width || back_.height() != shown.height) {

@@ -24,4 +24,19 @@ struct Picture {
   int rows[4] = {};
 };
 
+// The shape a picture is shown at, width:height. Studio SD is 4:3 whatever its pixel count
+// (ITU-R BT.601: 720x486 and 720x480 at 29.97, 720x576 at 25, and their 704-wide active
+// areas), so its pixels are not square; every other size hdstream carries has square pixels.
+struct DisplayAspect {
+  int width = 0;
+  int height = 0;
+  friend bool operator==(const DisplayAspect&, const DisplayAspect&) = default;
+};
+
+inline DisplayAspect display_aspect(int width, int height) {
+  const bool sd =
+      (width == 720 || width == 704) && (height == 486 || height == 480 || height == 576);
+  return sd ? DisplayAspect{4, 3} : DisplayAspect{width, height};
+}
+
 }  // namespace hdstream

@@ -61,8 +61,10 @@ Thumbnails::Thumbnails(std::size_t streams, ThumbnailOptions options) : options_
 
 Thumbnails::~Thumbnails() = default;
 
-std::pair<int, int> Thumbnails::fitted(int width, int height, const ThumbnailOptions& options) {
-  if (width <= 0 || height <= 0) return {0, 0};
+std::pair<int, int> Thumbnails::fitted(int picture_width, int picture_height,
+                                       const ThumbnailOptions& options) {
+  if (picture_width <= 0 || picture_height <= 0) return {0, 0};
+  const auto [width, height] = display_aspect(picture_width, picture_height);  // SD: 4:3
   const double scale = std::min(static_cast<double>(options.max_width) / width,
                                 static_cast<double>(options.max_height) / height);
   const auto even = [](double size) { return std::max(2, static_cast<int>(size / 2) * 2); };

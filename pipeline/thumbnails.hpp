@@ -55,7 +55,8 @@ class Thumbnails {
   // JPEGs encoded so far (the others were the cached one).
   std::uint64_t jpegs_made() const;
 
-  // A picture's thumbnail size: fitted into max_width x max_height, aspect kept, both even.
+  // A picture's thumbnail size: fitted into max_width x max_height with the picture's display
+  // aspect kept (SD is 4:3), both sides even.
   static std::pair<int, int> fitted(int width, int height, const ThumbnailOptions& options);
 
  private:

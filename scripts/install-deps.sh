@@ -43,6 +43,8 @@ if [ "$scope" = all ]; then
     "iperf3 ffmpeg xvfb iproute2 python3 procps python3-prometheus-client"
     # One X screen with two RandR monitors for the screen-output tests (Xorg's dummy driver).
     "xserver-xorg-video-dummy x11-xserver-utils"
+    # A Wayland compositor for the same tests (headless, its screenshots).
+    "weston"
     "python3-matplotlib valgrind"
     # systemd-analyze: the install test verifies the installed units (no running systemd needed)
     "systemd"

@@ -23,6 +23,7 @@
 
 #include "tests/support/eventually.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/wayland_server.hpp"
 #include "tests/support/x_server.hpp"
 
 namespace hdstream {
@@ -32,9 +33,9 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using test::Rgb;
 
-// sdi270 is 720x486 (v210): cheap to carry and decode on a 2-core machine.
-constexpr int kPictureWidth = 720;
-constexpr int kPictureHeight = 486;
+// sdi270 is 720x486 (v210): cheap to carry and decode on a 2-core machine. It is studio SD,
+// shown 4:3 (its pixels are not square).
+constexpr double kPictureAspect = 4.0 / 3.0;
 constexpr Rgb kRed{255, 0, 0};
 constexpr Rgb kBlue{0, 0, 255};
 constexpr Rgb kBlack{0, 0, 0};
@@ -81,13 +82,14 @@ void expect_fills_monitor(const test::Screenshot& shot, int left, int top, int w
                           Rgb colour) {
   SCOPED_TRACE("monitor at " + std::to_string(left) + "," + std::to_string(top));
   const double wide = static_cast<double>(width) / height;
-  const double picture = static_cast<double>(kPictureWidth) / kPictureHeight;
+  const double picture = kPictureAspect;
   if (wide >= picture) {  // pillarboxed: full height
     const int shown = static_cast<int>(std::lround(height * picture));
     const int x0 = left + (width - shown) / 2;
     for (int y : {top + 1, top + height / 2, top + height - 2}) {
       EXPECT_TRUE(test::near(shot.at(x0 + 3, y), colour)) << y;
       EXPECT_TRUE(test::near(shot.at(x0 + shown - 4, y), colour)) << y;
+      if (shown == width) continue;  // the same shape: edge to edge, no bars
       EXPECT_TRUE(test::near(shot.at(x0 - 4, y), kBlack, 4)) << y;
       EXPECT_TRUE(test::near(shot.at(x0 + shown + 3, y), kBlack, 4)) << y;
       EXPECT_TRUE(test::near(shot.at(left, y), kBlack, 4)) << y;
@@ -111,12 +113,12 @@ void expect_fills_monitor(const test::Screenshot& shot, int left, int top, int w
 
 // Feed 0 red and feed 1 blue, each on its own screen (`--output screen:{stream}`), until
 // `shown` says both are up; then both ends are stopped.
-void show_two_feeds(const test::XServer& x, const std::filesystem::path& dir,
+void show_two_feeds(const std::vector<std::string>& display, const std::filesystem::path& dir,
                     const std::function<bool()>& shown) {
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--output",
                       "screen:{stream}", "--duration", "40s"},
-                     dir, "recv", {x.environment()});
+                     dir, "recv", display);
   test::Process send(
       sender(address, {"videotestsrc pattern=red", "videotestsrc pattern=blue"}, "30s"), dir,
       "send");
@@ -132,14 +134,14 @@ TEST(ScreenOutput, EachFeedFillsItsOwnXScreenEdgeToEdgeWithItsAspectKept) {
   ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
   auto x = test::XServer::xvfb({"1280x720", "1024x768"}, dir);  // :N.0 and :N.1
   test::Screenshot screen0, screen1;
-  show_two_feeds(*x, dir, [&] {
+  show_two_feeds({x->environment()}, dir, [&] {
     screen0 = x->capture(0);
     screen1 = x->capture(1);
     return test::near(screen0.at(640, 360), kRed) && test::near(screen1.at(512, 384), kBlue);
   });
   ASSERT_EQ(screen0.width, 1280);
   ASSERT_EQ(screen1.height, 768);
-  expect_fills_monitor(screen0, 0, 0, 1280, 720, kRed);   // wider than 720:486: pillarboxed
+  expect_fills_monitor(screen0, 0, 0, 1280, 720, kRed);   // wider than 4:3: pillarboxed
   expect_fills_monitor(screen1, 0, 0, 1024, 768, kBlue);  // taller: letterboxed
 }
 
@@ -150,13 +152,31 @@ TEST(ScreenOutput, EachFeedFillsItsOwnMonitorOfOneXScreen) {
   auto x = test::XServer::xorg_dummy({"1280x720", "1024x768"}, dir);
   if (!x) GTEST_SKIP() << "Xorg's dummy driver or xrandr missing (scripts/install-deps.sh)";
   test::Screenshot root;
-  show_two_feeds(*x, dir, [&] {
+  show_two_feeds({x->environment()}, dir, [&] {
     root = x->capture(0);
     return test::near(root.at(640, 360), kRed) && test::near(root.at(1280 + 512, 384), kBlue);
   });
   ASSERT_EQ(root.width, 2304);
   expect_fills_monitor(root, 0, 0, 1280, 720, kRed);
   expect_fills_monitor(root, 1280, 0, 1024, 768, kBlue);
+}
+
+// Under Wayland (weston, two outputs): each feed fills its own output, found as Qt lists the
+// compositor's outputs; the 4:3 feed pillarboxed on the 16:9 output, edge to edge on the 4:3 one.
+TEST(ScreenOutput, OnWaylandEachFeedFillsItsOwnOutput) {
+  const auto dir = test::scratch_dir("screen-wayland");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  auto wl = test::Weston::start({{1280, 720}, {800, 600}}, dir);  // WL1 at 0,0; WL2 at 1280,0
+  if (!wl) GTEST_SKIP() << "weston missing (scripts/install-deps.sh)";
+  test::Screenshot shot;
+  show_two_feeds(wl->environment(), dir, [&] {
+    shot = wl->capture();
+    return shot.width >= 2080 && test::near(shot.at(640, 360), kRed) &&
+           test::near(shot.at(1280 + 400, 300), kBlue);
+  });
+  ASSERT_EQ(shot.width, 2080);
+  expect_fills_monitor(shot, 0, 0, 1280, 720, kRed);
+  expect_fills_monitor(shot, 1280, 0, 800, 600, kBlue);
 }
 
 TEST(ScreenOutput, AnUnknownScreenIsAOneLineUsageErrorListingTheScreens) {
@@ -217,7 +237,7 @@ TEST(DisplayOutput, EveryFeedHasItsOwnWindowAndNoneHidesAnother) {
       << test::to_string(shot.at(320, 180)) << " " << test::to_string(shot.at(960, 180)) << " "
       << test::to_string(shot.at(320, 540)) << "\n"
       << recv.err();
-  // Each picture fills its window's width (640x360 is wider than 720:486: pillarboxed to 533).
+  // Each picture fills its window's height (640x360 is wider than 4:3: pillarboxed to 480).
   for (int i = 0; i < 3; ++i) {
     const int left = (i % 2) * 640, top = (i / 2) * 360;
     expect_fills_monitor(shot, left, top, 640, 360, colours[i]);
