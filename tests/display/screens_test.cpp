@@ -87,8 +87,10 @@ void expect_fills_monitor(const test::Screenshot& shot, int left, int top, int w
     const int shown = static_cast<int>(std::lround(height * picture));
     const int x0 = left + (width - shown) / 2;
     for (int y : {top + 1, top + height / 2, top + height - 2}) {
-      EXPECT_TRUE(test::near(shot.at(x0 + 3, y), colour)) << y;
-      EXPECT_TRUE(test::near(shot.at(x0 + shown - 4, y), colour)) << y;
+      EXPECT_TRUE(test::near(shot.at(x0 + 3, y), colour))
+          << y << " " << test::to_string(shot.at(x0 + 3, y));
+      EXPECT_TRUE(test::near(shot.at(x0 + shown - 4, y), colour))
+          << y << " " << test::to_string(shot.at(x0 + shown - 4, y));
       if (shown == width) continue;  // the same shape: edge to edge, no bars
       EXPECT_TRUE(test::near(shot.at(x0 - 4, y), kBlack, 4)) << y;
       EXPECT_TRUE(test::near(shot.at(x0 + shown + 3, y), kBlack, 4)) << y;
@@ -169,10 +171,20 @@ TEST(ScreenOutput, OnWaylandEachFeedFillsItsOwnOutput) {
   auto wl = test::Weston::start({{1280, 720}, {800, 600}}, dir);  // WL1 at 0,0; WL2 at 1280,0
   if (!wl) GTEST_SKIP() << "weston missing (scripts/install-deps.sh)";
   test::Screenshot shot;
+  // A window made fullscreen is first drawn at its first size: wait for the picture to reach
+  // each output's far corners (the 4:3 picture spans x 160..1119 on WL1 and all of WL2).
   show_two_feeds(wl->environment(), dir, [&] {
     shot = wl->capture();
-    return shot.width >= 2080 && test::near(shot.at(640, 360), kRed) &&
-           test::near(shot.at(1280 + 400, 300), kBlue);
+    if (shot.width < 2080) return false;
+    for (const auto& [x, y] : {std::pair{640, 360}, std::pair{163, 1}, std::pair{1116, 1},
+                               std::pair{163, 718}, std::pair{1116, 718}}) {
+      if (!test::near(shot.at(x, y), kRed)) return false;
+    }
+    for (const auto& [x, y] : {std::pair{1280 + 400, 300}, std::pair{1283, 1}, std::pair{2076, 1},
+                               std::pair{1283, 598}, std::pair{2076, 598}}) {
+      if (!test::near(shot.at(x, y), kBlue)) return false;
+    }
+    return true;
   });
   ASSERT_EQ(shot.width, 2080);
   expect_fills_monitor(shot, 0, 0, 1280, 720, kRed);
