@@ -1,6 +1,6 @@
 // `hdstream monitor`'s pictures: each row's picture is the JPEG its receiving host served at
 // /thumbnail (telemetry/stats_poller fetches them), decoded by Qt once per new one. A host that
-// serves something else than a JPEG (or one larger than 1024x1024) shows the NO SIGNAL slate,
+// serves something else than a JPEG (or one larger than 256x256) shows the NO SIGNAL slate,
 // never a broken picture, and is never decoded at its claimed size.
 //   panel.pictures = host_pictures(poller);
 #pragma once

@@ -198,7 +198,9 @@ void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
           track.decoded = recv->frames_decoded;
           track.decoded_change_t = receiver_t;
         }
-        row.no_signal = row.state != StreamState::running ||
+        // A host that stopped answering has no signal either (its clock stopped with it).
+        const bool receiver_silent = now_s - pair.recv.input->fresh_s > thresholds_.stale_after_s;
+        row.no_signal = row.state != StreamState::running || receiver_silent ||
                         receiver_t - *track.decoded_change_t >= thresholds_.no_signal_after_s;
       }
 

@@ -265,7 +265,13 @@ void PanelWindow::show_rows() {
   }
   // The aggregate row, bold, last.
   const int a = static_cast<int>(rows.size());
-  if (table_->rowHeight(a) != 26) table_->setRowHeight(a, 26);  // no picture: a text row
+  // Feed rows tall enough for a picture when there are pictures; the aggregate row is text.
+  // Set every time: a feed that appears turns the old aggregate row into a feed row.
+  const int feed_height = table_->isColumnHidden(kColumnPicture) ? 26 : kPictureCellHeight + 6;
+  for (int r = 0; r < a; ++r) {
+    if (table_->rowHeight(r) != feed_height) table_->setRowHeight(r, feed_height);
+  }
+  if (table_->rowHeight(a) != 26) table_->setRowHeight(a, 26);
   const AggregateRow& agg = model_.aggregate();
   show_light(a, agg.health, std::string(to_string(agg.health)));
   set(a, kColumnFeed, "All");

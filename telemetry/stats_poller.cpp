@@ -75,6 +75,10 @@ awaitable<void> StatsPoller::poll_loop(std::size_t index) {
       if (stopped_) co_return;
     }
     if (options_.fetch_pictures && reply.error.empty()) co_await fetch_pictures(index, parsed);
+    {
+      std::lock_guard lock(mutex_);
+      if (stopped_) co_return;
+    }
     timer->expires_at(next);
     error_code ignored;
     co_await timer->async_wait(nothrow(ignored));
@@ -116,8 +120,7 @@ awaitable<void> StatsPoller::fetch_pictures(std::size_t index,
     std::lock_guard lock(mutex_);
     auto& picture = pictures_[{address, stream}];
     if (!picture || picture->jpeg != reply.body) {
-      picture = std::make_shared<const HostPicture>(
-          HostPicture{std::move(reply.body), picture ? picture->seq + 1 : 1});
+      picture = std::make_shared<const HostPicture>(HostPicture{std::move(reply.body), ++seq_});
     }
   }
   // Feeds the host no longer decodes (or reports) lose their picture.

@@ -21,7 +21,7 @@ namespace hdstream {
 // A decoded feed's picture as its receiving host served it (GET /thumbnail?feed=K).
 struct HostPicture {
   std::string jpeg;
-  std::uint64_t seq = 0;  // grows each time the picture changed
+  std::uint64_t seq = 0;  // grows each time a picture changed (any host, any feed)
 };
 
 struct HostStatus {
@@ -68,6 +68,7 @@ class StatsPoller : public std::enable_shared_from_this<StatsPoller> {
   std::vector<HostStatus> hosts_;
   std::map<std::pair<std::string, std::uint16_t>, std::shared_ptr<const HostPicture>> pictures_;
   std::vector<std::size_t> picture_cursors_;  // by host; only its poll loop touches it
+  std::uint64_t seq_ = 0;  // the last HostPicture::seq given: a picture that returns is new
   std::vector<std::shared_ptr<asio::steady_timer>> timers_;
   bool stopped_ = false;
 };

@@ -235,6 +235,25 @@ TEST(PanelModel, NoSignalIsJudgedOnTheReceiversClockNotThePollRate) {
   EXPECT_TRUE(model.rows()[0].no_signal);
 }
 
+TEST(PanelModel, AReceiverThatStopsAnsweringHasNoSignal) {
+  // Its last snapshot stays (clock and counts frozen with it): NO SIGNAL once it is stale
+  // (stale_after_s), not its last picture forever.
+  PanelModel model;
+  std::vector<FakeFeed> feeds(1);
+  feeds[0].decoded = true;
+  double t = 0;
+  run(model, feeds, t, 2);
+  ASSERT_FALSE(model.rows()[0].no_signal);
+  const double last_answer = t;
+  const std::vector<PanelInput> last{input_of(Role::recv, last_answer, feeds, last_answer)};
+  for (double now = t; now < last_answer + 2.9; now += 0.1) {
+    model.update(last, now);
+    ASSERT_FALSE(model.rows()[0].no_signal) << now - last_answer << " s after its last answer";
+  }
+  model.update(last, last_answer + 3.2);
+  EXPECT_TRUE(model.rows()[0].no_signal);
+}
+
 TEST(PanelModel, InMonitorAPictureComesFromTheHostThatReceivesTheFeed) {
   PanelModel model;
   std::vector<FakeFeed> sent(1);

@@ -158,7 +158,7 @@ TEST_P(PictureWatchTest, TheScalerWritesNotOneBytePastTheLastPixelAtAnyWidth) {
   TestPicture picture(GetParam(), 1920, 1080, 180);
   constexpr std::uint8_t kCanary = 0x5A;
   constexpr std::size_t kCanaryBytes = 256;
-  std::vector<int> widths{1920, 1366, 106};  // 106x72: an SD thumbnail, where it was seen
+  std::vector<int> widths{1920, 1366, 106};  // 106x72: where it was seen (then, SD's thumbnail)
   for (int width = 2; width <= 70; ++width) widths.push_back(width);
   for (const int width : widths) {
     const int height = width == 106 ? 72 : width > 70 ? 9 : 5;

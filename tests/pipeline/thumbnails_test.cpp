@@ -150,7 +150,7 @@ TEST(Thumbnails, ReadersNeverSeeAHalfMadeThumbnail) {
   const TwoColourPicture wide(1920, 1080);
   const TwoColourPicture sd(720, 486);
   std::atomic<bool> done{false};
-  std::thread worker([&] {
+  std::jthread worker([&] {  // joined even when an ASSERT below returns early
     for (int i = 0; i < 300; ++i) sink[0]->show((i % 2 ? sd : wide).picture(), PictureFlags{});
     done = true;
   });

@@ -53,16 +53,17 @@ class Weston {
   }
 
   // Every output, side by side from x = 0 (an output shorter than the tallest leaves the rest
-  // of its column transparent, read as black).
+  // of its column transparent, read as black). Throws std::runtime_error when the screenshot
+  // fails (a poll may simply try again).
   Screenshot capture() const {
     const auto shots = dir_ / "screenshots";
     std::filesystem::remove_all(shots);
     std::filesystem::create_directories(shots);
     // weston-screenshooter writes wayland-screenshot-<time>.png into its working directory and
     // spins if an output never repaints: `timeout` bounds it.
-    Process shooter(
-        {"/bin/sh", "-c", "cd '" + shots.string() + "' && exec timeout 10 weston-screenshooter"},
-        dir_, "screenshooter", environment());
+    Process shooter({"/bin/sh", "-c",
+                     "cd '" + shots.string() + "' && exec timeout -s KILL 10 weston-screenshooter"},
+                    dir_, "screenshooter", environment());
     if (shooter.wait(std::chrono::seconds(15)) != 0) {
       throw std::runtime_error("weston-screenshooter failed: " + shooter.err());
     }
@@ -117,7 +118,7 @@ class Weston {
     const std::string outer = socket_ + "-outer";
     launch({"/usr/bin/weston", "--backend=headless-backend.so", "--use-pixman",
             "--width=" + std::to_string(width + 64), "--height=" + std::to_string(height + 64),
-            "--socket=" + outer, "--idle-time=0"},
+            "--socket=" + outer, "--idle-time=0", "--no-config"},
            env, outer, "weston-outer");
     launch({"/usr/bin/weston", "--backend=wayland-backend.so", "--use-pixman",
             "--output-count=" + std::to_string(outputs.size()), config, "--socket=" + socket_,
