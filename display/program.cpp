@@ -1,5 +1,7 @@
 #include "display/program.hpp"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "common/clock.hpp"
@@ -26,8 +28,13 @@ std::optional<std::string> Program::cut(int feed) {
   if (feed < 0 || static_cast<std::size_t>(feed) >= streams_) {
     return fmt::format("no feed {}: this receiver serves feeds 0 to {}", feed, streams_ - 1);
   }
-  cut_requested_ns_.store(steady_clock_ns(), std::memory_order_relaxed);
-  on_air_.store(feed, std::memory_order_relaxed);
+  {
+    // Under the picture lock, so the old feed's picture in flight cannot be taken for the new
+    // feed's first: the cut and its request time change together.
+    std::lock_guard offering(offering_);
+    cut_requested_ns_ = steady_clock_ns();
+    on_air_.store(feed, std::memory_order_relaxed);
+  }
   logger("display")->info("program: cut to feed {}", feed);
   return std::nullopt;
 }
@@ -42,7 +49,7 @@ void Program::offer(std::uint16_t stream, const Picture& picture, const PictureF
   std::lock_guard offering(offering_);
   if (on_air_.load(std::memory_order_relaxed) != stream) return;  // cut away meanwhile
   view_->show(picture, flags);
-  if (const std::int64_t requested = cut_requested_ns_.exchange(0); requested != 0) {
+  if (const std::int64_t requested = std::exchange(cut_requested_ns_, 0); requested != 0) {
     logger("display")->info("program: feed {} on air {:.1f} ms after the cut", stream,
                             static_cast<double>(steady_clock_ns() - requested) / 1e6);
   }

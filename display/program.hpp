@@ -40,11 +40,11 @@ class Program {
   void offer(std::uint16_t stream, const Picture& picture, const PictureFlags& flags);
 
   std::size_t streams_;
-  // Held while a picture goes on air: at a cut, the old feed's picture in flight lands before
-  // the new feed's first, never after it.
+  // Held while a picture goes on air and while a cut changes the feed: the old feed's picture
+  // in flight lands before the new feed's first, never after it, and is never counted as it.
   std::mutex offering_;
-  std::atomic<int> on_air_{0};
-  std::atomic<std::int64_t> cut_requested_ns_{0};  // 0: no cut waiting for its first picture
+  std::atomic<int> on_air_{0};         // written under offering_; read without it to skip
+  std::int64_t cut_requested_ns_ = 0;  // under offering_; 0: no cut waiting for its picture
   std::shared_ptr<FeedView> view_;
 };
 
