@@ -167,7 +167,8 @@ std::vector<CheckItem> link_checks(const SendPlan& plan, const std::vector<Endpo
         .name = name,
         .ok = ok,
         .detail = fmt::format("need {} bytes for {} x {}; tcp max {}, core max {}{}",
-                              plan_bytes.need_bytes, format_rate(static_cast<double>(plan.rate_per_feed_bps())),
+                              plan_bytes.need_bytes,
+                              format_rate(static_cast<double>(plan.rate_per_feed_bps())),
                               format_duration(rtt), limits.tcp_max_bytes, limits.core_max_bytes,
                               plan_bytes.autotune ? " (autotuning reaches it)"
                               : root && direction == BufferDirection::send ? " (root: forced)"

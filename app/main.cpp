@@ -11,10 +11,10 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/runtime.hpp"
+#include "common/endpoint.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "presets/preset_store.hpp"
-#include "transport/endpoint.hpp"
 
 namespace {
 

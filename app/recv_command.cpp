@@ -5,9 +5,9 @@
 #include "app/receivers.hpp"
 #include "app/runtime.hpp"
 #include "app/srt_settings.hpp"
+#include "common/endpoint.hpp"
 #include "common/log.hpp"
 #include "pipeline/media_sources.hpp"
-#include "transport/endpoint.hpp"
 
 namespace hdstream {
 

@@ -12,10 +12,10 @@
 #include "app/options.hpp"
 #include "app/runtime.hpp"
 #include "app/send_plan.hpp"
+#include "common/endpoint.hpp"
 #include "pipeline/feed_sender.hpp"
 #include "pipeline/source.hpp"
 #include "stats/registry.hpp"
-#include "transport/endpoint.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/endpoint.hpp"
 #include "presets/preset_store.hpp"
 #include "protocol/handshake.hpp"
-#include "transport/endpoint.hpp"
 
 namespace hdstream {
 

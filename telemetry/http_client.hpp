@@ -7,7 +7,7 @@
 #include <string>
 
 #include "common/asio.hpp"
-#include "transport/endpoint.hpp"
+#include "common/endpoint.hpp"
 
 namespace hdstream {
 

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "common/asio.hpp"
+#include "common/endpoint.hpp"
 #include "stats/labeled_snapshot.hpp"
-#include "transport/endpoint.hpp"
 
 namespace hdstream {
 

@@ -1,5 +1,6 @@
 // Far-end feedback: the receiver turns a stream's counters into FEEDBACK reports about every
-// 100 ms; the sender stores what it hears in its counters' far_end block (docs/PROTOCOL.md#feedback).
+// 100 ms; the sender stores what it hears in its counters' far_end block
+// (docs/PROTOCOL.md#feedback).
 //   FeedbackMeter meter(100ms);  auto bytes = encode_feedback(id, meter.take(counters, now_ns));
 //   apply_feedback(*decode_feedback(body), sender_counters.far_end, wall_clock_ns());
 #pragma once

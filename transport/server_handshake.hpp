@@ -10,9 +10,9 @@
 #include <string>
 
 #include "common/asio.hpp"
+#include "common/endpoint.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
-#include "transport/endpoint.hpp"
 
 namespace hdstream {
 

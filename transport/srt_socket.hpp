@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "transport/endpoint.hpp"
+#include "common/endpoint.hpp"
 
 namespace hdstream {
 

@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/endpoint.hpp"
 #include "common/log_rate_limit.hpp"
-#include "transport/endpoint.hpp"
 #include "transport/srt_socket.hpp"
 
 namespace hdstream {

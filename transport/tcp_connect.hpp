@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "common/asio.hpp"
-#include "transport/endpoint.hpp"
+#include "common/endpoint.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {

@@ -12,12 +12,12 @@
 #include "common/asio.hpp"
 
 #include "common/clock.hpp"
+#include "common/endpoint.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/handshake.hpp"
 #include "stats/counters.hpp"
 #include "stats/registry.hpp"
-#include "transport/endpoint.hpp"
 #include "transport/tcp_tuning.hpp"
 
 namespace hdstream {
@@ -112,7 +112,7 @@ struct ReceiverOptions {
   // Frames in flight across all sessions (--max-memory; transport/frame_memory.hpp).
   // 0: default_max_memory_bytes(streams).
   std::uint64_t max_memory_bytes = 0;
-  SrtSettings srt{};  // srt: one UDP port per stream, listen.port + stream id
+  SrtSettings srt{};                // srt: one UDP port per stream, listen.port + stream id
   std::optional<PresharedKey> key;  // set: every session must prove it holds this key
 };
 

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/endpoint.hpp"
 #include "common/units.hpp"
 #include "presets/presets.hpp"
-#include "transport/endpoint.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace hdstream;

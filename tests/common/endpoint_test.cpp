@@ -1,4 +1,4 @@
-#include "transport/endpoint.hpp"
+#include "common/endpoint.hpp"
 
 #include <gtest/gtest.h>
 
