@@ -14,7 +14,7 @@
 #include "app/srt_settings.hpp"
 #include "common/asio.hpp"
 #include "common/units.hpp"
-#include "transport/srt_sender.hpp"
+#include "transport/srt_link.hpp"
 #include "transport/srt_socket.hpp"
 #include "transport/tcp_tuning.hpp"
 

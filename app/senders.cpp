@@ -15,7 +15,7 @@
 #include "pipeline/synthetic.hpp"
 #include "protocol/feed_limits.hpp"
 #include "protocol/packetizer.hpp"
-#include "transport/srt_sender.hpp"
+#include "transport/srt_link.hpp"
 
 namespace hdstream {
 

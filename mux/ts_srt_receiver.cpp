@@ -10,7 +10,7 @@ extern "C" {
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "mux/av_error.hpp"
-#include "transport/srt_sender.hpp"
+#include "transport/srt_link.hpp"
 
 namespace hdstream {
 namespace {

@@ -6,7 +6,7 @@
 #include "media/media_error.hpp"
 #include "media/video_decoder.hpp"
 #include "mux/ts_encoder.hpp"
-#include "transport/srt_sender.hpp"
+#include "transport/srt_link.hpp"
 
 namespace hdstream {
 namespace {

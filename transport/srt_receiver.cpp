@@ -8,7 +8,7 @@
 #include "transport/capacity_probe.hpp"
 #include "transport/feedback.hpp"
 #include "transport/reassembly_publisher.hpp"
-#include "transport/srt_sender.hpp"
+#include "transport/srt_link.hpp"
 
 namespace hdstream {
 namespace {

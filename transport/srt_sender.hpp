@@ -12,32 +12,11 @@
 
 #include "protocol/packetizer.hpp"
 #include "transport/feed_thread.hpp"
+#include "transport/srt_link.hpp"
 #include "transport/srt_socket.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
-
-// Chunk payload that fills one SRT packet.
-inline constexpr std::uint32_t kSrtChunkBytes = kSrtMaxPayloadBytes - kHeaderBytes;
-
-// The SRT settings every sender and receiver derives from the feed and the options.
-SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings, std::chrono::nanoseconds rtt);
-
-// Samples libsrt's stats into the common counters (sender or receiver view).
-void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& counters);
-
-// The caller side shared by every SRT sender (hdstream chunks or MPEG-TS): connects, retrying
-// with backoff (20 ms doubling to 1 s) for `patience`. nullopt, with the reason logged, on a
-// wrong passphrase, once patience runs out, or once `stopped` is set.
-std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
-                                            std::chrono::nanoseconds patience,
-                                            const std::atomic<bool>& stopped,
-                                            std::uint16_t stream_id);
-
-// Sends one message, retrying while the send buffer is full; false once the connection is
-// closed or `stopped` is set (each try returns within 100 ms).
-bool send_srt_message(SrtSocket& socket, std::span<const std::byte> message,
-                      const std::atomic<bool>& stopped);
 
 class SrtSender : public SenderTransport, public std::enable_shared_from_this<SrtSender> {
  public:

@@ -1,0 +1,88 @@
+#include "transport/srt_link.hpp"
+
+#include <thread>
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "common/units.hpp"
+
+namespace hdstream {
+namespace {
+std::shared_ptr<spdlog::logger> log() {
+  return logger("srt");
+}
+}  // namespace
+
+SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings,
+                 std::chrono::nanoseconds rtt) {
+  SrtPlan plan;
+  plan.rate_bps = rate_bps;
+  plan.latency = settings.latency;
+  plan.rtt = rtt;
+  plan.passphrase = settings.passphrase;
+  plan.key_length_bytes = settings.key_length_bytes;
+  return plan;
+}
+
+void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& counters) {
+  counters.rtt_ms.store(stats.rtt_ms, std::memory_order_relaxed);
+  counters.retransmits.store(sender ? stats.sent_retransmits : stats.received_retransmits,
+                             std::memory_order_relaxed);
+  auto& link = counters.link;
+  link.lost_packets.store(sender ? stats.send_lost : stats.receive_lost, std::memory_order_relaxed);
+  link.dropped_packets.store(sender ? stats.send_dropped : stats.receive_dropped,
+                             std::memory_order_relaxed);
+  link.belated_packets.store(stats.belated, std::memory_order_relaxed);
+  link.buffer_ms.store(sender ? stats.send_buffer_ms : stats.receive_buffer_ms,
+                       std::memory_order_relaxed);
+  link.present.store(true, std::memory_order_relaxed);
+}
+
+std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
+                                            std::chrono::nanoseconds patience,
+                                            const std::atomic<bool>& stopped,
+                                            std::uint16_t stream_id) {
+  const auto deadline = deadline_after(patience);
+  auto backoff = std::chrono::milliseconds(20);
+  for (;;) {
+    try {
+      SrtSocket socket = SrtSocket::caller(plan);
+      socket.connect(remote);
+      return socket;
+    } catch (const SrtError& error) {
+      if (error.wrong_passphrase()) {
+        log()->error(
+            "stream {}: {} refused the connection: wrong passphrase (check --key-file "
+            "on both ends)",
+            stream_id, remote.to_string());
+        return std::nullopt;
+      }
+      if (stopped || std::chrono::steady_clock::now() + backoff > deadline) {
+        if (!stopped) {
+          log()->error("stream {}: {} (gave up after {})", stream_id, error.what(),
+                       format_duration(patience));
+        }
+        return std::nullopt;
+      }
+      std::this_thread::sleep_for(backoff);  // this thread's own backoff, not synchronisation
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+    }
+  }
+}
+
+bool send_srt_message(SrtSocket& socket, std::span<const std::byte> message,
+                      const std::atomic<bool>& stopped) {
+  while (!stopped) {
+    switch (socket.send(message)) {
+      case SrtIo::ok:
+        return true;
+      case SrtIo::timeout:
+        continue;  // the send buffer is full: look at stopped and retry
+      case SrtIo::closed:
+        return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace hdstream

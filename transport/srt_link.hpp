@@ -1,0 +1,44 @@
+// What both SRT ends share, whatever they carry (hdstream chunks or MPEG-TS): the packet-sized
+// chunk, the socket plan from a feed's rate and settings, the caller's connect loop, a message
+// send that waits out a full send buffer, and libsrt's statistics in the common counters.
+//   SrtPlan plan = srt_plan(rate_bps, settings, rtt);
+//   std::optional<SrtSocket> s = connect_srt_caller(plan, remote, 10s, stopped, stream_id);
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "common/endpoint.hpp"
+#include "protocol/wire.hpp"
+#include "stats/counters.hpp"
+#include "transport/srt_socket.hpp"
+#include "transport/transport.hpp"
+
+namespace hdstream {
+
+// Chunk payload that fills one SRT packet.
+inline constexpr std::uint32_t kSrtChunkBytes = kSrtMaxPayloadBytes - kHeaderBytes;
+
+// The SRT settings every sender and receiver derives from the feed and the options.
+SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings, std::chrono::nanoseconds rtt);
+
+// Samples libsrt's stats into the common counters (sender or receiver view).
+void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& counters);
+
+// The caller side shared by every SRT sender (hdstream chunks or MPEG-TS): connects, retrying
+// with backoff (20 ms doubling to 1 s) for `patience`. nullopt, with the reason logged, on a
+// wrong passphrase, once patience runs out, or once `stopped` is set.
+std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
+                                            std::chrono::nanoseconds patience,
+                                            const std::atomic<bool>& stopped,
+                                            std::uint16_t stream_id);
+
+// Sends one message, retrying while the send buffer is full; false once the connection is
+// closed or `stopped` is set (each try returns within 100 ms).
+bool send_srt_message(SrtSocket& socket, std::span<const std::byte> message,
+                      const std::atomic<bool>& stopped);
+
+}  // namespace hdstream
