@@ -15,6 +15,7 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "presets/preset_store.hpp"
+#include "transport/feed_request.hpp"
 
 namespace {
 
@@ -54,6 +55,9 @@ int main(int argc, char** argv) {
     usage_error(error.what());
     return exit_code::usage;
   } catch (const EndpointError& error) {
+    usage_error(error.what());
+    return exit_code::usage;
+  } catch (const FeedRequestError& error) {
     usage_error(error.what());
     return exit_code::usage;
   } catch (const std::system_error& error) {

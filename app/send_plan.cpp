@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/runtime.hpp"
+#include "app/srt_settings.hpp"
 #include "common/units.hpp"
 #include "transport/key_file.hpp"
 #include "transport/tcp_tuning.hpp"
@@ -65,6 +66,26 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   plan.format = resolve_format(store, o.format);
   for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints.push_back(d.endpoint_for(i));
   return plan;
+}
+
+FeedRequest feed_request(const SendPlan& plan) {
+  const SendOptions& o = plan.options;
+  FeedRequest request;
+  request.transport = o.transport;
+  request.unpaced_frame_bytes = o.unpaced ? o.frame_bytes : 0;
+  request.probe = o.probe;
+  request.chunk_bytes = o.chunk_bytes;
+  request.connections = o.connections;
+  request.expected_rtt = o.expected_rtt;
+  request.latency = o.latency;
+  request.latency_given = o.latency_given;
+  request.congestion_control = o.congestion_control;
+  request.pacing_factor = o.pacing_factor;
+  request.connect_patience = o.connect_patience;
+  request.reconnect_patience = o.reconnect_patience;
+  if (o.transport == TransportKind::srt) request.srt = srt_settings(o);
+  request.key = o.common.key;
+  return request;
 }
 
 std::vector<std::pair<std::string, std::string>> describe(const SendPlan& plan) {

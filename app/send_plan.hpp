@@ -7,6 +7,7 @@
 
 #include "app/options.hpp"
 #include "presets/presets.hpp"
+#include "transport/feed_request.hpp"
 
 namespace hdstream {
 
@@ -27,6 +28,10 @@ struct SendPlan {
 
 // The plan as "parameter, value" pairs for reports.
 std::vector<std::pair<std::string, std::string>> describe(const SendPlan& plan);
+
+// What every feed of the plan asks of its transport; the caller sets the destination, stream id
+// and feed descriptor of each (SenderGroup). Reads the srt passphrase: throws UsageError.
+FeedRequest feed_request(const SendPlan& plan);
 
 // Throws PresetError / EndpointError / UsageError with one line naming what to fix.
 SendPlan plan_send(const SendOptions& options, const PresetStore& store);

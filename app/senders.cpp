@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "app/srt_settings.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "media/formats.hpp"
@@ -15,7 +14,7 @@
 #include "pipeline/synthetic.hpp"
 #include "protocol/feed_limits.hpp"
 #include "protocol/packetizer.hpp"
-#include "transport/srt_link.hpp"
+#include "transport/feed_request.hpp"
 
 namespace hdstream {
 
@@ -23,13 +22,6 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
                          std::function<void()> on_all_done)
     : runtime_(runtime), stats_(stats), on_all_done_(std::move(on_all_done)) {
   const SendOptions& options = plan.options;
-  const bool srt = options.transport == TransportKind::srt;
-  // SRT carries one chunk per packet: its chunk size is fixed by the packet size.
-  const std::uint32_t chunk_bytes = srt ? kSrtChunkBytes : options.chunk_bytes;
-  const SrtSettings srt_options = srt ? srt_settings(options) : SrtSettings{};
-  const std::size_t connections = options.transport == TransportKind::mtcp
-                                      ? (options.connections > 0 ? options.connections : 4)
-                                      : 1;
   const double seconds = std::chrono::duration<double>(options.duration).count();
   const bool ts = options.mux == "ts";
   if (ts && !is_video(plan.format.feed.codec)) {
@@ -44,24 +36,8 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
                                  ? std::optional<std::uint64_t>(options.rate_bps)
                                  : std::nullopt)
          : 0;
-
-  // A striped feed reorders within its latency budget, a lost chunk comes back after at least
-  // an RTT, and K TCP start-ups take several RTTs to carry the feed between them: unless told
-  // otherwise, give mtcp max(budget, 10 x RTT). (At 100 ms RTT, 4 x RTT dropped 13 of the first
-  // 60 frames while the sub-connections ramped up; 10 x RTT dropped none: docs/SCENARIOS.md.)
-  // A receiver refuses a budget above kMaxLatencyBudgetMs: a chosen one is clamped to it, a
-  // given one is a usage error.
-  constexpr auto kMaxLatency = std::chrono::milliseconds(kMaxLatencyBudgetMs);
-  const auto latency = srt ? srt_options.latency
-                       : options.transport == TransportKind::mtcp && !options.latency_given
-                           ? std::max<std::chrono::nanoseconds>(
-                                 options.latency, std::min<std::chrono::nanoseconds>(
-                                                      10 * options.expected_rtt, kMaxLatency))
-                           : options.latency;
-  if (latency > kMaxLatency) {
-    throw UsageError(fmt::format("--latency {}: a receiver accepts at most {}",
-                                 format_duration(latency), format_duration(kMaxLatency)));
-  }
+  // Every feed asks for the same; the transport's policy is decided in sender_options().
+  FeedRequest request = feed_request(plan);
 
   std::vector<std::string> specs;
   try {
@@ -75,12 +51,6 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     if (options.unpaced) {
       // Memory-to-memory (bench): synthetic frames of a fixed size, as fast as they go.
       made.feed = plan.format.feed;
-      // The HELLO's rate bounds the receiver's frames (protocol/feed_limits.hpp): announce at
-      // least what frames of this size make at the feed's frame rate.
-      made.feed.bit_rate_bps =
-          std::max(made.feed.bit_rate_bps,
-                   static_cast<std::uint64_t>(std::ceil(static_cast<double>(options.frame_bytes) *
-                                                        8.0 * made.feed.frames_per_second())));
       made.source = std::make_unique<SyntheticSource>(stream_id, options.frame_bytes);
       made.summary = fmt::format("unpaced synthetic frames of {} bytes", options.frame_bytes);
     } else {
@@ -90,58 +60,13 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
         throw UsageError(error.what());
       }
     }
-    const FeedDescriptor feed = made.feed;
-    // Synthetic frames have the size the rate asks for; media frames have their own (DNxHD 220
-    // is ~0.9 MB, v210 1080 is 5.5 MB): the limits apply to the largest plausible frame.
-    const std::size_t frame_bytes = options.unpaced ? options.frame_bytes
-                                    : feed.codec == Codec::synthetic
-                                        ? frame_bytes_for(feed)
-                                        : kCompressedFrameMargin * frame_bytes_for(feed);
-    if (frame_bytes > kMaxFrameBytes) {
-      throw UsageError(fmt::format("--rate: {} at {:.2f} fps makes {} byte frames; the limit is {}",
-                                   format_rate(static_cast<double>(feed.bit_rate_bps)),
-                                   feed.frames_per_second(), frame_bytes, kMaxFrameBytes));
-    }
-    if (chunk_bytes < min_chunk_bytes(frame_bytes)) {
-      throw UsageError(fmt::format("--chunk-size: frames of {} bytes need chunks of at least {}",
-                                   frame_bytes, min_chunk_bytes(frame_bytes)));
-    }
+    request.destination = plan.endpoints.at(i);
+    request.stream_id = stream_id;
+    request.feed = made.feed;
+    SenderOptions transport_options = sender_options(request);
+    const FeedDescriptor feed = transport_options.hello.feed;
+    const auto latency = std::chrono::milliseconds(transport_options.hello.latency_budget_ms);
     logger("hdstream")->info("stream {}: {}", i, made.summary);
-
-    SenderOptions transport_options;
-    transport_options.destination = plan.endpoints.at(i);
-    transport_options.stream_id = stream_id;
-    transport_options.hello.feed = feed;
-    transport_options.hello.transport = options.transport;
-    if (options.probe) transport_options.hello.flags |= kHelloProbe;
-    transport_options.hello.chunk_bytes = chunk_bytes;
-    transport_options.hello.connections = static_cast<std::uint8_t>(connections);
-    transport_options.srt = srt_options;
-    transport_options.hello.expected_rtt_us = static_cast<std::uint32_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(options.expected_rtt).count());
-    transport_options.tuning.congestion_control =
-        choose_congestion_control(options.congestion_control, options.expected_rtt);
-    // NOTSENT_LOWAT bounds a live feed's sender-side latency to about one frame unsent in the
-    // kernel: a lower mark splits every frame's gather write into several sendmsg calls and
-    // wake-ups (12 % more CPU per GB at 5 x 270 Mbps with 4 chunks). Memory-to-memory runs
-    // (bench, unpaced) want throughput and set none.
-    transport_options.tuning.notsent_lowat_bytes =
-        options.unpaced ? 0
-                        : static_cast<std::uint32_t>(
-                              std::max<std::size_t>(4 * options.chunk_bytes, frame_bytes));
-    transport_options.tuning.max_pacing_rate_bps =
-        static_cast<std::uint64_t>(options.pacing_factor * static_cast<double>(feed.bit_rate_bps));
-    transport_options.expected_rtt = options.expected_rtt;
-    transport_options.hello.latency_budget_ms = static_cast<std::uint32_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(latency).count());
-    // A live feed queues at most the latency budget's worth of frames (at least two).
-    const double budget_frames =
-        std::chrono::duration<double>(latency).count() * feed.frames_per_second();
-    transport_options.max_queued_frames =
-        std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(budget_frames)));
-    transport_options.connect_patience = options.connect_patience;
-    transport_options.reconnect_patience = options.reconnect_patience;
-    transport_options.key = options.common.key;
 
     Feed entry;
     entry.strand = asio::make_strand(runtime_.io());
@@ -154,7 +79,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     }
     entry.source = std::move(made.source);
     entry.plan.feed = feed;
-    entry.plan.latency_budget = std::chrono::duration_cast<std::chrono::milliseconds>(latency);
+    entry.plan.latency_budget = latency;
     entry.plan.frames =
         static_cast<std::uint64_t>(std::llround(seconds * feed.frames_per_second()));
     if (!options.align_frames) entry.plan.phase = spread_phase(feed, i, options.streams);

@@ -1,13 +1,12 @@
 #include "app/srt_settings.hpp"
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "app/runtime.hpp"
-#include "protocol/feed_limits.hpp"
+#include "transport/feed_request.hpp"
 
 namespace hdstream {
 namespace {
@@ -38,12 +37,9 @@ SrtSettings srt_settings(const SendOptions& options) {
   SrtSettings settings;
   settings.passphrase = read_passphrase(options.key_file);
   settings.key_length_bytes = static_cast<std::uint8_t>(options.key_length_bytes);
-  // Chosen: 4 x RTT, within what a receiver accepts (protocol/feed_limits.hpp).
-  settings.latency = options.latency_given
-                         ? options.latency
-                         : std::clamp<std::chrono::nanoseconds>(
-                               4 * options.expected_rtt, std::chrono::milliseconds(120),
-                               std::chrono::milliseconds(kMaxLatencyBudgetMs));
+  // The sender's latency is a transport policy: sender_options() chooses it.
+  settings.latency = latency_budget(TransportKind::srt, options.latency, options.latency_given,
+                                    options.expected_rtt);
   return settings;
 }
 

@@ -1,5 +1,6 @@
 // SRT settings from the command line: the passphrase read from --key-file, the key length, and
-// the latency (default max(120 ms, 4 x RTT) on the sender).
+// the latency (the sender's as its transport chooses it: latency_budget() in
+// transport/feed_request.hpp).
 //   SenderOptions o;  o.srt = srt_settings(send_options);   // throws UsageError
 #pragma once
 

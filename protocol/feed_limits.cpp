@@ -12,6 +12,14 @@ std::size_t raw_frame_bytes(const FeedDescriptor& feed) {
   return 0;
 }
 
+std::size_t planned_frame_bytes(const FeedDescriptor& feed) {
+  const double fps = feed.frames_per_second();
+  if (fps <= 0) return 0;
+  const auto average =
+      static_cast<std::size_t>(std::llround(static_cast<double>(feed.bit_rate_bps) / 8.0 / fps));
+  return feed.codec == Codec::synthetic ? average : kCompressedFrameMargin * average;
+}
+
 std::uint32_t max_frame_bytes(const Hello& hello) {
   // Frames need at most kMaxChunksPerFrame chunks of the announced size (64-bit: no overflow).
   const std::uint64_t ceiling = std::min<std::uint64_t>(

@@ -31,6 +31,10 @@ inline constexpr std::uint32_t kMinFrameBytesBound = 1u << 20;
 // the layout GStreamer and libavcodec agree on); 0 for compressed or synthetic feeds.
 std::size_t raw_frame_bytes(const FeedDescriptor& feed);
 
+// The largest frame a sender plans for on this feed: synthetic frames exactly their rate / fps
+// (rounded), every other feed kCompressedFrameMargin x that. 0 when the frame rate is.
+std::size_t planned_frame_bytes(const FeedDescriptor& feed);
+
 // The largest frame a receiver accepts on a feed with this HELLO: raw formats exactly their
 // frame size; synthetic frames their rate / fps; DNxHD kCompressedFrameMargin x that; those two
 // at least kMinFrameBytesBound. Never above kMaxFrameBytes or kMaxChunksPerFrame chunks of

@@ -30,8 +30,9 @@ awaitable<AuthCheck> demand_auth(tcp::socket& socket, PresharedKey key, std::uin
     co_return check;
   }
   if (read.header.type != MessageType::auth) {
-    check.problem = "no key: the sender answered the challenge with another message "
-                    "(give it --key-file)";
+    check.problem =
+        "no key: the sender answered the challenge with another message "
+        "(give it --key-file)";
     co_return check;
   }
   std::optional<AuthResponse> auth;

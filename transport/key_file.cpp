@@ -54,7 +54,8 @@ PresharedKey load_key_file(const std::filesystem::path& path) {
   if (::stat(name.c_str(), &info) != 0) {
     throw KeyFileError(fmt::format("key file {}: {}", name, std::strerror(errno)));
   }
-  if (!S_ISREG(info.st_mode)) throw KeyFileError(fmt::format("key file {}: not a regular file", name));
+  if (!S_ISREG(info.st_mode))
+    throw KeyFileError(fmt::format("key file {}: not a regular file", name));
   if ((info.st_mode & 077) != 0) {
     throw KeyFileError(fmt::format(
         "key file {} is readable or writable by others (mode {:03o}); fix: chmod 600 {}", name,
@@ -66,7 +67,8 @@ PresharedKey load_key_file(const std::filesystem::path& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw KeyFileError(fmt::format("key file {}: cannot open", name));
-  const std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string contents((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   return parse_key_text(contents, name);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
@@ -46,9 +47,11 @@ MultiTcpSender::MultiTcpSender(asio::any_io_executor executor, SenderOptions opt
       session_id_(random_session_id()),
       window_changed_(executor_),
       readers_done_(executor_) {
-  const std::size_t k = std::clamp<std::size_t>(options_.hello.connections, 1, kMaxSubconnections);
-  options_.hello.transport = TransportKind::mtcp;
-  options_.hello.connections = static_cast<std::uint8_t>(k);
+  // sender_options() (transport/feed_request.hpp) plans these; anything else is a caller's bug.
+  const std::size_t k = options_.hello.connections;
+  if (options_.hello.transport != TransportKind::mtcp || k < 1 || k > kMaxSubconnections) {
+    throw std::invalid_argument("MultiTcpSender: options not planned by sender_options()");
+  }
   options_.hello.session_id = session_id_;
   for (std::size_t i = 0; i < k; ++i) {
     auto sub = std::make_unique<Subconnection>(executor_);

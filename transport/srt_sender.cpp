@@ -1,6 +1,7 @@
 #include "transport/srt_sender.hpp"
 
 #include <cstring>
+#include <stdexcept>
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
@@ -22,11 +23,14 @@ SrtSender::SrtSender(asio::any_io_executor executor, SenderOptions options,
       remote_{options_.destination.host,
               static_cast<std::uint16_t>(options_.destination.port + options_.stream_id)},
       feed_(std::move(executor), options_.max_queued_frames) {
-  options_.hello.transport = TransportKind::srt;
-  options_.hello.connections = 1;
-  options_.hello.chunk_bytes = kSrtChunkBytes;
-  options_.hello.latency_budget_ms = static_cast<std::uint32_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(options_.srt.latency).count());
+  // sender_options() (transport/feed_request.hpp) plans these; anything else is a caller's bug.
+  const Hello& hello = options_.hello;
+  if (hello.transport != TransportKind::srt || hello.connections != 1 ||
+      hello.chunk_bytes != kSrtChunkBytes ||
+      std::chrono::milliseconds(hello.latency_budget_ms) !=
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.srt.latency)) {
+    throw std::invalid_argument("SrtSender: options not planned by sender_options()");
+  }
 }
 
 SrtSender::~SrtSender() {

@@ -17,6 +17,7 @@
 #include "pipeline/feed_sender.hpp"
 #include "pipeline/synthetic.hpp"
 #include "stats/registry.hpp"
+#include "transport/feed_request.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream::testing {
@@ -64,13 +65,13 @@ class LoopbackFeeds {
     for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
     const std::size_t frame_bytes = frame_bytes_for(feed_);
     for (std::size_t i = 0; i < streams_; ++i) {
-      SenderOptions options;
-      options.destination = receiver_->local_endpoint();
-      options.stream_id = static_cast<std::uint16_t>(i);
-      options.hello.feed = feed_;
-      options.hello.transport = transport_;
-      options.hello.chunk_bytes = 64 * 1024;
-      options.hello.connections = transport_ == TransportKind::mtcp ? 3 : 1;
+      FeedRequest request;
+      request.transport = transport_;
+      request.destination = receiver_->local_endpoint();
+      request.stream_id = static_cast<std::uint16_t>(i);
+      request.feed = feed_;
+      request.connections = 3;
+      const SenderOptions options = sender_options(request);
       auto strand = asio::make_strand(io_);
       strands_.push_back(strand);
       senders_.push_back(make_sender(transport_, strand, options, sent.stream(i)));
