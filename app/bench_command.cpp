@@ -33,8 +33,8 @@ int run_bench_receiver(const BenchOptions& options) {
     receivers->stop();
     runtime.shutdown();
   };
-  receivers = std::make_unique<ReceiverGroup>(runtime, stats, options.transport, listen, finish,
-                                              MediaOutput{}, SrtSettings{}, Mux::none,
+  receivers = std::make_unique<ReceiverGroup>(runtime, stats, Wire{options.transport}, listen,
+                                              finish, MediaOutput{}, SrtSettings{},
                                               options.common.key, options.max_memory_bytes);
   receivers->start();
   runtime.on_interrupt(finish);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/units.hpp"
+#include "mux/wire.hpp"
 #include "presets/presets.hpp"
 #include "transport/frame_memory.hpp"
 #include "transport/key_file.hpp"
@@ -158,9 +159,25 @@ CLI::Option* add_transport(CLI::App& command, std::string& transport) {
       ->capture_default_str();
 }
 
+// --mux none|ts, as text until finish_mux() checks it against the transport.
+CLI::Option* add_mux(CLI::App& command, std::string& mux, const std::string& help) {
+  return command.add_option("--mux", mux, help)
+      ->check(CLI::IsMember({"none", "ts"}))
+      ->capture_default_str();
+}
+
+Mux finish_mux(const std::string& text, TransportKind transport) {
+  const Mux mux = *mux_from_string(text);
+  if (auto problem = wire_problem(Wire{transport, mux})) {
+    throw CLI::ValidationError("--mux", *problem);
+  }
+  return mux;
+}
+
 struct SendText {
   std::string rate = "270M", duration = "0", rtt = "1ms", chunk = "64K", latency = "120ms",
-              transport = "tcp", patience = "10s", reconnect = "forever", phase = "spread", report;
+              transport = "tcp", patience = "10s", reconnect = "forever", phase = "spread", report,
+              mux = "none";
 };
 
 // The options `send` and `check` share: what to send, where, and how.
@@ -267,19 +284,14 @@ Finisher add_send(CLI::App& app) {
                    "How long to send, e.g. 10s; 0 runs until interrupted")
       ->check(kDuration)
       ->capture_default_str();
-  command
-      ->add_option("--mux", send->mux,
-                   "srt: wire framing; ts = standard MPEG-TS (MPEG-2 4:2:2 at --rate, default "
-                   "50M) for ffplay/srt-live-transmit/GStreamer")
-      ->check(CLI::IsMember({"none", "ts"}))
-      ->capture_default_str();
+  add_mux(*command, text->mux,
+          "srt: wire framing; ts = standard MPEG-TS (MPEG-2 4:2:2 at --rate, default 50M) for "
+          "ffplay/srt-live-transmit/GStreamer");
   add_common(*command, send->common, *common);
   return [command, send, text, common]() -> Command {
     finish_common(*command, send->common, *common);
     finish_send_options(*send, *text);
-    if (send->mux == "ts" && send->transport != TransportKind::srt) {
-      throw CLI::ValidationError("--mux", "ts needs --transport srt");
-    }
+    send->mux = finish_mux(text->mux, send->transport);
     load_key(send->common, send->transport, send->key_file);
     return *send;
   };
@@ -327,22 +339,19 @@ Finisher add_recv(CLI::App& app) {
                    "hdstream senders announce theirs, and buffers are sized for it")
       ->check(kDuration)
       ->capture_default_str();
-  command->add_option("--mux", recv->mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer")
-      ->check(CLI::IsMember({"none", "ts"}))
-      ->capture_default_str();
+  auto mux = std::make_shared<std::string>("none");
+  add_mux(*command, *mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer");
   auto max_memory = std::make_shared<std::string>("auto");
   add_max_memory(*command, *max_memory);
   add_common(*command, recv->common, *common);
-  return [command, recv, text, common, decode_delay, latency, max_memory]() -> Command {
+  return [command, recv, text, common, decode_delay, latency, max_memory, mux]() -> Command {
     finish_common(*command, recv->common, *common);
     recv->max_memory_bytes = parse_max_memory(*max_memory);
     recv->duration = parse_duration(text->first);
     recv->transport = *transport_from_string(text->second);
     recv->latency = parse_duration(*latency);
     load_key(recv->common, recv->transport, recv->key_file);
-    if (recv->mux == "ts" && recv->transport != TransportKind::srt) {
-      throw CLI::ValidationError("--mux", "ts needs --transport srt");
-    }
+    recv->mux = finish_mux(*mux, recv->transport);
     if (std::ranges::count(recv->outputs, "auto") > 0) {
       throw CLI::ValidationError("--output", "auto is for demo only");
     }

@@ -56,12 +56,12 @@ int run_demo(const DemoOptions& options) {
   const std::string output_names = media.describe();
   std::unique_ptr<ReceiverGroup> receivers;
   receivers = std::make_unique<ReceiverGroup>(
-      runtime, received, TransportKind::tcp, Endpoint{"127.0.0.1", 0},
+      runtime, received, Wire{TransportKind::tcp}, Endpoint{"127.0.0.1", 0},
       [&] {
         receivers->stop();
         part_done();
       },
-      std::move(media), SrtSettings{}, Mux::none, options.common.key);
+      std::move(media), SrtSettings{}, options.common.key);
   receivers->start();
 
   SendPlan plan;

@@ -1,13 +1,11 @@
 #include "app/receivers.hpp"
 
-#include "mux/ts_srt_receiver.hpp"
-
 namespace hdstream {
 
-ReceiverGroup::ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind,
+ReceiverGroup::ReceiverGroup(Runtime& runtime, StatsRegistry& stats, const Wire& wire,
                              Endpoint listen, std::function<void()> on_all_ended,
-                             MediaOutput output, SrtSettings srt, Mux mux,
-                             std::optional<PresharedKey> key, std::uint64_t max_memory_bytes)
+                             MediaOutput output, SrtSettings srt, std::optional<PresharedKey> key,
+                             std::uint64_t max_memory_bytes)
     : feeds_(stats, std::move(on_all_ended), std::move(output)) {
   ReceiverOptions options;
   options.listen = std::move(listen);
@@ -15,11 +13,7 @@ ReceiverGroup::ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKi
   options.srt = std::move(srt);
   options.key = std::move(key);
   options.max_memory_bytes = max_memory_bytes;
-  if (mux == Mux::ts) {
-    transport_ = std::make_shared<TsSrtReceiver>(std::move(options), stats, feeds_);
-  } else {
-    transport_ = make_receiver(kind, runtime.io(), std::move(options), stats, feeds_);
-  }
+  transport_ = make_receiver(wire, runtime.io(), std::move(options), stats, feeds_);
 }
 
 }  // namespace hdstream

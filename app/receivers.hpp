@@ -1,6 +1,6 @@
 // N receiving feeds behind one listen address. Used by `recv` and `demo`.
-//   ReceiverGroup receivers(runtime, stats, kind, listen, [&] { all_ended(); });
-//   receivers.start();  ...  receivers.stop();
+//   ReceiverGroup receivers(runtime, stats, Wire{TransportKind::tcp}, listen, [&] { all_ended();
+//   }); receivers.start();  ...  receivers.stop();
 #pragma once
 
 #include <functional>
@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "app/runtime.hpp"
+#include "mux/wire.hpp"
 #include "pipeline/feed_receiver.hpp"
 #include "transport/transport.hpp"
 
@@ -16,9 +17,9 @@ namespace hdstream {
 class ReceiverGroup {
  public:
   // `output` decodes video feeds and sends them to a sink (pipeline/media_output.hpp).
-  ReceiverGroup(Runtime& runtime, StatsRegistry& stats, TransportKind kind, Endpoint listen,
+  ReceiverGroup(Runtime& runtime, StatsRegistry& stats, const Wire& wire, Endpoint listen,
                 std::function<void()> on_all_ended, MediaOutput output = {}, SrtSettings srt = {},
-                Mux mux = Mux::none, std::optional<PresharedKey> key = std::nullopt,
+                std::optional<PresharedKey> key = std::nullopt,
                 std::uint64_t max_memory_bytes = 0);  // --max-memory; 0: the default
 
   // Binds and listens; throws std::system_error naming the address.

@@ -37,9 +37,9 @@ int run_recv(const RecvOptions& options) {
   const auto pictures = open_pictures(media, options.streams, {{&stats, options.listen}});
   const SrtSettings srt =
       options.transport == TransportKind::srt ? srt_settings(options) : SrtSettings{};
-  receivers = std::make_unique<ReceiverGroup>(
-      runtime, stats, options.transport, listen, finish, std::move(media), srt,
-      options.mux == "ts" ? Mux::ts : Mux::none, options.common.key, options.max_memory_bytes);
+  receivers = std::make_unique<ReceiverGroup>(runtime, stats, Wire{options.transport, options.mux},
+                                              listen, finish, std::move(media), srt,
+                                              options.common.key, options.max_memory_bytes);
   receivers->start();
   runtime.on_interrupt(finish);
 

@@ -8,8 +8,7 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "media/formats.hpp"
-#include "mux/ts_encoder.hpp"
-#include "mux/ts_srt_sender.hpp"
+#include "mux/wire.hpp"
 #include "pipeline/media_sources.hpp"
 #include "pipeline/synthetic.hpp"
 #include "protocol/feed_limits.hpp"
@@ -23,19 +22,20 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
     : runtime_(runtime), stats_(stats), on_all_done_(std::move(on_all_done)) {
   const SendOptions& options = plan.options;
   const double seconds = std::chrono::duration<double>(options.duration).count();
-  const bool ts = options.mux == "ts";
-  if (ts && !is_video(plan.format.feed.codec)) {
+  if (options.mux == Mux::ts && !is_video(plan.format.feed.codec)) {
     throw UsageError(fmt::format(
         "--mux ts: format '{}' is not video; pick a video --format (dnxhd220, sdi270, uyvy1080, "
         "v210-1080p60)",
         plan.format.name));
   }
-  // --mux ts re-encodes as MPEG-2 4:2:2: --rate sets its bit rate only when the user gave it.
-  const std::uint64_t ts_rate_bps =
-      ts ? ts_video_rate_bps(options.common.explicit_options.count("rate") > 0
-                                 ? std::optional<std::uint64_t>(options.rate_bps)
-                                 : std::nullopt)
-         : 0;
+  Wire wire{options.transport, options.mux};
+  if (auto problem = wire_problem(wire)) throw UsageError(*problem);
+  if (options.mux == Mux::ts) {
+    // --mux ts re-encodes as MPEG-2 4:2:2: --rate sets its bit rate only when the user gave it.
+    wire.ts_video_rate_bps = ts_video_rate_bps(options.common.explicit_options.count("rate") > 0
+                                                   ? std::optional<std::uint64_t>(options.rate_bps)
+                                                   : std::nullopt);
+  }
   // Every feed asks for the same; the transport's policy is decided in sender_options().
   FeedRequest request = feed_request(plan);
 
@@ -70,13 +70,8 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan&
 
     Feed entry;
     entry.strand = asio::make_strand(runtime_.io());
-    if (ts) {
-      entry.transport = std::make_shared<TsSrtSender>(entry.strand, std::move(transport_options),
-                                                      ts_rate_bps, stats_.stream(i));
-    } else {
-      entry.transport = make_sender(options.transport, entry.strand, std::move(transport_options),
-                                    stats_.stream(i));
-    }
+    entry.transport =
+        make_sender(wire, entry.strand, std::move(transport_options), stats_.stream(i));
     entry.source = std::move(made.source);
     entry.plan.feed = feed;
     entry.plan.latency_budget = latency;

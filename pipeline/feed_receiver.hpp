@@ -1,7 +1,7 @@
 // The receiving side of N feeds: takes whole frames from the transport, verifies synthetic
 // content end to end, measures RFC 3550 jitter, counts, and hands frames to the sink.
 //   FeedReceivers feeds(stats, [] { all_done(); });
-//   auto receiver = make_receiver(TransportKind::tcp, io, options, stats, feeds);
+//   auto receiver = make_receiver(Wire{TransportKind::tcp}, io, options, stats, feeds);
 #pragma once
 
 #include <atomic>

@@ -1,6 +1,6 @@
 // The hand-off of a sender whose I/O blocks (libsrt's API, libavcodec): the strand queues
 // frames with submit() and never waits; the feed's own thread takes them and reports when the
-// feed has opened and when it has finished. Shared by SrtSender and TsSrtSender.
+// feed has opened and when it has finished. Shared by SrtSender and SrtMessageSender.
 //   FeedThread feed(strand, options.max_queued_frames);
 //   co_await feed.start(weak_from_this(), [this] { run(); });   // true once run() said
 //   opened(true) in run():  feed.opened(true);  for (FramePtr f; feed.take(f) ==

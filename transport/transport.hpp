@@ -1,5 +1,6 @@
-// The transport interface: a sender per feed, a receiver per listen address.
-//   auto sender = make_sender(TransportKind::tcp, strand, options, counters);
+// The transport interface: a sender per feed, a receiver per listen address (made by
+// mux/wire.hpp's factory, which also knows the wire formats that are not a transport).
+//   auto sender = make_sender(wire, strand, options, counters);
 //   if (co_await sender->open()) { sender->submit(frame); ...; co_await sender->close(n); }
 #pragma once
 
@@ -29,10 +30,6 @@ enum class SubmitResult : std::uint8_t {
   dropped,  // the send queue is full: a live feed drops the frame rather than fall behind
   closed,   // the session is over (broken, stopped or closing): stop producing frames
 };
-
-// How a feed is framed on the wire: hdstream chunks (verified, any transport) or MPEG-TS
-// (srt only: for ffmpeg, GStreamer, srt-live-transmit; see mux/).
-enum class Mux : std::uint8_t { none = 0, ts = 1 };
 
 // SRT settings (ignored by tcp and mtcp).
 struct SrtSettings {
@@ -125,12 +122,5 @@ class ReceiverTransport {
   // Closes the listener and every session; safe from any thread.
   virtual void stop() = 0;
 };
-
-std::shared_ptr<SenderTransport> make_sender(TransportKind kind, asio::any_io_executor executor,
-                                             SenderOptions options, StreamCounters& counters);
-
-std::shared_ptr<ReceiverTransport> make_receiver(TransportKind kind, asio::io_context& context,
-                                                 ReceiverOptions options, StatsRegistry& stats,
-                                                 FrameConsumer& consumer);
 
 }  // namespace hdstream

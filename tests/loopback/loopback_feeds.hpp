@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "mux/wire.hpp"
 #include "pipeline/feed_receiver.hpp"
 #include "pipeline/feed_sender.hpp"
 #include "pipeline/synthetic.hpp"
@@ -52,7 +53,7 @@ class LoopbackFeeds {
     ReceiverOptions options;
     options.listen = Endpoint{"127.0.0.1", 0};
     options.streams = streams;
-    receiver_ = make_receiver(transport_, io_, options, received, consumer_);
+    receiver_ = make_receiver(Wire{transport_}, io_, options, received, consumer_);
   }
 
   ~LoopbackFeeds() { finish(); }
@@ -74,7 +75,7 @@ class LoopbackFeeds {
       const SenderOptions options = sender_options(request);
       auto strand = asio::make_strand(io_);
       strands_.push_back(strand);
-      senders_.push_back(make_sender(transport_, strand, options, sent.stream(i)));
+      senders_.push_back(make_sender(Wire{transport_}, strand, options, sent.stream(i)));
       sources_.push_back(std::make_unique<SyntheticSource>(options.stream_id, frame_bytes));
       plans_.push_back(FeedPlan{feed_, 0, frames_});
     }

@@ -13,6 +13,7 @@
 #include "protocol/checksum.hpp"
 #include "stats/report.hpp"
 #include "transport/message_io.hpp"
+#include "transport/tcp_sender.hpp"
 
 namespace hdstream {
 
@@ -86,7 +87,7 @@ TEST(FeedbackLoopback, SenderShowsReportedDropsAndIgnoresMalformedReports) {
   options.destination = Endpoint{"127.0.0.1", port};
   options.hello.feed = FeedDescriptor{Codec::synthetic, 1920, 1080, 30000, 1001, 10'000'000};
   options.hello.chunk_bytes = 64 * 1024;
-  auto sender = make_sender(TransportKind::tcp, asio::make_strand(io), options, sent.stream(0));
+  auto sender = std::make_shared<TcpSender>(asio::make_strand(io), options, sent.stream(0));
   std::atomic<bool> opened{false};
   asio::co_spawn(
       io, [&]() -> awaitable<void> { opened = co_await sender->open(); }, asio::detached);
