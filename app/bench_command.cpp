@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "app/bench_report.hpp"
+#include "app/command_run.hpp"
 #include "app/commands.hpp"
 #include "app/receivers.hpp"
-#include "app/runtime.hpp"
 #include "app/send_plan.hpp"
 #include "app/senders.hpp"
 #include "common/clock.hpp"
@@ -23,84 +23,67 @@ namespace {
 
 int run_bench_receiver(const BenchOptions& options) {
   const Endpoint listen = parse_endpoint(options.listen, /*listening=*/true);
-  StatsOutput output(options.common);
-  Runtime runtime(IoThreads::per_core);
-  StatsRegistry stats(Role::recv, options.streams, std::string(to_string(options.transport)));
-  std::atomic<bool> finishing{false};
-  std::unique_ptr<ReceiverGroup> receivers;
-  auto finish = [&] {
-    if (finishing.exchange(true)) return;
-    receivers->stop();
-    runtime.shutdown();
-  };
-  receivers = std::make_unique<ReceiverGroup>(runtime, stats, Wire{options.transport}, listen,
-                                              finish, MediaOutput{}, SrtSettings{},
-                                              options.common.key, options.max_memory_bytes);
-  receivers->start();
-  runtime.on_interrupt(finish);
+  CommandRun run(options.common, IoThreads::per_core);
+  StatsRegistry& stats =
+      run.add_registry(Role::recv, options.send.streams,
+                       std::string(to_string(options.send.transport)), {.lines = Lines::json_only});
+  ReceiverGroup receivers(run.runtime(), stats, Wire{options.send.transport}, listen, run.part(),
+                          MediaOutput{}, SrtSettings{}, options.common.key,
+                          options.max_memory_bytes);
+  run.on_finish([&] { receivers.stop(); });
+  receivers.start();
+  run.finish_on_interrupt();
   CpuClock cpu;
-  if (options.common.stats_format == StatsFormat::json) {
-    runtime.start_stats(options.common.interval, [&] { output.report().interval(stats.sample()); });
-  }
-  runtime.run();
+  run.start_stats();
+  run.run();
 
   const Snapshot last = stats.sample();
   const Summary summary = summarize(last, 0);
   // The receiver's window is first to last frame: connection set-up is not throughput.
   auto result =
       make_bench_result(last, summary, summary.duration_s, cpu.elapsed(), options.distance_km);
-  print_bench(result, options.common.stats_format, output.stream());
-  return exit_code_for(summary, runtime.interrupted(), /*runtime_failure=*/false);
+  print_bench(result, options.common.stats_format, run.stream());
+  return run.exit_code(summary, /*runtime_failure=*/false);
 }
 
 int run_bench_sender(const BenchOptions& options) {
   const PresetStore store = load_presets(options.common.config_file);
   SendPlan plan;
-  plan.destination = resolve_destination(store, options.dest);
+  plan.options = options.send;
+  plan.destination = resolve_destination(store, options.send.dest);
   plan.format = resolve_format(store, "synthetic");
-  for (std::size_t i = 0; i < options.streams; ++i) {
+  for (std::size_t i = 0; i < options.send.streams; ++i) {
     plan.endpoints.push_back(plan.destination.endpoint_for(i));
   }
   const DestinationPreset& destination = plan.destination;
   // A destination preset with a distance gives the land-speed-record metric by itself.
   const double distance_km =
       options.distance_km > 0 ? options.distance_km : destination.distance_km.value_or(0);
-  StatsOutput output(options.common);
-  Runtime runtime(IoThreads::per_core);
-  StatsRegistry stats(Role::send, options.streams, std::string(to_string(options.transport)));
+  const bool unpaced = options.send.rate_bps == 0;
+  std::vector<FeedSetup> feeds = plan_feeds(plan);
+  if (unpaced) {
+    for (auto& feed : feeds) feed.request.unpaced_frame_bytes = options.frame_bytes;
+  }
 
-  SendOptions& send = plan.options;
-  send.dest = options.dest;
-  send.streams = options.streams;
-  send.transport = options.transport;
-  send.rate_bps = options.rate_bps;
-  send.duration = options.duration;
-  send.congestion_control = options.congestion_control;
-  send.expected_rtt = options.expected_rtt;
-  send.chunk_bytes = options.chunk_bytes;
-  send.unpaced = options.rate_bps == 0;
-  send.frame_bytes = options.frame_bytes;
-  send.common.key = options.common.key;
+  CommandRun run(options.common, IoThreads::per_core);
+  StatsRegistry& stats = run.add_registry(Role::send, options.send.streams,
+                                          std::string(to_string(options.send.transport)),
+                                          {.lines = Lines::json_only, .record = true});
   std::atomic<std::int64_t> done_ns{0};
-  SenderGroup senders(runtime, stats, plan, [&] {
+  SenderGroup senders(run.runtime(), stats, feeds, [&, done = run.part()] {
     done_ns = wall_clock_ns();
-    runtime.shutdown();
+    done();
   });
   logger("hdstream")
-      ->info("bench: {} stream(s) {} to {} ({}) for {}", options.streams,
-             send.unpaced ? std::string("unpaced")
-                          : "at " + format_rate(static_cast<double>(options.rate_bps)),
+      ->info("bench: {} stream(s) {} to {} ({}) for {}", options.send.streams,
+             unpaced ? std::string("unpaced")
+                     : "at " + format_rate(static_cast<double>(options.send.rate_bps)),
              destination.name, plan.endpoints.front().to_string(),
-             format_duration(options.duration));
+             format_duration(options.send.duration));
   CpuClock cpu;
-  LinkRecorder recorder;
-  runtime.start_stats(options.common.interval, [&] {
-    const Snapshot snapshot = stats.sample();
-    recorder.add(snapshot);
-    if (options.common.stats_format == StatsFormat::json) output.report().interval(snapshot);
-  });
+  run.start_stats();
   senders.start();
-  runtime.run();
+  run.run();
 
   const Snapshot last = stats.sample();
   const Summary summary = summarize(last, 0);
@@ -115,10 +98,10 @@ int run_bench_sender(const BenchOptions& options) {
   const std::int64_t end_ns = done_ns.load() ? done_ns.load() : wall_clock_ns();
   const double window_s = first_ns > 0 ? static_cast<double>(end_ns - first_ns) / 1e9 : 0;
   auto result = make_bench_result(last, summary, window_s, cpu.elapsed(), distance_km);
-  print_bench(result, options.common.stats_format, output.stream());
+  print_bench(result, options.common.stats_format, run.stream());
   if (options.report) {
     auto parameters = describe(plan);
-    parameters.emplace_back("mode", send.unpaced ? "memory-to-memory, unpaced" : "paced");
+    parameters.emplace_back("mode", unpaced ? "memory-to-memory, unpaced" : "paced");
     parameters.emplace_back("aggregate goodput", format_rate(result.mbps * 1e6));
     parameters.emplace_back("sender CPU", fmt::format("{:.1f}% of one core", result.cpu_percent()));
     parameters.emplace_back("cycles per byte", fmt::format("{:.2f}", result.cycles_per_byte()));
@@ -129,13 +112,13 @@ int run_bench_sender(const BenchOptions& options) {
     write_link_report(*options.report,
                       LinkReportInput{.title = "hdstream bench to " + destination.name,
                                       .parameters = std::move(parameters),
-                                      .series = recorder.series(),
+                                      .series = run.recorder().series(),
                                       .last = last,
                                       .summary = summary,
                                       .planned_mbps = 0,
                                       .tables = {}});
   }
-  return exit_code_for(summary, runtime.interrupted(), senders.failures() > 0);
+  return run.exit_code(summary, senders.failures() > 0);
 }
 
 }  // namespace

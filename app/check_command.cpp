@@ -6,10 +6,10 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "app/command_run.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/link_checks.hpp"
-#include "app/runtime.hpp"
 #include "app/senders.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
@@ -20,20 +20,26 @@ namespace {
 
 // Sends the planned feeds for a short while, as probes the receiver measures apart from its
 // real feeds. Returns the sender-side summary.
-Summary capacity_probe(const SendPlan& plan, std::chrono::nanoseconds duration, Snapshot& last,
-                       LinkRecorder& recorder) {
+Summary capacity_probe(const CheckOptions& options, const SendPlan& plan, Snapshot& last,
+                       std::vector<ThroughputPoint>& series) {
   SendPlan probe = plan;
-  probe.options.probe = true;
-  probe.options.duration = duration;
-  probe.options.connect_patience = std::chrono::seconds(3);
-  Runtime runtime;
-  StatsRegistry stats(Role::send, probe.options.streams,
-                      std::string(to_string(probe.options.transport)));
-  SenderGroup senders(runtime, stats, probe, [&] { runtime.shutdown(); });
-  runtime.start_stats(std::chrono::milliseconds(250), [&] { recorder.add(stats.sample()); });
+  probe.options.duration = options.probe_duration;
+  std::vector<FeedSetup> feeds = plan_feeds(probe);
+  for (auto& feed : feeds) {
+    feed.request.probe = true;
+    feed.request.connect_patience = std::chrono::seconds(3);
+  }
+  // The probe prints no lines: check writes its own result.
+  CommandRun run(options.common);
+  StatsRegistry& stats = run.add_registry(Role::send, probe.options.streams,
+                                          std::string(to_string(probe.options.transport)),
+                                          {.lines = Lines::never, .record = true});
+  SenderGroup senders(run.runtime(), stats, feeds, run.part());
+  run.start_stats(std::chrono::milliseconds(250));
   senders.start();
-  runtime.run();
+  run.run();
   last = stats.sample();
+  series = run.recorder().series();
   return summarize(last);
 }
 
@@ -95,11 +101,11 @@ int run_check(const CheckOptions& options) {
   const bool reachable =
       std::all_of(probes.begin(), probes.end(), [](const auto& p) { return p.reachable; });
   Snapshot last;
-  LinkRecorder recorder;
+  std::vector<ThroughputPoint> series;
   Summary probe_summary;
   ProbeReceived received;
   if (reachable) {
-    probe_summary = capacity_probe(plan, options.probe_duration, last, recorder);
+    probe_summary = capacity_probe(options, plan, last, series);
     received = probe_received(last, probe_summary);
     items.push_back(probe_item(plan, options.probe_duration, probe_summary, received));
   } else {
@@ -154,7 +160,7 @@ int run_check(const CheckOptions& options) {
     write_link_report(*options.report, LinkReportInput{.title = "hdstream pre-flight check: " +
                                                                 plan.destination.name,
                                                        .parameters = describe(plan),
-                                                       .series = recorder.series(),
+                                                       .series = series,
                                                        .last = last,
                                                        .summary = report_summary,
                                                        .planned_mbps = plan.planned_mbps(),

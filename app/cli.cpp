@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/units.hpp"
 #include "mux/wire.hpp"
@@ -273,8 +274,7 @@ void finish_send_options(SendOptions& send, const SendText& text) {
   }
 }
 
-Finisher add_send(CLI::App& app) {
-  auto* command = app.add_subcommand("send", "Send N feeds to a receiver (the default command)");
+Finisher add_send(CLI::App* command) {
   auto send = std::make_shared<SendOptions>();
   auto text = std::make_shared<SendText>();
   auto common = std::make_shared<CommonText>();
@@ -297,8 +297,7 @@ Finisher add_send(CLI::App& app) {
   };
 }
 
-Finisher add_recv(CLI::App& app) {
-  auto* command = app.add_subcommand("recv", "Receive N feeds on one listen address");
+Finisher add_recv(CLI::App* command) {
   auto recv = std::make_shared<RecvOptions>();
   auto text = std::make_shared<std::pair<std::string, std::string>>("0", "tcp");
   auto common = std::make_shared<CommonText>();
@@ -361,8 +360,7 @@ Finisher add_recv(CLI::App& app) {
   };
 }
 
-Finisher add_demo(CLI::App& app) {
-  auto* command = app.add_subcommand("demo", "Senders and receivers on loopback in one process");
+Finisher add_demo(CLI::App* command) {
   auto demo = std::make_shared<DemoOptions>();
   auto text = std::make_shared<std::pair<std::string, std::string>>("270M", "20s");
   auto common = std::make_shared<CommonText>();
@@ -395,9 +393,7 @@ Finisher add_demo(CLI::App& app) {
   };
 }
 
-Finisher add_check(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "check", "Pre-flight validation of a destination: reachability, RTT, MTU, buffers, capacity");
+Finisher add_check(CLI::App* command) {
   auto check = std::make_shared<CheckOptions>();
   auto text = std::make_shared<SendText>();
   auto probe = std::make_shared<std::string>("3s");
@@ -421,20 +417,21 @@ Finisher add_check(CLI::App& app) {
   };
 }
 
-Finisher add_bench(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "bench",
-      "Memory-to-memory throughput, every byte verified (--dest sends, --listen receives)");
+Finisher add_bench(CLI::App* command) {
   auto bench = std::make_shared<BenchOptions>();
+  bench->send.congestion_control = "bbr";  // bench's defaults: bbr, 10 s, unpaced
+  bench->send.duration = std::chrono::seconds(10);
+  bench->send.rate_bps = 0;
   auto common = std::make_shared<CommonText>();
   struct Text {
     std::string rate = "max", duration = "10s", rtt = "1ms", chunk = "64K", frame = "1M",
                 transport = "tcp", max_memory = "auto";
   };
   auto text = std::make_shared<Text>();
-  auto* dest = command->add_option("--dest", bench->dest, "Send to HOST:PORT or a preset name");
+  auto* dest =
+      command->add_option("--dest", bench->send.dest, "Send to HOST:PORT or a preset name");
   command->add_option("--listen", bench->listen, "Receive on [HOST]:PORT")->excludes(dest);
-  add_streams(*command, bench->streams);
+  add_streams(*command, bench->send.streams);
   add_transport(*command, text->transport);
   command->add_option("--rate", text->rate, "Per-stream rate cap, or max for unpaced")
       ->check(CLI::IsMember({"max", "0"}) | kRate)
@@ -442,7 +439,7 @@ Finisher add_bench(CLI::App& app) {
   command->add_option("--duration", text->duration, "How long to send")
       ->check(kDuration)
       ->capture_default_str();
-  command->add_option("--cc", bench->congestion_control, "TCP congestion control")
+  command->add_option("--cc", bench->send.congestion_control, "TCP congestion control")
       ->check(CLI::IsMember({"bbr", "cubic", "reno"}))
       ->capture_default_str();
   command->add_option("--rtt", text->rtt, "Expected round-trip time; sizes socket buffers")
@@ -468,19 +465,21 @@ Finisher add_bench(CLI::App& app) {
     std::string no_srt;
     load_key(bench->common, *transport_from_string(text->transport), no_srt);
     if (!report->empty()) bench->report = *report;
-    if (bench->dest.empty() == bench->listen.empty()) {
+    if (bench->send.dest.empty() == bench->listen.empty()) {
       throw CLI::ValidationError("bench",
                                  "give exactly one of --dest (send) or --listen (receive)");
     }
-    bench->transport = *transport_from_string(text->transport);
-    bench->rate_bps = text->rate == "max" || text->rate == "0" ? 0 : parse_rate_bps(text->rate);
-    bench->duration = parse_duration(text->duration);
-    bench->expected_rtt = parse_duration(text->rtt);
+    SendOptions& send = bench->send;
+    send.common = bench->common;
+    send.transport = *transport_from_string(text->transport);
+    send.rate_bps = text->rate == "max" || text->rate == "0" ? 0 : parse_rate_bps(text->rate);
+    send.duration = parse_duration(text->duration);
+    send.expected_rtt = parse_duration(text->rtt);
     const auto chunk = parse_bytes(text->chunk);
     if (chunk < 1024 || chunk > (4u << 20)) {
       throw CLI::ValidationError("--chunk-size", "must be between 1K and 4M");
     }
-    bench->chunk_bytes = static_cast<std::uint32_t>(chunk);
+    send.chunk_bytes = static_cast<std::uint32_t>(chunk);
     const auto frame = parse_bytes(text->frame);
     if (frame < 4096 || frame > (32u << 20)) {
       throw CLI::ValidationError("--frame-size", "must be between 4K and 32M");
@@ -491,9 +490,7 @@ Finisher add_bench(CLI::App& app) {
   };
 }
 
-Finisher add_monitor(CLI::App& app) {
-  auto* command =
-      app.add_subcommand("monitor", "One panel over several hosts' --metrics-listen endpoints");
+Finisher add_monitor(CLI::App* command) {
   auto monitor = std::make_shared<MonitorOptions>();
   auto common = std::make_shared<CommonText>();
   auto text = std::make_shared<std::pair<std::string, std::string>>("500ms", "0");
@@ -517,9 +514,7 @@ Finisher add_monitor(CLI::App& app) {
   };
 }
 
-Finisher add_presets(CLI::App& app) {
-  auto* command =
-      app.add_subcommand("presets", "List presets, or show one and where each value came from");
+Finisher add_presets(CLI::App* command) {
   command->require_subcommand(1);
   auto presets = std::make_shared<PresetsOptions>();
   auto common = std::make_shared<CommonText>();
@@ -538,6 +533,30 @@ Finisher add_presets(CLI::App& app) {
   };
 }
 
+// Every subcommand, once: its name, its line in --help, and what adds its options.
+struct CommandEntry {
+  const char* name;
+  const char* description;
+  Finisher (*add)(CLI::App* command);
+};
+constexpr std::array kCommands{
+    CommandEntry{"send", "Send N feeds to a receiver (the default command)", add_send},
+    CommandEntry{"recv", "Receive N feeds on one listen address", add_recv},
+    CommandEntry{"demo", "Senders and receivers on loopback in one process", add_demo},
+    CommandEntry{"check",
+                 "Pre-flight validation of a destination: reachability, RTT, MTU, buffers, "
+                 "capacity",
+                 add_check},
+    CommandEntry{"bench",
+                 "Memory-to-memory throughput, every byte verified (--dest sends, --listen "
+                 "receives)",
+                 add_bench},
+    CommandEntry{"presets", "List presets, or show one and where each value came from",
+                 add_presets},
+    CommandEntry{"monitor", "One panel over several hosts' --metrics-listen endpoints",
+                 add_monitor},
+};
+
 }  // namespace
 
 Command parse_command_line(int argc, const char* const* argv) {
@@ -547,25 +566,23 @@ Command parse_command_line(int argc, const char* const* argv) {
       std::strcmp(args[1], "--help") != 0) {
     args.insert(args.begin() + 1, "send");
   }
-  static constexpr std::array kCommands{"send",  "recv",    "demo",   "check",
-                                        "bench", "presets", "monitor"};
   if (args.size() > 1 && args[1][0] != '-' &&
-      std::find_if(kCommands.begin(), kCommands.end(), [&](const char* known) {
-        return std::strcmp(known, args[1]) == 0;
-      }) == kCommands.end()) {
-    fmt::print(stderr,
-               "hdstream: error: unknown command '{}' (expected send, recv, demo, check, bench, "
-               "presets or monitor)\n",
-               args[1]);
+      std::ranges::none_of(kCommands, [&](const CommandEntry& known) {
+        return std::strcmp(known.name, args[1]) == 0;
+      })) {
+    std::vector<std::string_view> names;
+    for (const auto& known : kCommands) names.push_back(known.name);
+    fmt::print(stderr, "hdstream: error: unknown command '{}' (expected {})\n", args[1],
+               fmt::join(names, ", "));
     return ExitNow{2};
   }
 
   CLI::App app("hdstream: live studio video feeds over long, fast networks", "hdstream");
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, Finisher>> commands;
-  for (auto add : {add_send, add_recv, add_demo, add_check, add_bench, add_presets, add_monitor}) {
-    Finisher finish = add(app);
-    commands.emplace_back(app.get_subcommands({}).back(), std::move(finish));
+  for (const auto& entry : kCommands) {
+    CLI::App* command = app.add_subcommand(entry.name, entry.description);
+    commands.emplace_back(command, entry.add(command));
   }
 
   try {

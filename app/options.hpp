@@ -57,16 +57,12 @@ struct SendOptions {
   std::chrono::nanoseconds connect_patience = 10s;
   // After a session broke: how long to keep reconnecting (kForever: for as long as the run).
   std::chrono::nanoseconds reconnect_patience = kForever;
-  bool probe = false;  // a `check` capacity probe: the receiver measures it apart from its feeds
   std::optional<std::filesystem::path> report;  // --report: a link report written at the end
-  // Memory-to-memory (bench): frames of frame_bytes as fast as the transport takes them.
-  bool unpaced = false;
-  std::size_t frame_bytes = 0;
-  std::size_t connections = 0;  // mtcp sub-connections (--conns); 0: the default, 4
-  bool latency_given = false;   // --latency set explicitly (srt otherwise: max(120ms, 4 x RTT))
-  std::string key_file;         // srt passphrase file (--key-file)
-  int key_length_bytes = 16;    // srt AES key length (--key-length)
-  Mux mux = Mux::none;          // ts: MPEG-TS (MPEG-2 4:2:2) over srt (--mux)
+  std::size_t connections = 0;                  // mtcp sub-connections (--conns); 0: the default, 4
+  bool latency_given = false;  // --latency set explicitly (srt otherwise: max(120ms, 4 x RTT))
+  std::string key_file;        // srt passphrase file (--key-file)
+  int key_length_bytes = 16;   // srt AES key length (--key-length)
+  Mux mux = Mux::none;         // ts: MPEG-TS (MPEG-2 4:2:2) over srt (--mux)
 };
 
 struct RecvOptions {
@@ -89,16 +85,11 @@ struct RecvOptions {
 // `hdstream bench`: the sending side with --dest, the receiving side with --listen.
 struct BenchOptions {
   CommonOptions common;
-  std::string dest;
+  // The feeds, as for `send` (both sides: streams and transport): dest, rate (0, --rate max:
+  // unpaced), duration (10 s), cc (bbr), rtt, chunk size.
+  SendOptions send;
   std::string listen;
-  std::size_t streams = 1;
-  TransportKind transport = TransportKind::tcp;
-  std::uint64_t rate_bps = 0;  // 0 (--rate max): unpaced
-  std::chrono::nanoseconds duration = 10s;
-  std::string congestion_control = "bbr";
-  std::chrono::nanoseconds expected_rtt = 1ms;
-  std::uint32_t chunk_bytes = 64 * 1024;
-  std::size_t frame_bytes = 1 << 20;
+  std::size_t frame_bytes = 1 << 20;            // unpaced frames
   double distance_km = 0;                       // > 0: report the land-speed-record metric
   std::optional<std::filesystem::path> report;  // --report: a link report of the run
   std::uint64_t max_memory_bytes = 0;           // --max-memory (--listen); 0: the default

@@ -6,7 +6,13 @@ ReceiverGroup::ReceiverGroup(Runtime& runtime, StatsRegistry& stats, const Wire&
                              Endpoint listen, std::function<void()> on_all_ended,
                              MediaOutput output, SrtSettings srt, std::optional<PresharedKey> key,
                              std::uint64_t max_memory_bytes)
-    : feeds_(stats, std::move(on_all_ended), std::move(output)) {
+    : feeds_(
+          stats,
+          [this, ended = std::move(on_all_ended)] {
+            stop();
+            if (ended) ended();
+          },
+          std::move(output)) {
   ReceiverOptions options;
   options.listen = std::move(listen);
   options.streams = stats.size();

@@ -1,6 +1,6 @@
-// N receiving feeds behind one listen address. Used by `recv` and `demo`.
-//   ReceiverGroup receivers(runtime, stats, Wire{TransportKind::tcp}, listen, [&] { all_ended();
-//   }); receivers.start();  ...  receivers.stop();
+// N receiving feeds behind one listen address. Used by `recv`, `demo` and `bench --listen`.
+//   ReceiverGroup receivers(runtime, stats, Wire{TransportKind::tcp}, listen, [&] { ended(); });
+//   receivers.start();  ...  receivers.stop();
 #pragma once
 
 #include <functional>
@@ -16,6 +16,7 @@ namespace hdstream {
 
 class ReceiverGroup {
  public:
+  // Once every feed has ended (with END), the group stops listening and calls `on_all_ended`.
   // `output` decodes video feeds and sends them to a sink (pipeline/media_output.hpp).
   ReceiverGroup(Runtime& runtime, StatsRegistry& stats, const Wire& wire, Endpoint listen,
                 std::function<void()> on_all_ended, MediaOutput output = {}, SrtSettings srt = {},

@@ -5,6 +5,8 @@
 #include "app/runtime.hpp"
 #include "app/srt_settings.hpp"
 #include "common/units.hpp"
+#include "media/formats.hpp"
+#include "pipeline/media_sources.hpp"
 #include "transport/key_file.hpp"
 #include "transport/tcp_tuning.hpp"
 
@@ -68,12 +70,25 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   return plan;
 }
 
-FeedRequest feed_request(const SendPlan& plan) {
+std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
   const SendOptions& o = plan.options;
-  FeedRequest request;
+  FeedSetup base;
+  base.wire = Wire{o.transport, o.mux};
+  if (auto problem = wire_problem(base.wire)) throw UsageError(*problem);
+  if (o.mux == Mux::ts) {
+    if (!is_video(plan.format.feed.codec)) {
+      throw UsageError(fmt::format(
+          "--mux ts: format '{}' is not video; pick a video --format (dnxhd220, sdi270, "
+          "uyvy1080, v210-1080p60)",
+          plan.format.name));
+    }
+    // --mux ts re-encodes as MPEG-2 4:2:2: --rate sets its bit rate only when the user gave it.
+    base.wire.ts_video_rate_bps = ts_video_rate_bps(o.common.explicit_options.count("rate") > 0
+                                                        ? std::optional<std::uint64_t>(o.rate_bps)
+                                                        : std::nullopt);
+  }
+  FeedRequest& request = base.request;
   request.transport = o.transport;
-  request.unpaced_frame_bytes = o.unpaced ? o.frame_bytes : 0;
-  request.probe = o.probe;
   request.chunk_bytes = o.chunk_bytes;
   request.connections = o.connections;
   request.expected_rtt = o.expected_rtt;
@@ -85,7 +100,24 @@ FeedRequest feed_request(const SendPlan& plan) {
   request.reconnect_patience = o.reconnect_patience;
   if (o.transport == TransportKind::srt) request.srt = srt_settings(o);
   request.key = o.common.key;
-  return request;
+  base.format = plan.format.feed;
+  base.rate_bps = o.rate_bps;
+  base.duration = o.duration;
+  base.spread_over = o.align_frames ? 0 : o.streams;
+
+  std::vector<std::string> sources;
+  try {
+    sources = per_feed_specs(o.sources, o.streams, plan.format.default_source);
+  } catch (const SpecError& error) {
+    throw UsageError(error.what());
+  }
+  std::vector<FeedSetup> feeds(o.streams, base);
+  for (std::size_t i = 0; i < feeds.size(); ++i) {
+    feeds[i].request.destination = plan.endpoints.at(i);
+    feeds[i].request.stream_id = static_cast<std::uint16_t>(i);
+    feeds[i].source = sources.at(i);
+  }
+  return feeds;
 }
 
 std::vector<std::pair<std::string, std::string>> describe(const SendPlan& plan) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/options.hpp"
+#include "mux/wire.hpp"
 #include "presets/presets.hpp"
 #include "transport/feed_request.hpp"
 
@@ -29,9 +30,23 @@ struct SendPlan {
 // The plan as "parameter, value" pairs for reports.
 std::vector<std::pair<std::string, std::string>> describe(const SendPlan& plan);
 
-// What every feed of the plan asks of its transport; the caller sets the destination, stream id
-// and feed descriptor of each (SenderGroup). Reads the srt passphrase: throws UsageError.
-FeedRequest feed_request(const SendPlan& plan);
+// One feed of a send, planned: what it asks of its transport, over which wire, where its
+// frames come from and how they are paced. SenderGroup makes the feed's source, transport and
+// paced pipeline of it.
+struct FeedSetup {
+  FeedRequest request;  // destination and stream id set; its feed becomes the source's own
+  Wire wire;
+  std::string source;          // source spec (pipeline/media_sources.hpp); unpaced: unused
+  FeedDescriptor format;       // the format preset's feed, which a source may refine
+  std::uint64_t rate_bps = 0;  // --rate: sizes synthetic frames
+  std::chrono::nanoseconds duration{0};  // how long to send; 0: until stopped
+  // Paced feeds start stream_id/spread_over of a frame period late (0: all on the frame
+  // boundary, like genlocked sources).
+  std::size_t spread_over = 0;
+};
+
+// Every feed of the plan (throws UsageError naming what to fix; reads the srt passphrase).
+std::vector<FeedSetup> plan_feeds(const SendPlan& plan);
 
 // Throws PresetError / EndpointError / UsageError with one line naming what to fix.
 SendPlan plan_send(const SendOptions& options, const PresetStore& store);

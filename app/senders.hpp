@@ -1,6 +1,7 @@
-// N sending feeds sharing one runtime: a source, a transport and a paced pipeline per feed.
-// Used by `send` and `demo`.
-//   SenderGroup senders(runtime, stats, plan, [&] { all_done(); });
+// N sending feeds sharing one runtime: a source, a transport and a paced pipeline per feed,
+// each made from its FeedSetup (app/send_plan.hpp). Used by `send`, `demo`, `bench` and
+// `check`'s capacity probe.
+//   SenderGroup senders(runtime, stats, plan_feeds(plan), [&] { all_done(); });
 //   senders.start();
 #pragma once
 
@@ -9,10 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "app/options.hpp"
 #include "app/runtime.hpp"
 #include "app/send_plan.hpp"
-#include "common/endpoint.hpp"
 #include "pipeline/feed_sender.hpp"
 #include "pipeline/source.hpp"
 #include "stats/registry.hpp"
@@ -22,8 +21,9 @@ namespace hdstream {
 
 class SenderGroup {
  public:
-  // Validates the plan (throws UsageError) and builds every feed; nothing runs until start().
-  SenderGroup(Runtime& runtime, StatsRegistry& stats, const SendPlan& plan,
+  // Builds every feed's source and transport (throws UsageError / FeedRequestError naming
+  // what to fix); nothing runs until start().
+  SenderGroup(Runtime& runtime, StatsRegistry& stats, const std::vector<FeedSetup>& feeds,
               std::function<void()> on_all_done);
 
   void start();
