@@ -81,8 +81,8 @@ class CommandRun {
 
  private:
   struct Entry {
-    Entry(Role role, std::size_t streams, std::string transport, RegistryOptions options)
-        : registry(role, streams, std::move(transport)), options(options) {}
+    Entry(Role role, std::size_t streams, std::string transport, RegistryOptions how)
+        : registry(role, streams, std::move(transport)), options(how) {}
     StatsRegistry registry;  // neither movable nor copyable: made in place
     RegistryOptions options;
   };

@@ -1,8 +1,11 @@
 #!/usr/bin/python3
-"""Before/after of an optimization: two or more hdstream binaries, `hdstream bench` on loopback,
-interleaved repetitions, median goodput and CPU seconds per GB (sender + receiver, wait4).
+"""Before/after of a change: two or more hdstream binaries on loopback, interleaved
+repetitions, median goodput and CPU seconds per GB (sender + receiver, wait4). Bulk:
+`hdstream bench` unpaced; --paced: `send`/`recv` of 270 Mbps feeds (the paced row of
+docs/PERFORMANCE.md), with the receiver's drops.
 
     bench/ab.py /tmp/hdstream.before build/app/hdstream --reps 3 --streams 5 --duration 4
+    bench/ab.py /tmp/hdstream.before build/app/hdstream --paced --duration 10
     bench/ab.py build/app/hdstream --chunk-sizes 64K,256K,1M   # one binary, chunk sizes A/B
 """
 
@@ -24,7 +27,11 @@ def main():
     parser.add_argument("--chunk-size", default=None)
     parser.add_argument("--chunk-sizes", default=None,
                         help="comma-separated: every binary runs with each chunk size")
+    parser.add_argument("--paced", action="store_true",
+                        help="send/recv at 270 Mbps a feed instead of unpaced bench")
     args = parser.parse_args()
+    if args.paced and (args.chunk_size or args.chunk_sizes):
+        parser.error("--paced runs the default chunk size")
 
     sizes = args.chunk_sizes.split(",") if args.chunk_sizes else [args.chunk_size]
     variants = [(b, size) for b in args.binaries for size in sizes]
@@ -32,11 +39,16 @@ def main():
     for rep in range(args.reps):
         for (binary, size), key in zip(variants, results):
             extra = ("--chunk-size", size) if size else ()
-            r = Runner(binary, []).hdstream_bulk(args.streams, args.duration, extra)
+            runner = Runner(binary, [])
+            if args.paced:
+                r = runner.hdstream_paced(args.streams, args.duration)
+            else:
+                r = runner.hdstream_bulk(args.streams, args.duration, extra)
             gb = r["bytes"] / 1e9
             results[key].append((r["mbps"] or 0, r["cpu_s"] / gb if gb else 0))
+            drops = f", drops {r['drops']}" if args.paced else ""
             print(f"rep {rep} {key}: {r['mbps']} Mbps, {r['cpu_s'] / gb if gb else 0:.3f} "
-                  "CPU s/GB", file=sys.stderr, flush=True)
+                  f"CPU s/GB{drops}", file=sys.stderr, flush=True)
     print("| binary | goodput Gbps, median (min–max) | CPU s/GB, median (min–max) |")
     print("|---|---|---|")
     for binary, rows in results.items():
