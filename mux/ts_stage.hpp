@@ -23,6 +23,7 @@ class TsStage : public MessageStage {
   TsStage(const FeedDescriptor& feed, std::uint64_t video_rate_bps);
   ~TsStage() override;
 
+  std::uint64_t planned_rate_bps() const override { return video_rate_bps_; }
   std::uint64_t wire_rate_bps() const override;
   int message_bytes() const override;
   std::string describe() const override;

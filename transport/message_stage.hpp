@@ -35,8 +35,11 @@ class MessageStage {
   using Send = std::function<bool(std::span<const std::byte>)>;
 
   virtual ~MessageStage() = default;
-  // The rate of what goes on the wire (not the feed's own): sizes the transport's buffers and
-  // is the feed's planned rate in the stats.
+  // The rate the stage's stream is planned at (not the feed's own): the feed's planned rate in
+  // the stats and its verdict.
+  virtual std::uint64_t planned_rate_bps() const = 0;
+  // That rate with the container's overhead (TS and PES headers, tables): sizes the
+  // transport's buffers.
   virtual std::uint64_t wire_rate_bps() const = 0;
   // The payload of one message (SRTO_PAYLOADSIZE).
   virtual int message_bytes() const = 0;

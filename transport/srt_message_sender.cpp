@@ -31,7 +31,7 @@ SrtMessageSender::~SrtMessageSender() {
 
 awaitable<bool> SrtMessageSender::open() {
   // What goes on the wire is the stage's stream, not the feed's own rate.
-  counters_.planned_bps.store(stage_->wire_rate_bps(), std::memory_order_relaxed);
+  counters_.planned_bps.store(stage_->planned_rate_bps(), std::memory_order_relaxed);
   co_return co_await feed_.start(weak_from_this(), [this] { run(); });
 }
 

@@ -99,6 +99,7 @@ TEST_F(TsStageTest, ASendThatFailsEndsTheFeed) {
 }
 
 TEST_F(TsStageTest, TheWireRateCoversTsOverheadAboveTheVideoRate) {
+  EXPECT_EQ(stage_.planned_rate_bps(), kTsMinVideoRateBps);  // the verdict's rate is the video's
   EXPECT_GT(stage_.wire_rate_bps(), kTsMinVideoRateBps);
   EXPECT_LT(stage_.wire_rate_bps(), kTsMinVideoRateBps * 12 / 10);
   EXPECT_NE(stage_.describe().find("640x480"), std::string::npos) << stage_.describe();

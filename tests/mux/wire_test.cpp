@@ -15,8 +15,9 @@ namespace {
 
 TEST(Wire, MuxNamesRoundTripAndNothingElseParses) {
   for (Mux mux : {Mux::none, Mux::ts}) EXPECT_EQ(mux_from_string(to_string(mux)), mux);
+  using namespace std::string_view_literals;
   for (std::string_view hostile :
-       {"", "TS", "ts ", " ts", "mpegts", std::string_view("ts\0", 3), "nonee", "n"}) {
+       {""sv, "TS"sv, "ts "sv, " ts"sv, "mpegts"sv, "ts\0"sv, "nonee"sv, "n"sv}) {
     EXPECT_FALSE(mux_from_string(hostile)) << "'" << hostile << "'";
   }
 }
