@@ -29,7 +29,7 @@ fi
 # test fails with the report in its output. HDSTREAM_SKIP_TSAN=1 skips this stage.
 if [ "${HDSTREAM_SKIP_TSAN:-0}" != 1 ]; then
   cmake --preset tsan >/dev/null
-  cmake --build --preset tsan --target hdstream transport_tests mtcp_transport_tests loopback_tests \
-    security_process_tests feedback_tests check_probe_tests
+  cmake --build --preset tsan --target hdstream common_tests transport_tests mtcp_transport_tests \
+    loopback_tests security_process_tests feedback_tests check_probe_tests
   ctest --preset tsan -R "$(grep -v '^#' scripts/tsan-tests.txt | paste -sd'|')"
 fi

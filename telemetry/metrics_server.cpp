@@ -106,8 +106,14 @@ http::response<http::string_body> thumbnail_response(const MetricsServerOptions&
 
 }  // namespace
 
-struct MetricsServer::Connection {
-  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
+struct MetricsServer::Connection : TcpSession, std::enable_shared_from_this<Connection> {
+  Connection(std::shared_ptr<MetricsServer> owner, tcp::socket socket)
+      : server(std::move(owner)), stream(std::move(socket)) {}
+  awaitable<void> run() override { return server->serve(this); }
+  void close() override {
+    asio::post(stream.get_executor(), [self = shared_from_this()] { self->stream.close(); });
+  }
+  std::shared_ptr<MetricsServer> server;
   beast::tcp_stream stream;
 };
 
@@ -127,8 +133,9 @@ MetricsServer::MetricsServer(asio::io_context& context, MetricsServerOptions opt
     : context_(context),
       options_(std::move(options)),
       provider_(std::move(provider)),
-      acceptor_(asio::make_strand(context)),
-      refresh_timer_(acceptor_.get_executor()) {
+      listener_(std::make_shared<TcpListener>(
+          context, "metrics", TcpListenerOptions{.max_sessions = options_.max_connections})),
+      refresh_timer_(asio::make_strand(context)) {
   if (options_.host_label.empty()) options_.host_label = machine_hostname();
 }
 
@@ -145,10 +152,11 @@ void MetricsServer::start() {
   }
   try {
     const tcp::endpoint endpoint(address, options_.listen.port);
-    acceptor_.open(endpoint.protocol());
-    acceptor_.set_option(tcp::acceptor::reuse_address(true));
-    acceptor_.bind(endpoint);
-    acceptor_.listen();
+    tcp::acceptor& acceptor = listener_->acceptor();
+    acceptor.open(endpoint.protocol());
+    acceptor.set_option(tcp::acceptor::reuse_address(true));
+    acceptor.bind(endpoint);
+    acceptor.listen();
   } catch (const boost::system::system_error& error) {
     throw std::system_error(error.code(),
                             "cannot listen for metrics on " + options_.listen.to_string());
@@ -157,14 +165,14 @@ void MetricsServer::start() {
   log()->info("serving /metrics, /stats.json and /thumbnail on http://{}/",
               local_endpoint().to_string());
   auto self = shared_from_this();
+  listener_->start(
+      [self](tcp::socket socket) { return std::make_shared<Connection>(self, std::move(socket)); });
   asio::co_spawn(
-      acceptor_.get_executor(), [self] { return self->accept_loop(); }, asio::detached);
-  asio::co_spawn(
-      acceptor_.get_executor(), [self] { return self->refresh_loop(); }, asio::detached);
+      refresh_timer_.get_executor(), [self] { return self->refresh_loop(); }, asio::detached);
 }
 
 Endpoint MetricsServer::local_endpoint() const {
-  auto endpoint = acceptor_.local_endpoint();
+  auto endpoint = listener_->acceptor().local_endpoint();
   return Endpoint{endpoint.address().to_string(), endpoint.port()};
 }
 
@@ -205,34 +213,7 @@ awaitable<void> MetricsServer::refresh_loop() {
   }
 }
 
-awaitable<void> MetricsServer::accept_loop() {
-  for (;;) {
-    error_code ec;
-    auto socket = co_await acceptor_.async_accept(asio::make_strand(context_), nothrow(ec));
-    if (ec) {
-      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
-      log()->warn("accept failed: {}", ec.message());
-      continue;
-    }
-    auto connection = std::make_shared<Connection>(std::move(socket));
-    {
-      std::lock_guard lock(mutex_);
-      if (stopped_) co_return;
-      std::erase_if(connections_, [](const auto& weak) { return weak.expired(); });
-      if (connections_.size() >= options_.max_connections) {
-        log()->warn("refusing a connection: {} already open", connections_.size());
-        continue;  // the socket closes as `connection` goes out of scope
-      }
-      connections_.push_back(connection);
-    }
-    auto executor = connection->stream.get_executor();
-    asio::co_spawn(
-        executor, [self = shared_from_this(), connection] { return self->serve(connection); },
-        asio::detached);
-  }
-}
-
-awaitable<void> MetricsServer::serve(std::shared_ptr<Connection> connection) {
+awaitable<void> MetricsServer::serve(Connection* connection) {
   auto& stream = connection->stream;
   beast::flat_buffer buffer(options_.max_header_bytes + 1024);
   for (std::size_t served = 0; served < options_.max_requests_per_connection; ++served) {
@@ -302,23 +283,14 @@ awaitable<void> MetricsServer::serve(std::shared_ptr<Connection> connection) {
 }
 
 void MetricsServer::stop() {
-  std::vector<std::shared_ptr<Connection>> open;
   {
     std::lock_guard lock(mutex_);
     if (stopped_) return;
     stopped_ = true;
-    for (auto& weak : connections_) {
-      if (auto connection = weak.lock()) open.push_back(std::move(connection));
-    }
   }
-  asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
-    boost::system::error_code ignored;
-    self->acceptor_.close(ignored);
-    self->refresh_timer_.cancel();
-  });
-  for (auto& connection : open) {
-    asio::post(connection->stream.get_executor(), [connection] { connection->stream.close(); });
-  }
+  listener_->stop();
+  asio::post(refresh_timer_.get_executor(),
+             [self = shared_from_this()] { self->refresh_timer_.cancel(); });
 }
 
 }  // namespace hdstream

@@ -18,6 +18,7 @@
 
 #include "common/asio.hpp"
 #include "common/endpoint.hpp"
+#include "common/tcp_listener.hpp"
 #include "stats/labeled_snapshot.hpp"
 
 namespace hdstream {
@@ -61,21 +62,19 @@ class MetricsServer : public std::enable_shared_from_this<MetricsServer> {
   std::vector<LabeledSnapshot> latest() const;
 
  private:
-  awaitable<void> accept_loop();
   awaitable<void> refresh_loop();
   struct Connection;
-  awaitable<void> serve(std::shared_ptr<Connection> connection);
+  awaitable<void> serve(Connection* connection);  // kept alive by the listener
   void refresh();
 
   asio::io_context& context_;
   MetricsServerOptions options_;
   Provider provider_;
-  tcp::acceptor acceptor_;
+  std::shared_ptr<TcpListener> listener_;  // the accept loop and the open connections
   asio::steady_timer refresh_timer_;
   mutable std::mutex mutex_;  // guards the members below
   std::vector<LabeledSnapshot> latest_;
   std::deque<std::vector<LabeledSnapshot>> history_;  // for rates over rate_window
-  std::vector<std::weak_ptr<Connection>> connections_;
   bool stopped_ = false;
 };
 

@@ -433,13 +433,31 @@ void MultiTcpReceiver::Group::end_session(bool clean, bool stopping) {
   }
 }
 
+// An accepted connection until its HELLO has put it into a group (or refused it).
+class MultiTcpReceiver::Admission : public TcpSession {
+ public:
+  Admission(std::shared_ptr<MultiTcpReceiver> owner, tcp::socket socket)
+      : owner_(std::move(owner)), socket_(std::make_shared<tcp::socket>(std::move(socket))) {}
+  awaitable<void> run() override { return owner_->admit(socket_); }
+  void close() override {
+    asio::post(socket_->get_executor(), [socket = socket_] {
+      boost::system::error_code ignored;
+      socket->close(ignored);
+    });
+  }
+
+ private:
+  std::shared_ptr<MultiTcpReceiver> owner_;
+  std::shared_ptr<tcp::socket> socket_;
+};
+
 MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions options,
                                    StatsRegistry& stats, FrameConsumer& consumer)
     : context_(context),
       options_(std::move(options)),
       stats_(stats),
       consumer_(consumer),
-      acceptor_(context),
+      listener_(std::make_shared<TcpListener>(context, "mtcp")),
       memory_(options_.max_memory_bytes, options_.streams, 8 * options_.streams + 8, "mtcp"),
       groups_(options_.streams) {
   for (std::size_t i = 0; i < options_.streams; ++i)
@@ -449,40 +467,18 @@ MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions op
 MultiTcpReceiver::~MultiTcpReceiver() = default;
 
 void MultiTcpReceiver::start() {
-  open_listener(acceptor_, options_.listen);
+  open_listener(listener_->acceptor(), options_.listen);
   log()->info("listening on {} for {} mtcp stream(s)", local_endpoint().to_string(),
               options_.streams);
-  warn_if_open_to_anyone(acceptor_, options_.key.has_value(), "mtcp");
-  asio::co_spawn(
-      acceptor_.get_executor(), [self = shared_from_this()] { return self->accept_loop(); },
-      asio::detached);
+  warn_if_open_to_anyone(listener_->acceptor(), options_.key.has_value(), "mtcp");
+  listener_->start([self = shared_from_this()](tcp::socket socket) {
+    return std::make_shared<Admission>(self, std::move(socket));
+  });
 }
 
 Endpoint MultiTcpReceiver::local_endpoint() const {
-  auto endpoint = acceptor_.local_endpoint();
+  auto endpoint = listener_->acceptor().local_endpoint();
   return Endpoint{endpoint.address().to_string(), endpoint.port()};
-}
-
-awaitable<void> MultiTcpReceiver::accept_loop() {
-  for (;;) {
-    error_code ec;
-    auto socket = std::make_shared<tcp::socket>(asio::make_strand(context_));
-    co_await acceptor_.async_accept(*socket, nothrow(ec));
-    if (ec) {
-      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
-      log()->warn("accept failed: {}", ec.message());
-      continue;
-    }
-    {
-      std::lock_guard lock(mutex_);
-      if (stopped_) co_return;
-      std::erase_if(admitting_, [](const auto& weak) { return weak.expired(); });
-      admitting_.push_back(socket);
-    }
-    asio::co_spawn(
-        socket->get_executor(), [self = shared_from_this(), socket] { return self->admit(socket); },
-        asio::detached);
-  }
 }
 
 awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
@@ -594,7 +590,6 @@ void MultiTcpReceiver::group_ended(std::uint16_t stream, const Group* group) {
 
 void MultiTcpReceiver::stop() {
   std::vector<std::shared_ptr<Group>> groups;
-  std::vector<std::shared_ptr<tcp::socket>> admitting;
   {
     std::lock_guard lock(mutex_);
     stopped_ = true;
@@ -602,20 +597,8 @@ void MultiTcpReceiver::stop() {
       if (group) groups.push_back(group);
     }
     groups.insert(groups.end(), probes_.begin(), probes_.end());
-    for (auto& weak : admitting_) {
-      if (auto socket = weak.lock()) admitting.push_back(std::move(socket));
-    }
   }
-  asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
-    boost::system::error_code ignored;
-    self->acceptor_.close(ignored);
-  });
-  for (auto& socket : admitting) {
-    asio::post(socket->get_executor(), [socket] {
-      boost::system::error_code ignored;
-      socket->close(ignored);
-    });
-  }
+  listener_->stop();  // the acceptor and every connection not yet in a group
   for (auto& group : groups) group->close();
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "common/tcp_listener.hpp"
 #include "transport/frame_memory.hpp"
 #include "transport/transport.hpp"
 
@@ -27,8 +28,8 @@ class MultiTcpReceiver : public ReceiverTransport,
  private:
   class Group;
   friend class Group;
+  class Admission;
 
-  awaitable<void> accept_loop();
   awaitable<void> admit(std::shared_ptr<tcp::socket> socket);
   // Under mutex_: the capacity probe `hello` belongs to, joined or new; null (with `status`,
   // `reason`, and `logged` when FrameMemory logged it) to refuse.
@@ -41,15 +42,14 @@ class MultiTcpReceiver : public ReceiverTransport,
   ReceiverOptions options_;
   StatsRegistry& stats_;
   FrameConsumer& consumer_;
-  tcp::acceptor acceptor_;
-  FrameMemory memory_;  // frame buffers of all feeds, within --max-memory
+  std::shared_ptr<TcpListener> listener_;  // accepts; its sessions are connections in admit()
+  FrameMemory memory_;                     // frame buffers of all feeds, within --max-memory
   // One strand per stream: every sub-connection of a feed runs on it, so they share one
   // reassembler without locks and the consumer sees one caller per stream.
   std::vector<asio::strand<asio::io_context::executor_type>> strands_;
   std::mutex mutex_;                            // guards the members below
   std::vector<std::shared_ptr<Group>> groups_;  // per stream; null when free
   std::vector<std::shared_ptr<Group>> probes_;  // capacity probes, apart from the feeds
-  std::vector<std::weak_ptr<tcp::socket>> admitting_;
   bool stopped_ = false;
 };
 

@@ -20,7 +20,7 @@ std::shared_ptr<spdlog::logger> log() {
 }  // namespace
 
 // One accepted connection: handshake, then chunks until END or an error.
-class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
+class TcpReceiver::Session : public TcpSession, public std::enable_shared_from_this<Session> {
  public:
   Session(std::shared_ptr<TcpReceiver> owner, tcp::socket socket)
       : owner_(std::move(owner)),
@@ -29,9 +29,8 @@ class TcpReceiver::Session : public std::enable_shared_from_this<Session> {
         feedback_timer_(socket_.get_executor()),
         feedback_done_(socket_.get_executor()) {}
 
-  awaitable<void> run();
-  asio::any_io_executor socket_executor() { return socket_.get_executor(); }
-  void close() {
+  awaitable<void> run() override;
+  void close() override {
     asio::post(socket_.get_executor(), [self = shared_from_this()] {
       boost::system::error_code ignored;
       self->socket_.close(ignored);
@@ -307,11 +306,10 @@ awaitable<void> TcpReceiver::Session::run() {
 
 TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, StatsRegistry& stats,
                          FrameConsumer& consumer)
-    : context_(context),
-      options_(std::move(options)),
+    : options_(std::move(options)),
       stats_(stats),
       consumer_(consumer),
-      acceptor_(context),
+      listener_(std::make_shared<TcpListener>(context, "tcp")),
       memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "tcp"),
       max_probes_(max_capacity_probes(options_.streams)),
       busy_(options_.streams, false) {}
@@ -319,39 +317,17 @@ TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, Sta
 TcpReceiver::~TcpReceiver() = default;
 
 void TcpReceiver::start() {
-  open_listener(acceptor_, options_.listen);
+  open_listener(listener_->acceptor(), options_.listen);
   log()->info("listening on {} for {} stream(s)", local_endpoint().to_string(), options_.streams);
-  warn_if_open_to_anyone(acceptor_, options_.key.has_value(), "tcp");
-  asio::co_spawn(
-      acceptor_.get_executor(), [self = shared_from_this()] { return self->accept_loop(); },
-      asio::detached);
+  warn_if_open_to_anyone(listener_->acceptor(), options_.key.has_value(), "tcp");
+  listener_->start([self = shared_from_this()](tcp::socket socket) {
+    return std::make_shared<Session>(self, std::move(socket));
+  });
 }
 
 Endpoint TcpReceiver::local_endpoint() const {
-  auto endpoint = acceptor_.local_endpoint();
+  auto endpoint = listener_->acceptor().local_endpoint();
   return Endpoint{endpoint.address().to_string(), endpoint.port()};
-}
-
-awaitable<void> TcpReceiver::accept_loop() {
-  for (;;) {
-    error_code ec;
-    auto socket = co_await acceptor_.async_accept(asio::make_strand(context_), nothrow(ec));
-    if (ec) {
-      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
-      log()->warn("accept failed: {}", ec.message());
-      continue;
-    }
-    auto session = std::make_shared<Session>(shared_from_this(), std::move(socket));
-    {
-      std::lock_guard lock(mutex_);
-      if (stopped_) co_return;
-      std::erase_if(sessions_, [](const auto& weak) { return weak.expired(); });
-      sessions_.push_back(session);
-    }
-    auto executor = session->socket_executor();
-    asio::co_spawn(
-        executor, [session] { return session->run(); }, asio::detached);
-  }
 }
 
 AckStatus TcpReceiver::claim(std::uint16_t stream_id, bool probe) {
@@ -377,19 +353,7 @@ void TcpReceiver::release(std::uint16_t stream_id, bool probe) {
 }
 
 void TcpReceiver::stop() {
-  std::vector<std::shared_ptr<Session>> sessions;
-  {
-    std::lock_guard lock(mutex_);
-    stopped_ = true;
-    for (auto& weak : sessions_) {
-      if (auto session = weak.lock()) sessions.push_back(std::move(session));
-    }
-  }
-  asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
-    boost::system::error_code ignored;
-    self->acceptor_.close(ignored);
-  });
-  for (auto& session : sessions) session->close();
+  listener_->stop();
 }
 
 }  // namespace hdstream

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "common/tcp_listener.hpp"
 #include "transport/frame_memory.hpp"
 #include "transport/transport.hpp"
 
@@ -26,24 +27,20 @@ class TcpReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   class Session;
   friend class Session;
 
-  awaitable<void> accept_loop();
   // Claims a stream id for a session (refused if out of range or already carried); a capacity
   // probe claims one of max_probes_ instead, never the stream's slot.
   AckStatus claim(std::uint16_t stream_id, bool probe);
   void release(std::uint16_t stream_id, bool probe);
 
-  asio::io_context& context_;
   ReceiverOptions options_;
   StatsRegistry& stats_;
   FrameConsumer& consumer_;
-  tcp::acceptor acceptor_;
-  FrameMemory memory_;  // frame buffers of all sessions, within --max-memory
+  std::shared_ptr<TcpListener> listener_;  // the accept loop and the live sessions
+  FrameMemory memory_;                     // frame buffers of all sessions, within --max-memory
   std::size_t max_probes_;
-  std::mutex mutex_;  // guards busy_, probes_running_ and sessions_
+  std::mutex mutex_;  // guards busy_ and probes_running_
   std::vector<bool> busy_;
   std::size_t probes_running_ = 0;
-  std::vector<std::weak_ptr<Session>> sessions_;
-  bool stopped_ = false;
 };
 
 }  // namespace hdstream

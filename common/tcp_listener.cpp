@@ -1,0 +1,137 @@
+#include "common/tcp_listener.hpp"
+
+#include <cerrno>
+#include <exception>
+#include <vector>
+
+#include "common/log.hpp"
+#include "common/log_rate_limit.hpp"
+
+namespace hdstream {
+namespace {
+// Out of descriptors or kernel memory: the next accept fails the same way until some close.
+bool resources_exhausted(const error_code& ec) {
+  return ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
+         ec == asio::error::no_memory || ec.value() == ENFILE;
+}
+}  // namespace
+
+TcpListener::TcpListener(asio::io_context& context, std::string component,
+                         TcpListenerOptions options)
+    : context_(context),
+      component_(std::move(component)),
+      options_(options),
+      acceptor_(asio::make_strand(context)),
+      pause_(acceptor_.get_executor()) {}
+
+void TcpListener::start(MakeSession make_session) {
+  asio::co_spawn(
+      acceptor_.get_executor(),
+      [self = shared_from_this(), make = std::move(make_session)]() mutable {
+        return self->accept_loop(std::move(make));
+      },
+      asio::detached);
+}
+
+awaitable<void> TcpListener::accept_loop(MakeSession make_session) {
+  auto log = logger(component_);
+  LogRateLimit failures_logged(5, std::chrono::seconds(10));
+  for (;;) {
+    error_code ec;
+    auto socket = co_await acceptor_.async_accept(asio::make_strand(context_), nothrow(ec));
+    if (ec) {
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+      const bool exhausted = resources_exhausted(ec);
+      {
+        std::lock_guard lock(mutex_);
+        ++accept_failures_;
+      }
+      if (auto held_back = failures_logged.admit()) {
+        log->warn("accept failed: {}{}{}", ec.message(),
+                  exhausted
+                      ? fmt::format("; pausing accepts for {} ms", options_.exhausted_pause.count())
+                      : std::string(),
+                  held_back_note(*held_back));
+      }
+      if (exhausted) {
+        // Accepting again at once would fail again at once: a busy loop on a full process.
+        pause_.expires_after(options_.exhausted_pause);
+        error_code ignored;
+        co_await pause_.async_wait(nothrow(ignored));
+      }
+      continue;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      if (stopped_) co_return;  // the socket closes as it goes out of scope
+      if (sessions_.size() >= options_.max_sessions) {
+        log->warn("refusing a connection: {} already open", sessions_.size());
+        continue;
+      }
+    }
+    auto executor = socket.get_executor();
+    std::shared_ptr<TcpSession> session;
+    try {
+      session = make_session(std::move(socket));
+    } catch (const std::exception& error) {
+      log->warn("cannot serve a connection: {}", error.what());
+    }
+    if (!session) continue;
+    {
+      std::lock_guard lock(mutex_);
+      if (stopped_) co_return;
+      sessions_.insert(session);
+    }
+    launch(std::move(session), std::move(executor));
+  }
+}
+
+void TcpListener::launch(std::shared_ptr<TcpSession> session, asio::any_io_executor executor) {
+  asio::co_spawn(
+      std::move(executor), [session] { return session->run(); },
+      [self = shared_from_this(), session](std::exception_ptr error) {
+        if (error) {
+          try {
+            std::rethrow_exception(error);
+          } catch (const std::exception& e) {
+            logger(self->component_)->warn("a session ended with an error: {}", e.what());
+          } catch (...) {
+            logger(self->component_)->warn("a session ended with an unknown error");
+          }
+        }
+        self->forget(session);
+      });
+}
+
+void TcpListener::forget(const std::shared_ptr<TcpSession>& session) {
+  std::lock_guard lock(mutex_);
+  sessions_.erase(session);
+}
+
+void TcpListener::stop() {
+  std::vector<std::shared_ptr<TcpSession>> live;
+  {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    live.assign(sessions_.begin(), sessions_.end());
+  }
+  asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+    error_code ignored;
+    self->acceptor_.close(ignored);
+    self->pause_.cancel();
+  });
+  // Outside the lock: a session's close() may take locks of its own.
+  for (auto& session : live) session->close();
+}
+
+std::size_t TcpListener::live_sessions() const {
+  std::lock_guard lock(mutex_);
+  return sessions_.size();
+}
+
+std::uint64_t TcpListener::accept_failures() const {
+  std::lock_guard lock(mutex_);
+  return accept_failures_;
+}
+
+}  // namespace hdstream
