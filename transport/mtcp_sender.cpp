@@ -21,18 +21,6 @@ std::shared_ptr<spdlog::logger> log() {
   return logger("mtcp");
 }
 
-// Grows a ring buffer when full: rare (the first burst after a break), never per chunk.
-template <typename T>
-void push_back_growing(boost::circular_buffer<T>& ring, const T& value) {
-  if (ring.full()) ring.set_capacity(std::max<std::size_t>(64, 2 * ring.capacity()));
-  ring.push_back(value);
-}
-template <typename T>
-void push_front_growing(boost::circular_buffer<T>& ring, const T& value) {
-  if (ring.full()) ring.set_capacity(std::max<std::size_t>(64, 2 * ring.capacity()));
-  ring.push_front(value);
-}
-
 std::uint64_t random_session_id() {
   std::random_device device;
   return (std::uint64_t{device()} << 32) ^ device() ^ static_cast<std::uint64_t>(wall_clock_ns());
@@ -56,7 +44,6 @@ MultiTcpSender::MultiTcpSender(asio::any_io_executor executor, SenderOptions opt
   for (std::size_t i = 0; i < k; ++i) {
     auto sub = std::make_unique<Subconnection>(executor_);
     sub->index = static_cast<std::uint8_t>(i);
-    sub->assigned.set_capacity(256);
     subs_.push_back(std::move(sub));
   }
   loads_.resize(k);
@@ -66,15 +53,15 @@ MultiTcpSender::MultiTcpSender(asio::any_io_executor executor, SenderOptions opt
   // The resend window covers the send queue plus what is in flight for two round trips.
   const double fps = options_.hello.feed.frames_per_second();
   const double rtt_s = std::chrono::duration<double>(options_.expected_rtt).count();
-  window_frames_ = std::min(
+  const std::size_t window_frames = std::min(
       options_.max_queued_frames + 2 + static_cast<std::size_t>(std::ceil(2 * rtt_s * fps)),
       mtcp_window_frames(options_.hello.latency_budget_ms, fps));
-  window_.set_capacity(window_frames_);
-  pending_.set_capacity(1024);
-  for (std::size_t i = 0; i < window_frames_; ++i) {
-    entries_.push_back(std::make_unique<FrameEntry>());
-    free_entries_.push_back(entries_.back().get());
-  }
+  // The window lives no longer than this sender: `this` in the callback is safe.
+  window_ = std::make_unique<MtcpWindow>(window_frames, k, options_.hello.first_frame_seq,
+                                         [this](const Frame& frame) {
+                                           counters_.add_frame(frame.data.size(), wall_clock_ns());
+                                           window_changed_.notify();
+                                         });
 }
 
 MultiTcpSender::~MultiTcpSender() = default;
@@ -90,7 +77,7 @@ std::vector<std::byte> MultiTcpSender::hello_for(const Subconnection& sub) const
   // sub-connection's chunks may belong to any frame in the window. A receiver that restarted
   // (kill -9, reboot) starts a new session here: it must not count the frames its predecessor
   // delivered as missing, so it starts at the first frame not yet delivered.
-  hello.first_frame_seq = std::max(hello.first_frame_seq, delivered_seq_);
+  hello.first_frame_seq = std::max(hello.first_frame_seq, window_->delivered_seq());
   return encode_hello(options_.stream_id, hello);
 }
 
@@ -146,9 +133,7 @@ void MultiTcpSender::start_io(Subconnection& sub) {
   }
   sub.state = SubState::running;
   ++sub.generation;
-  sub.acked_chunks = 0;
-  sub.written = 0;
-  sub.queued_bytes = 0;
+  window_->reopen(sub.index);
   counters_.subconnections[sub.index].state.store(StreamState::running, std::memory_order_relaxed);
   ++readers_open_;
   auto self = shared_from_this();
@@ -184,79 +169,41 @@ awaitable<bool> MultiTcpSender::open() {
   co_return true;
 }
 
-MultiTcpSender::FrameEntry* MultiTcpSender::take_entry() {
-  FrameEntry* entry = free_entries_.back();
-  free_entries_.pop_back();
-  return entry;
-}
-
 SubmitResult MultiTcpSender::submit(FramePtr frame) {
   if (broken_ || stopped_ || closing_) return SubmitResult::closed;
-  if (window_.full() || free_entries_.empty()) return SubmitResult::dropped;
-  FrameEntry* entry = take_entry();
-  packetize(*frame, options_.hello.chunk_bytes, entry->chunks);
-  entry->frame = std::move(frame);
-  entry->unacked = entry->chunks.size();
-  window_.push_back(entry);
-  for (std::size_t i = 0; i < entry->chunks.size(); ++i) {
-    push_back_growing(pending_, ChunkRef{entry, static_cast<std::uint16_t>(i)});
-  }
+  if (!window_->submit(std::move(frame), options_.hello.chunk_bytes)) return SubmitResult::dropped;
   schedule();
   return SubmitResult::queued;
 }
 
 void MultiTcpSender::schedule() {
-  if (pending_.empty()) return;
+  if (!window_->has_pending()) return;
   for (std::size_t i = 0; i < subs_.size(); ++i) {
     const auto& sub = *subs_[i];
     const bool usable = sub.state == SubState::running;
-    loads_[i] = SubconnectionLoad{usable, sub.queued_bytes,
-                                  usable ? kernel_unsent_bytes(sub.socket->native_handle()) : 0};
+    loads_[i] =
+        SubconnectionLoad{usable, 0, usable ? kernel_unsent_bytes(sub.socket->native_handle()) : 0};
   }
-  bool released = false;
-  while (!pending_.empty()) {
-    const ChunkRef ref = pending_.front();
-    if (ref.entry->frame->seq < delivered_seq_) {
-      // The receiver has delivered or given up this frame: a (re-)send is pointless.
-      pending_.pop_front();
-      --ref.entry->unacked;
-      released = true;
-      continue;
-    }
-    const auto pick = pick_subconnection(loads_, room_bytes_);
-    if (!pick) break;
-    pending_.pop_front();
-    Subconnection& sub = *subs_[*pick];
-    push_back_growing(sub.assigned, ref);
-    sub.queued_bytes += ref.bytes();
-    loads_[*pick].queued_bytes += ref.bytes();
-    sub.wake.notify();
+  const std::uint32_t given = window_->assign(loads_, room_bytes_);
+  for (std::size_t i = 0; i < subs_.size(); ++i) {
+    if (given & (std::uint32_t{1} << i)) subs_[i]->wake.notify();
   }
-  if (released) release_acknowledged();
 }
 
 awaitable<void> MultiTcpSender::write_loop(Subconnection& sub, std::uint64_t generation) {
   auto socket = sub.socket;  // this generation's socket, even after a reconnection
   auto& counters = counters_.subconnections[sub.index];
   while (!stopped_ && !broken_ && !ended_ && sub.generation == generation) {
-    if (sub.written == sub.assigned.size()) {
+    if (!window_->has_unwritten(sub.index)) {
       co_await sub.wake.wait_for_notify();
       continue;
     }
     sub.gather.clear();
-    std::size_t count = 0;
-    std::uint64_t bytes = 0, payload_bytes = 0;
-    for (std::size_t i = sub.written; i < sub.assigned.size() && count < 32; ++i, ++count) {
-      const ChunkRef& ref = sub.assigned[i];
-      const EncodedChunk& chunk = ref.entry->chunks[ref.index];
-      sub.gather.emplace_back(chunk.header.data(), chunk.header.size());
-      sub.gather.emplace_back(chunk.payload.data(), chunk.payload.size());
-      bytes += ref.bytes();
-      payload_bytes += chunk.payload.size();
-    }
-    // Counted as written now: an ACK for the first of them may overtake this completion.
-    sub.written += count;
-    sub.queued_bytes -= bytes;
+    const std::uint64_t payload_bytes =
+        window_->take_unwritten(sub.index, 32, [&](const EncodedChunk& chunk) {
+          sub.gather.emplace_back(chunk.header.data(), chunk.header.size());
+          sub.gather.emplace_back(chunk.payload.data(), chunk.payload.size());
+        });
     error_code ec;
     co_await asio::async_write(*socket, sub.gather, nothrow(ec));
     if (sub.generation != generation) break;  // broke meanwhile; its chunks moved on already
@@ -315,36 +262,13 @@ awaitable<void> MultiTcpSender::read_loop(Subconnection& sub, std::uint64_t gene
 }
 
 void MultiTcpSender::on_ack(Subconnection& sub, const Ack& ack) {
-  if (ack.chunks_received < sub.acked_chunks ||
-      ack.chunks_received - sub.acked_chunks > sub.written) {
-    const std::string why =
-        fmt::format("ACK for {} chunks, but {} were acknowledged and {} more written",
-                    ack.chunks_received, sub.acked_chunks, sub.written);
-    broken(sub, sub.generation, why);
+  // A receiver that acknowledges what was never written would make the window drop chunks
+  // unsent and count their frames as sent: refused, a protocol error on this sub-connection.
+  if (auto refused = window_->on_ack(sub.index, ack)) {
+    broken(sub, sub.generation, *refused);
     return;
   }
-  for (std::uint64_t n = ack.chunks_received - sub.acked_chunks; n > 0; --n) {
-    --sub.assigned.front().entry->unacked;
-    sub.assigned.pop_front();
-    --sub.written;
-  }
-  sub.acked_chunks = ack.chunks_received;
-  delivered_seq_ = std::max(delivered_seq_, ack.next_frame_seq);
-  release_acknowledged();
   schedule();
-}
-
-void MultiTcpSender::release_acknowledged() {
-  bool released = false;
-  while (!window_.empty() && window_.front()->unacked == 0) {
-    FrameEntry* entry = window_.front();
-    window_.pop_front();
-    counters_.add_frame(entry->frame->data.size(), wall_clock_ns());
-    entry->frame.reset();
-    free_entries_.push_back(entry);
-    released = true;
-  }
-  if (released) window_changed_.notify();
 }
 
 void MultiTcpSender::broken(Subconnection& sub, std::uint64_t generation, const std::string& why) {
@@ -359,13 +283,7 @@ void MultiTcpSender::broken(Subconnection& sub, std::uint64_t generation, const 
   sub.retransmits_now = 0;
   if (stopped_ || broken_) return;
   // Everything not acknowledged goes back to the front of the queue, in order, for the others.
-  const std::size_t resent = sub.written;
-  for (auto it = sub.assigned.rbegin(); it != sub.assigned.rend(); ++it) {
-    push_front_growing(pending_, *it);
-  }
-  sub.assigned.clear();
-  sub.written = 0;
-  sub.queued_bytes = 0;
+  const std::size_t resent = window_->requeue(sub.index);
   resent_chunks_ += resent;
   counters_.link.resent_chunks.store(resent_chunks_, std::memory_order_relaxed);
   counters_.link.present.store(true, std::memory_order_relaxed);
@@ -445,9 +363,9 @@ awaitable<bool> MultiTcpSender::close(std::uint64_t frames_sent) {
   closing_ = true;
   // Every chunk acknowledged first: END on one connection must not overtake chunks on others.
   asio::steady_timer timer(executor_);
-  std::size_t last_window = window_.size();
+  std::size_t last_window = window_->frames();
   auto last_progress = std::chrono::steady_clock::now();
-  while (!window_.empty() && !broken_ && !stopped_) {
+  while (!window_->empty() && !broken_ && !stopped_) {
     timer.expires_after(100ms);
     auto self = shared_from_this();
     timer.async_wait([self](boost::system::error_code ec) {
@@ -455,12 +373,12 @@ awaitable<bool> MultiTcpSender::close(std::uint64_t frames_sent) {
     });
     co_await window_changed_.wait_for_notify();
     timer.cancel();
-    if (window_.size() != last_window) {
-      last_window = window_.size();
+    if (window_->frames() != last_window) {
+      last_window = window_->frames();
       last_progress = std::chrono::steady_clock::now();
     } else if (std::chrono::steady_clock::now() - last_progress > options_.handshake_timeout) {
       fail(fmt::format("receiver acknowledged nothing for {}; {} frames unconfirmed",
-                       format_duration(options_.handshake_timeout), window_.size()));
+                       format_duration(options_.handshake_timeout), window_->frames()));
     }
   }
   if (broken_ || stopped_) co_return false;

@@ -10,12 +10,10 @@
 #include <optional>
 #include <vector>
 
-#include <boost/circular_buffer.hpp>
-
 #include "common/async_event.hpp"
 #include "protocol/ack.hpp"
-#include "protocol/packetizer.hpp"
 #include "transport/mtcp_scheduler.hpp"
+#include "transport/mtcp_window.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -35,17 +33,6 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   void break_subconnection(std::size_t index);
 
  private:
-  // A frame in the resend window: its encoded chunks, kept until every one is acknowledged.
-  struct FrameEntry {
-    FramePtr frame;
-    std::vector<EncodedChunk> chunks;
-    std::size_t unacked = 0;
-  };
-  struct ChunkRef {
-    FrameEntry* entry = nullptr;
-    std::uint16_t index = 0;
-    std::size_t bytes() const { return kHeaderBytes + entry->chunks[index].payload.size(); }
-  };
   enum class SubState : std::uint8_t { down = 0, running = 1 };
   struct Subconnection {
     explicit Subconnection(const asio::any_io_executor& executor)
@@ -53,13 +40,7 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
     std::uint8_t index = 0;
     std::shared_ptr<tcp::socket> socket;
     SubState state = SubState::down;
-    std::uint64_t generation = 0;  // coroutines of an older generation exit
-    // Chunks assigned here in write order: the first `written` were handed to the socket and
-    // await their ACK, the rest wait to be written.
-    boost::circular_buffer<ChunkRef> assigned;
-    std::size_t written = 0;
-    std::uint64_t queued_bytes = 0;      // bytes of the unwritten ones
-    std::uint64_t acked_chunks = 0;      // the receiver's count for this connection
+    std::uint64_t generation = 0;        // coroutines of an older generation exit
     std::uint64_t retransmits_base = 0;  // TCP retransmits of earlier generations
     std::uint64_t retransmits_now = 0;
     AsyncEvent wake;
@@ -77,11 +58,9 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   awaitable<void> sample_tcp_info();
   void schedule();
   void on_ack(Subconnection& sub, const Ack& ack);
-  void release_acknowledged();
   void broken(Subconnection& sub, std::uint64_t generation, const std::string& why);
   void fail(std::string_view why);
   bool any_running() const;
-  FrameEntry* take_entry();
 
   asio::any_io_executor executor_;
   SenderOptions options_;
@@ -91,14 +70,7 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   std::vector<std::unique_ptr<Subconnection>> subs_;
   std::vector<SubconnectionLoad> loads_;
   std::uint64_t room_bytes_ = 0;
-  // Frames not yet fully acknowledged, oldest first; bounded by window_frames_.
-  boost::circular_buffer<FrameEntry*> window_;
-  std::vector<std::unique_ptr<FrameEntry>> entries_;  // owns every entry
-  std::vector<FrameEntry*> free_entries_;
-  std::size_t window_frames_ = 0;
-  // Chunks waiting for a sub-connection with room (new ones, and re-sends at the front).
-  boost::circular_buffer<ChunkRef> pending_;
-  std::uint64_t delivered_seq_ = 0;  // receiver's cumulative ACK: frames below are done
+  std::unique_ptr<MtcpWindow> window_;  // the frames not yet fully acknowledged
   AsyncEvent window_changed_;
   AsyncEvent readers_done_;
   std::size_t readers_open_ = 0;

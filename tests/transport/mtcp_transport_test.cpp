@@ -1,11 +1,18 @@
 // MultiTcpSender and MultiTcpReceiver over real loopback sockets, in one process: striping,
-// in-order verified delivery, and no frame lost while sub-connections are reset repeatedly.
+// in-order verified delivery, no frame lost while sub-connections are reset repeatedly, and a
+// sender that believes no lying ACK.
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include <gtest/gtest.h>
 
+#include <array>
 #include <future>
 #include <thread>
 
+#include "protocol/ack.hpp"
 #include "protocol/checksum.hpp"
+#include "protocol/handshake.hpp"
 #include "tests/protocol/test_frames.hpp"
 #include "tests/transport/collector.hpp"
 #include "transport/mtcp_receiver.hpp"
@@ -238,6 +245,84 @@ TEST_F(MtcpTransportTest, StopWhileConnectingReturnsPromptly) {
   ASSERT_EQ(opened.wait_for(3s), std::future_status::ready);
   EXPECT_FALSE(opened.get());
   EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+}
+
+// A receiver that speaks the protocol but lies in its ACK: it claims frames delivered that were
+// never sent. The sender must refuse it (a protocol error on that sub-connection: it breaks and
+// is re-established) and neither drop its queued chunks nor count their frames as sent.
+TEST_F(MtcpTransportTest, AnAckForFramesNeverSentIsRefusedAndNothingCountsAsSent) {
+  threads_.emplace_back([this] { io_.run(); });
+  asio::io_context fake_io;
+  tcp::acceptor acceptor(fake_io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+
+  StatsRegistry sent(Role::send, 1, "mtcp");
+  SenderOptions options;
+  options.destination = Endpoint{"127.0.0.1", acceptor.local_endpoint().port()};
+  options.hello.feed = FeedDescriptor{Codec::synthetic, 1920, 1080, 30000, 1001, 100'000'000};
+  options.hello.transport = TransportKind::mtcp;
+  options.hello.connections = 1;
+  options.hello.chunk_bytes = 16 * 1024;
+  options.hello.latency_budget_ms = 1000;
+  options.connect_patience = 5s;
+  auto strand = asio::make_strand(io_);
+  auto sender = std::make_shared<MultiTcpSender>(strand, options, sent.stream(0));
+  auto opened = asio::co_spawn(
+      strand,
+      [&]() -> awaitable<bool> {
+        if (!co_await sender->open()) co_return false;
+        for (std::uint64_t seq = 0; seq < 3; ++seq) {
+          sender->submit(test::random_frame(pool_, 0, seq, 100'000));
+        }
+        co_return true;
+      },
+      asio::use_future);
+
+  error_code ec;
+  auto read_message = [&ec](tcp::socket& socket, MessageHeader& header,
+                            std::vector<std::byte>& body) {
+    std::array<std::byte, kHeaderBytes> raw{};
+    asio::read(socket, asio::buffer(raw), ec);
+    if (ec || decode_header(raw, header) != HeaderError::none) return false;
+    body.resize(header.payload_bytes);
+    asio::read(socket, asio::buffer(body), ec);
+    return !ec;
+  };
+  auto accept_hello = [&](tcp::socket& socket) -> std::optional<Hello> {
+    acceptor.accept(socket);
+    timeval timeout{10, 0};
+    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    MessageHeader header;
+    std::vector<std::byte> body;
+    if (!read_message(socket, header, body) || header.type != MessageType::hello) return {};
+    auto hello = decode_hello(body);
+    if (hello) asio::write(socket, asio::buffer(encode_hello_ack(0, {AckStatus::accepted, {}})));
+    return hello;
+  };
+
+  tcp::socket first(fake_io);
+  auto hello = accept_hello(first);
+  ASSERT_TRUE(hello);
+  EXPECT_EQ(hello->first_frame_seq, 0u);
+  ASSERT_TRUE(opened.get());
+  MessageHeader header;
+  std::vector<std::byte> body;
+  ASSERT_TRUE(read_message(first, header, body));
+  ASSERT_EQ(header.type, MessageType::chunk);
+  std::array<std::byte, kAckMessageBytes> lie{};
+  encode_ack(0, Ack{1'000'000, 1, 0}, lie);  // one chunk arrived, "a million frames delivered"
+  asio::write(first, asio::buffer(lie));
+  // The sender breaks the sub-connection: reading the chunks it had written ends in EOF or a
+  // reset, not in our 10 s timeout.
+  while (read_message(first, header, body)) {
+  }
+  ASSERT_TRUE(ec == asio::error::eof || ec == asio::error::connection_reset) << ec.message();
+  // Re-established, it still starts at frame 0: it believed nothing of the lie.
+  tcp::socket second(fake_io);
+  auto again = accept_hello(second);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->first_frame_seq, 0u);
+  EXPECT_EQ(sent.stream(0).frames.load(), 0u);
+  sender->stop();
 }
 
 }  // namespace
