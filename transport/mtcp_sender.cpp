@@ -10,10 +10,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
-#include "transport/feedback.hpp"
-#include "transport/message_io.hpp"
 #include "transport/mtcp_scheduler.hpp"
-#include "transport/tcp_connect.hpp"
 
 namespace hdstream {
 namespace {
@@ -44,6 +41,7 @@ MultiTcpSender::MultiTcpSender(asio::any_io_executor executor, SenderOptions opt
   for (std::size_t i = 0; i < k; ++i) {
     auto sub = std::make_unique<Subconnection>(executor_);
     sub->index = static_cast<std::uint8_t>(i);
+    sub->link = new_link(*sub);
     subs_.push_back(std::move(sub));
   }
   loads_.resize(k);
@@ -70,6 +68,13 @@ std::string MultiTcpSender::label(const Subconnection& sub) const {
   return fmt::format("stream {} sub-connection {}/{}", options_.stream_id, sub.index, subs_.size());
 }
 
+std::shared_ptr<TcpLink> MultiTcpSender::new_link(Subconnection& sub) {
+  // Links live no longer than the coroutines that hold this sender.
+  return std::make_shared<TcpLink>(executor_, "mtcp", label(sub), counters_,
+                                   [this, &sub, generation = sub.generation + 1](
+                                       const std::string& why) { broken(sub, generation, why); });
+}
+
 std::vector<std::byte> MultiTcpSender::hello_for(const Subconnection& sub) const {
   Hello hello = options_.hello;
   hello.subconnection = sub.index;
@@ -87,8 +92,7 @@ void MultiTcpSender::fail(std::string_view why) {
   broken_ = true;
   counters_.state.store(StreamState::failed, std::memory_order_relaxed);
   for (auto& sub : subs_) {
-    boost::system::error_code ignored;
-    sub->socket->close(ignored);
+    sub->link->close();
     sub->wake.notify();
   }
   window_changed_.notify();
@@ -101,22 +105,17 @@ bool MultiTcpSender::any_running() const {
 }
 
 awaitable<bool> MultiTcpSender::establish(Subconnection& sub, bool first) {
-  const std::string name = label(sub);
-  sub.socket = std::make_shared<tcp::socket>(executor_);
+  sub.link = new_link(sub);
+  auto link = sub.link;
   // The first connection gets the whole patience; a reconnection tries once per backoff step.
   const auto patience = first ? options_.connect_patience : std::chrono::nanoseconds(0);
-  if (!co_await connect_with_retry(*sub.socket, options_.destination, patience, stopped_, "mtcp",
-                                   name)) {
-    co_return false;
-  }
-  tune_sender_socket(*sub.socket, options_, "mtcp", name);
   const auto hello = hello_for(sub);
-  // Named, not temporaries: GCC 12 destroys temporaries inside a co_await expression twice.
-  auto keep_alive = shared_from_this();
-  auto outcome = co_await client_handshake(*sub.socket, hello, options_.handshake_timeout,
-                                           keep_alive, options_.key);
+  auto outcome = co_await link->connect(options_, hello, patience, stopped_);
   if (!outcome.accepted) {
-    if (first || outcome.error.starts_with("receiver refused")) fail(outcome.error);
+    // Empty: no connection (logged). A refusal ends the feed; a lost handshake is retried.
+    if (!outcome.error.empty() && (first || outcome.error.starts_with("receiver refused"))) {
+      fail(outcome.error);
+    }
     co_return false;
   }
   if (stopped_ || broken_) co_return false;
@@ -181,8 +180,8 @@ void MultiTcpSender::schedule() {
   for (std::size_t i = 0; i < subs_.size(); ++i) {
     const auto& sub = *subs_[i];
     const bool usable = sub.state == SubState::running;
-    loads_[i] =
-        SubconnectionLoad{usable, 0, usable ? kernel_unsent_bytes(sub.socket->native_handle()) : 0};
+    loads_[i] = SubconnectionLoad{
+        usable, 0, usable ? kernel_unsent_bytes(sub.link->socket().native_handle()) : 0};
   }
   const std::uint32_t given = window_->assign(loads_, room_bytes_);
   for (std::size_t i = 0; i < subs_.size(); ++i) {
@@ -191,7 +190,7 @@ void MultiTcpSender::schedule() {
 }
 
 awaitable<void> MultiTcpSender::write_loop(Subconnection& sub, std::uint64_t generation) {
-  auto socket = sub.socket;  // this generation's socket, even after a reconnection
+  auto link = sub.link;  // this generation's connection, even after a reconnection
   auto& counters = counters_.subconnections[sub.index];
   while (!stopped_ && !broken_ && !ended_ && sub.generation == generation) {
     if (!window_->has_unwritten(sub.index)) {
@@ -205,11 +204,10 @@ awaitable<void> MultiTcpSender::write_loop(Subconnection& sub, std::uint64_t gen
           sub.gather.emplace_back(chunk.payload.data(), chunk.payload.size());
         });
     error_code ec;
-    co_await asio::async_write(*socket, sub.gather, nothrow(ec));
+    co_await asio::async_write(link->socket(), sub.gather, nothrow(ec));
     if (sub.generation != generation) break;  // broke meanwhile; its chunks moved on already
     if (ec) {
-      const std::string why = fmt::format("write failed: {}", ec.message());
-      broken(sub, generation, why);
+      link->fail(fmt::format("write failed: {}", ec.message()));
       break;
     }
     counters.bytes.fetch_add(payload_bytes, std::memory_order_relaxed);
@@ -218,65 +216,31 @@ awaitable<void> MultiTcpSender::write_loop(Subconnection& sub, std::uint64_t gen
 }
 
 awaitable<void> MultiTcpSender::read_loop(Subconnection& sub, std::uint64_t generation) {
-  auto socket = sub.socket;
-  std::vector<std::byte> body;
-  for (;;) {
-    auto read = co_await read_header(*socket);
-    if (sub.generation != generation) break;
-    if (read.error) {
-      if (ended_ && read.error == asio::error::eof) break;  // the receiver's confirmation
-      const std::string why =
-          read.detail != HeaderError::none
-              ? fmt::format("bad message from receiver: {}", to_string(read.detail))
-              : fmt::format("connection lost: {}", read.error.message());
-      broken(sub, generation, why);
-      break;
-    }
-    auto body_read = co_await read_control_body(*socket, read.header, body);
-    if (sub.generation != generation) break;
-    if (body_read.error) {
-      const std::string why = fmt::format("connection lost: {}", body_read.error.message());
-      broken(sub, generation, why);
-      break;
-    }
-    // The receiver's RTT on this sub-connection is measured on its ACK and FEEDBACK writes.
-    acknowledge_now(socket->native_handle());
-    if (read.header.type == MessageType::feedback) {
-      auto feedback = body_read.checksum_ok ? decode_feedback(body) : std::nullopt;
-      if (feedback) {
-        apply_feedback(*feedback, counters_.far_end, wall_clock_ns());
-      } else if (bad_feedback_++ < 5) {
-        log()->warn("{}: ignoring a malformed FEEDBACK report", label(sub));
-      }
-      continue;
-    }
-    if (read.header.type != MessageType::ack) continue;
-    auto ack = body_read.checksum_ok ? decode_ack(body) : std::nullopt;
-    if (!ack || ack->subconnection != sub.index) {
-      broken(sub, generation, "malformed ACK from the receiver");
-      break;
-    }
-    on_ack(sub, *ack);
-  }
+  auto link = sub.link;
+  co_await link->read_loop(
+      [this, &sub, generation](const MessageHeader& header, std::span<const std::byte> body,
+                               bool checksum_ok) -> std::optional<std::string> {
+        if (header.type != MessageType::ack || sub.generation != generation) return std::nullopt;
+        auto ack = checksum_ok ? decode_ack(body) : std::nullopt;
+        if (!ack || ack->subconnection != sub.index) return "malformed ACK from the receiver";
+        return on_ack(sub, *ack);
+      });
   if (--readers_open_ == 0 && ended_) readers_done_.set();
 }
 
-void MultiTcpSender::on_ack(Subconnection& sub, const Ack& ack) {
+std::optional<std::string> MultiTcpSender::on_ack(Subconnection& sub, const Ack& ack) {
   // A receiver that acknowledges what was never written would make the window drop chunks
   // unsent and count their frames as sent: refused, a protocol error on this sub-connection.
-  if (auto refused = window_->on_ack(sub.index, ack)) {
-    broken(sub, sub.generation, *refused);
-    return;
-  }
+  if (auto refused = window_->on_ack(sub.index, ack)) return refused;
   schedule();
+  return std::nullopt;
 }
 
 void MultiTcpSender::broken(Subconnection& sub, std::uint64_t generation, const std::string& why) {
   if (sub.generation != generation || sub.state != SubState::running) return;
   sub.state = SubState::down;
   ++sub.generation;
-  boost::system::error_code ignored;
-  sub.socket->close(ignored);
+  sub.link->close();
   auto& counters = counters_.subconnections[sub.index];
   counters.state.store(StreamState::waiting, std::memory_order_relaxed);
   sub.retransmits_base += sub.retransmits_now;
@@ -339,13 +303,11 @@ awaitable<void> MultiTcpSender::sample_tcp_info() {
     std::uint64_t retransmits = resent_chunks_;
     for (auto& sub : subs_) {
       auto& counters = counters_.subconnections[sub->index];
-      if (sub->state == SubState::running) {
-        if (auto info = read_tcp_info(sub->socket->native_handle())) {
-          sub->retransmits_now = info->total_retransmits;
-          counters.rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
-          rtt_sum += info->rtt_ms;
-          ++rtt_count;
-        }
+      if (sub->state == SubState::running && sub->link->sample_tcp_info()) {
+        sub->retransmits_now = sub->link->retransmits();
+        counters.rtt_ms.store(sub->link->rtt_ms(), std::memory_order_relaxed);
+        rtt_sum += sub->link->rtt_ms();
+        ++rtt_count;
       }
       const std::uint64_t total = sub->retransmits_base + sub->retransmits_now;
       counters.retransmits.store(total, std::memory_order_relaxed);
@@ -387,8 +349,9 @@ awaitable<bool> MultiTcpSender::close(std::uint64_t frames_sent) {
   Subconnection* carrier = nullptr;
   for (auto& sub : subs_) {
     if (sub->state != SubState::running) continue;
+    auto link = sub->link;
     error_code ec;
-    co_await asio::async_write(*sub->socket, asio::buffer(end), nothrow(ec));
+    co_await asio::async_write(link->socket(), asio::buffer(end), nothrow(ec));
     if (!ec) {
       carrier = sub.get();
       break;
@@ -399,11 +362,14 @@ awaitable<bool> MultiTcpSender::close(std::uint64_t frames_sent) {
     co_return false;
   }
   ended_ = true;
-  for (auto& sub : subs_) sub->wake.notify();  // writers are done
+  for (auto& sub : subs_) {
+    sub->link->expect_close();  // the receiver's close is its confirmation
+    sub->wake.notify();         // writers are done
+  }
   // Only END's connection half-closes: the others stay quiet until the receiver, having read
   // END, closes them all (an early FIN there would look like a break).
   boost::system::error_code ignored;
-  carrier->socket->shutdown(tcp::socket::shutdown_send, ignored);
+  carrier->link->socket().shutdown(tcp::socket::shutdown_send, ignored);
   // The receiver closes every sub-connection once it has everything; wait, but not forever.
   asio::steady_timer watchdog(executor_, options_.handshake_timeout);
   watchdog.async_wait([self = shared_from_this()](boost::system::error_code ec) {
@@ -412,7 +378,7 @@ awaitable<bool> MultiTcpSender::close(std::uint64_t frames_sent) {
   if (readers_open_ > 0) co_await readers_done_.wait();
   watchdog.cancel();
   for (auto& sub : subs_) {
-    sub->socket->close(ignored);
+    sub->link->close();
     sub->state = SubState::down;
     counters_.subconnections[sub->index].state.store(StreamState::finished,
                                                      std::memory_order_relaxed);
@@ -426,8 +392,7 @@ void MultiTcpSender::stop() {
   asio::post(executor_, [self = shared_from_this()] {
     self->stopped_ = true;
     for (auto& sub : self->subs_) {
-      boost::system::error_code ignored;
-      sub->socket->close(ignored);
+      sub->link->close();
       sub->wake.notify();
     }
     self->window_changed_.notify();
@@ -442,7 +407,7 @@ void MultiTcpSender::break_subconnection(std::size_t index) {
     if (sub.state != SubState::running) return;
     // Linger 0 turns the close into a reset; shutdown makes our own reader see the break the
     // way it sees a path failure, through its pending read.
-    const int fd = sub.socket->native_handle();
+    const int fd = sub.link->socket().native_handle();
     linger reset{1, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
     ::shutdown(fd, SHUT_RDWR);

@@ -14,6 +14,7 @@
 #include "protocol/ack.hpp"
 #include "transport/mtcp_scheduler.hpp"
 #include "transport/mtcp_window.hpp"
+#include "transport/tcp_link.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -35,10 +36,9 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
  private:
   enum class SubState : std::uint8_t { down = 0, running = 1 };
   struct Subconnection {
-    explicit Subconnection(const asio::any_io_executor& executor)
-        : socket(std::make_shared<tcp::socket>(executor)), wake(executor) {}
+    explicit Subconnection(const asio::any_io_executor& executor) : wake(executor) {}
     std::uint8_t index = 0;
-    std::shared_ptr<tcp::socket> socket;
+    std::shared_ptr<TcpLink> link;  // this generation's connection
     SubState state = SubState::down;
     std::uint64_t generation = 0;        // coroutines of an older generation exit
     std::uint64_t retransmits_base = 0;  // TCP retransmits of earlier generations
@@ -49,6 +49,8 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   };
 
   std::string label(const Subconnection& sub) const;
+  // A connection for `sub`'s next generation; its failure breaks that generation.
+  std::shared_ptr<TcpLink> new_link(Subconnection& sub);
   std::vector<std::byte> hello_for(const Subconnection& sub) const;
   awaitable<bool> establish(Subconnection& sub, bool first);
   void start_io(Subconnection& sub);
@@ -57,7 +59,8 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   awaitable<void> reconnect(Subconnection& sub);
   awaitable<void> sample_tcp_info();
   void schedule();
-  void on_ack(Subconnection& sub, const Ack& ack);
+  // nullopt, or why the ACK is a protocol error (the sub-connection then breaks).
+  std::optional<std::string> on_ack(Subconnection& sub, const Ack& ack);
   void broken(Subconnection& sub, std::uint64_t generation, const std::string& why);
   void fail(std::string_view why);
   bool any_running() const;
@@ -66,7 +69,6 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   SenderOptions options_;
   StreamCounters& counters_;
   std::uint64_t session_id_ = 0;
-  std::uint64_t bad_feedback_ = 0;  // malformed FEEDBACK reports logged so far
   std::vector<std::unique_ptr<Subconnection>> subs_;
   std::vector<SubconnectionLoad> loads_;
   std::uint64_t room_bytes_ = 0;

@@ -5,9 +5,6 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
-#include "transport/auth_handshake.hpp"
-#include "transport/feedback.hpp"
-#include "transport/message_io.hpp"
 #include "transport/tcp_connect.hpp"
 
 namespace hdstream {
@@ -29,63 +26,54 @@ TcpSender::TcpSender(asio::any_io_executor executor, SenderOptions options,
     : executor_(std::move(executor)),
       options_(std::move(options)),
       counters_(counters),
-      socket_(executor_),
+      link_(new_link()),
       queue_changed_(executor_),
       room_(executor_),
       writer_done_(executor_),
       reader_done_(executor_) {}
 
-void TcpSender::fail(std::string_view why) {
+std::shared_ptr<TcpLink> TcpSender::new_link() {
+  // The link lives no longer than this sender's loops, which hold the sender.
+  return std::make_shared<TcpLink>(executor_, "tcp", fmt::format("stream {}", options_.stream_id),
+                                   counters_, [this](const std::string& why) { failed(why); });
+}
+
+void TcpSender::failed(const std::string& why) {
   if (!broken_ && !stopped_) {
     log()->error("stream {} to {}: {}", options_.stream_id, options_.destination.to_string(), why);
   }
   broken_ = true;
   counters_.state.store(StreamState::failed, std::memory_order_relaxed);
-  boost::system::error_code ignored;
-  socket_.close(ignored);
   queue_changed_.notify();
   room_.notify();
 }
 
-std::string TcpSender::label() const {
-  return fmt::format("stream {}", options_.stream_id);
-}
-
-awaitable<bool> TcpSender::handshake() {
-  auto hello = encode_hello(options_.stream_id, options_.hello);
+awaitable<bool> TcpSender::open() {
+  counters_.planned_bps.store(options_.hello.feed.bit_rate_bps, std::memory_order_relaxed);
+  auto link = link_;
   // Named, not a temporary: GCC 12 destroys temporaries inside a co_await expression twice.
-  auto keep_alive = shared_from_this();
-  auto outcome = co_await client_handshake(socket_, hello, options_.handshake_timeout, keep_alive,
-                                           options_.key);
+  const auto hello = encode_hello(options_.stream_id, options_.hello);
+  auto outcome = co_await link->connect(options_, hello, options_.connect_patience, stopped_);
   if (!outcome.accepted) {
-    fail(outcome.error);
+    if (outcome.error.empty()) {  // no connection (logged)
+      counters_.state.store(StreamState::failed, std::memory_order_relaxed);
+    } else {
+      link->fail(outcome.error);
+    }
     co_return false;
   }
   if (options_.key && !outcome.challenged) {
     log()->warn("stream {}: {} did not ask for the key: it accepts unauthenticated feeds",
                 options_.stream_id, options_.destination.to_string());
   }
-  co_return true;
-}
-
-awaitable<bool> TcpSender::open() {
-  counters_.planned_bps.store(options_.hello.feed.bit_rate_bps, std::memory_order_relaxed);
-  const std::string name = label();
-  if (!co_await connect_with_retry(socket_, options_.destination, options_.connect_patience,
-                                   stopped_, "tcp", name)) {
-    counters_.state.store(StreamState::failed, std::memory_order_relaxed);
-    co_return false;
-  }
-  tune_sender_socket(socket_, options_, "tcp", name);
-  if (!co_await handshake()) co_return false;
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
   auto self = shared_from_this();
   asio::co_spawn(
-      executor_, [self]() { return self->write_loop(); }, asio::detached);
+      executor_, [self, link]() { return self->write_loop(link); }, asio::detached);
   asio::co_spawn(
-      executor_, [self]() { return self->read_loop(); }, asio::detached);
+      executor_, [self, link]() { return self->read_loop(link); }, asio::detached);
   asio::co_spawn(
-      executor_, [self]() { return self->sample_tcp_info(); }, asio::detached);
+      executor_, [self, link]() { return self->sample_tcp_info(link); }, asio::detached);
   co_return true;
 }
 
@@ -97,7 +85,7 @@ SubmitResult TcpSender::submit(FramePtr frame) {
   return SubmitResult::queued;
 }
 
-awaitable<void> TcpSender::write_loop() {
+awaitable<void> TcpSender::write_loop(std::shared_ptr<TcpLink> link) {
   while (!broken_ && !stopped_) {
     if (queue_.empty()) {
       if (closing_) break;
@@ -112,9 +100,9 @@ awaitable<void> TcpSender::write_loop() {
       gather_.emplace_back(chunk.payload.data(), chunk.payload.size());
     }
     error_code ec;
-    co_await asio::async_write(socket_, gather_, whole_gather_list, nothrow(ec));
+    co_await asio::async_write(link->socket(), gather_, whole_gather_list, nothrow(ec));
     if (ec) {
-      fail(fmt::format("connection lost: {}", ec.message()));
+      link->fail(fmt::format("connection lost: {}", ec.message()));
       break;
     }
     counters_.add_frame(frame.data.size(), wall_clock_ns());
@@ -132,49 +120,17 @@ awaitable<void> TcpSender::wait_for_room() {
   }
 }
 
-awaitable<void> TcpSender::read_loop() {
+awaitable<void> TcpSender::read_loop(std::shared_ptr<TcpLink> link) {
   // After the handshake the receiver only speaks to report health (feedback) or to close.
-  std::vector<std::byte> body;
-  for (;;) {
-    auto read = co_await read_header(socket_);
-    if (read.error) {
-      const bool expected_close = closing_ && read.error == asio::error::eof;
-      if (!expected_close && !stopped_) {
-        fail(read.detail != HeaderError::none
-                 ? fmt::format("bad message from receiver: {}", to_string(read.detail))
-                 : fmt::format("receiver closed the connection: {}", read.error.message()));
-      }
-      break;
-    }
-    auto body_read = co_await read_control_body(socket_, read.header, body);
-    if (body_read.error) {
-      fail(fmt::format("connection lost: {}", body_read.error.message()));
-      break;
-    }
-    // The receiver's RTT is measured on these messages: acknowledge them at once.
-    acknowledge_now(socket_.native_handle());
-    if (read.header.type == MessageType::feedback) {
-      // Health reports must never take a feed down: a bad one is logged and ignored.
-      auto feedback = body_read.checksum_ok ? decode_feedback(body) : std::nullopt;
-      if (feedback) {
-        apply_feedback(*feedback, counters_.far_end, wall_clock_ns());
-      } else if (bad_feedback_++ < 5) {
-        log()->warn("stream {}: ignoring a malformed FEEDBACK from the receiver",
-                    options_.stream_id);
-      }
-    }
-  }
+  co_await link->read_loop(nullptr);
   reader_done_.set();
 }
 
-awaitable<void> TcpSender::sample_tcp_info() {
+awaitable<void> TcpSender::sample_tcp_info(std::shared_ptr<TcpLink> link) {
   asio::steady_timer timer(executor_);
-  const std::uint64_t session = session_;
-  while (socket_.is_open() && session == session_) {
-    if (auto info = read_tcp_info(socket_.native_handle())) {
-      counters_.rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
-      counters_.retransmits.store(info->total_retransmits, std::memory_order_relaxed);
-    }
+  while (link == link_ && link->sample_tcp_info()) {
+    counters_.rtt_ms.store(link->rtt_ms(), std::memory_order_relaxed);
+    counters_.retransmits.store(link->retransmits(), std::memory_order_relaxed);
     timer.expires_after(250ms);
     error_code ignored;
     co_await timer.async_wait(nothrow(ignored));
@@ -183,27 +139,30 @@ awaitable<void> TcpSender::sample_tcp_info() {
 
 awaitable<bool> TcpSender::close(std::uint64_t frames_sent) {
   closing_ = true;
+  link_->expect_close();
   queue_changed_.notify();
   co_await writer_done_.wait();
   if (broken_ || stopped_) co_return false;
 
   auto end = encode_end(options_.stream_id, End{frames_sent});
+  auto link = link_;
+  tcp::socket& socket = link->socket();
   error_code ec;
-  co_await asio::async_write(socket_, asio::buffer(end), nothrow(ec));
+  co_await asio::async_write(socket, asio::buffer(end), nothrow(ec));
   if (ec) {
     fail(fmt::format("connection lost before END: {}", ec.message()));
     co_return false;
   }
   boost::system::error_code ignored;
-  socket_.shutdown(tcp::socket::shutdown_send, ignored);
+  socket.shutdown(tcp::socket::shutdown_send, ignored);
   // The receiver closes once it has everything; wait for that, but not forever.
-  asio::steady_timer watchdog(executor_, end_confirmation_patience(socket_, options_));
+  asio::steady_timer watchdog(executor_, end_confirmation_patience(socket, options_));
   watchdog.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
     if (!wait_ec) self->fail("receiver did not confirm the end of the feed");
   });
   co_await reader_done_.wait();
   watchdog.cancel();
-  socket_.close(ignored);
+  link->close();
   if (broken_) co_return false;
   counters_.state.store(StreamState::finished, std::memory_order_relaxed);
   co_return true;
@@ -216,7 +175,6 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
   co_await reader_done_.wait();
   counters_.drops.fetch_add(queue_.size(), std::memory_order_relaxed);
   queue_.clear();
-  ++session_;
   writer_done_ = AsyncEvent(executor_);
   reader_done_ = AsyncEvent(executor_);
   options_.hello.first_frame_seq = first_frame_seq;
@@ -230,9 +188,8 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
   asio::steady_timer backoff(executor_);
   std::chrono::milliseconds step(100);
   while (!stopped_) {
-    boost::system::error_code ignored;
-    socket_.close(ignored);
-    socket_ = tcp::socket(executor_);
+    link_->close();
+    link_ = new_link();
     broken_ = false;
     counters_.state.store(StreamState::waiting, std::memory_order_relaxed);
     if (co_await open()) {
@@ -241,6 +198,7 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
     }
     if (std::chrono::steady_clock::now() + step > deadline) break;
     backoff.expires_after(step);
+    error_code ignored;
     co_await backoff.async_wait(nothrow(ignored));
     step = std::min(2 * step, std::chrono::milliseconds(1000));
   }
@@ -254,8 +212,7 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
 void TcpSender::stop() {
   asio::post(executor_, [self = shared_from_this()] {
     self->stopped_ = true;
-    boost::system::error_code ignored;
-    self->socket_.close(ignored);
+    self->link_->stop();
     self->queue_changed_.notify();
     self->room_.notify();
   });

@@ -8,6 +8,7 @@
 
 #include "common/async_event.hpp"
 #include "protocol/packetizer.hpp"
+#include "transport/tcp_link.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -24,17 +25,18 @@ class TcpSender : public SenderTransport, public std::enable_shared_from_this<Tc
   awaitable<bool> reopen(std::uint64_t first_frame_seq) override;
 
  private:
-  std::string label() const;
-  awaitable<bool> handshake();
-  awaitable<void> write_loop();
-  awaitable<void> read_loop();
-  awaitable<void> sample_tcp_info();
-  void fail(std::string_view why);
+  std::shared_ptr<TcpLink> new_link();
+  awaitable<void> write_loop(std::shared_ptr<TcpLink> link);
+  awaitable<void> read_loop(std::shared_ptr<TcpLink> link);
+  awaitable<void> sample_tcp_info(std::shared_ptr<TcpLink> link);
+  // Fails the session: link_'s first failure, reported once (logged unless stopped).
+  void fail(std::string_view why) { link_->fail(std::string(why)); }
+  void failed(const std::string& why);
 
   asio::any_io_executor executor_;
   SenderOptions options_;
   StreamCounters& counters_;
-  tcp::socket socket_;
+  std::shared_ptr<TcpLink> link_;  // this session's connection; a new one per reopen()
   std::deque<FramePtr> queue_;
   AsyncEvent queue_changed_;
   AsyncEvent room_;  // notified when a frame leaves the queue or the session ends
@@ -43,8 +45,6 @@ class TcpSender : public SenderTransport, public std::enable_shared_from_this<Tc
   bool closing_ = false;
   bool broken_ = false;
   bool stopped_ = false;
-  std::uint64_t session_ = 0;  // bumped by reopen(): loops of an old session stop
-  std::uint64_t bad_feedback_ = 0;
   std::vector<EncodedChunk> chunks_;
   std::vector<asio::const_buffer> gather_;
 };
