@@ -33,6 +33,11 @@ void TcpListener::start(MakeSession make_session) {
       asio::detached);
 }
 
+Endpoint TcpListener::local_endpoint() const {
+  const auto local = acceptor_.local_endpoint();
+  return Endpoint{local.address().to_string(), local.port()};
+}
+
 awaitable<void> TcpListener::accept_loop(MakeSession make_session) {
   auto log = logger(component_);
   LogRateLimit failures_logged(5, std::chrono::seconds(10));

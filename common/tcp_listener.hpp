@@ -3,7 +3,7 @@
 // a strand of its own, and stop() closes the acceptor and every live session. Shared by the tcp
 // and mtcp receivers and the telemetry server.
 //   auto listener = std::make_shared<TcpListener>(io, "tcp");
-//   open_listener(listener->acceptor(), endpoint);   // open, bind, listen
+//   listen_for_feeds(listener->acceptor(), ...);   // open, bind, listen (transport/)
 //   listener->start([](tcp::socket s) { return std::make_shared<MySession>(std::move(s)); });
 //   ...  listener->stop();
 #pragma once
@@ -19,6 +19,7 @@
 #include <unordered_set>
 
 #include "common/asio.hpp"
+#include "common/endpoint.hpp"
 
 namespace hdstream {
 
@@ -54,6 +55,8 @@ class TcpListener : public std::enable_shared_from_this<TcpListener> {
   // Open, bind and listen it before start(). Its executor is the listener's strand.
   tcp::acceptor& acceptor() { return acceptor_; }
   const tcp::acceptor& acceptor() const { return acceptor_; }
+  // Where it listens (after open and bind).
+  Endpoint local_endpoint() const;
 
   void start(MakeSession make_session);
   // Closes the acceptor and every live session; safe from any thread, more than once, and

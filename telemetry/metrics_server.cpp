@@ -172,8 +172,7 @@ void MetricsServer::start() {
 }
 
 Endpoint MetricsServer::local_endpoint() const {
-  auto endpoint = listener_->acceptor().local_endpoint();
-  return Endpoint{endpoint.address().to_string(), endpoint.port()};
+  return listener_->local_endpoint();
 }
 
 void MetricsServer::refresh() {

@@ -54,4 +54,17 @@ void CapacityProbe::ended(bool clean) {
       counters_.checksum_errors.load(std::memory_order_relaxed));
 }
 
+void deliver_ready_frames(Reassembler& reassembler, std::int64_t now_ns, CapacityProbe* probe,
+                          FrameConsumer& consumer, std::uint16_t stream,
+                          ReassemblyPublisher& publisher, StreamCounters& counters) {
+  while (FramePtr frame = reassembler.pop(now_ns)) {
+    if (probe) {
+      probe->frame(*frame);
+    } else {
+      consumer.frame_received(stream, std::move(frame));
+    }
+  }
+  publisher.publish(reassembler.counters(), counters);
+}
+
 }  // namespace hdstream

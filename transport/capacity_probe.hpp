@@ -16,6 +16,8 @@
 #include "protocol/handshake.hpp"
 #include "stats/counters.hpp"
 #include "stats/jitter.hpp"
+#include "transport/reassembly_publisher.hpp"
+#include "transport/transport.hpp"
 
 namespace spdlog {
 class logger;
@@ -54,5 +56,12 @@ class CapacityProbe {
   StreamCounters counters_;
   JitterEstimator jitter_;
 };
+
+// Every receiver's delivery step: hands each frame the reassembler has ready at `now_ns` to the
+// probe (a probe session: measured apart) or else the consumer, then publishes what the
+// reassembler counted into `counters`.
+void deliver_ready_frames(Reassembler& reassembler, std::int64_t now_ns, CapacityProbe* probe,
+                          FrameConsumer& consumer, std::uint16_t stream,
+                          ReassemblyPublisher& publisher, StreamCounters& counters);
 
 }  // namespace hdstream

@@ -267,15 +267,8 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
 }
 
 void MultiTcpReceiver::Group::deliver(std::int64_t now_ns) {
-  FrameConsumer& consumer = owner_->consumer_;
-  while (FramePtr frame = reassembler_.pop(now_ns)) {
-    if (probe_) {
-      probe_->frame(*frame);
-    } else {
-      consumer.frame_received(stream_, std::move(frame));
-    }
-  }
-  publisher_.publish(reassembler_.counters(), counters_);
+  deliver_ready_frames(reassembler_, now_ns, probe_.get(), owner_->consumer_, stream_, publisher_,
+                       counters_);
   counters_.link.duplicate_chunks.store(reassembler_.counters().duplicate_chunks,
                                         std::memory_order_relaxed);
 }

@@ -48,18 +48,15 @@ MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions op
 MultiTcpReceiver::~MultiTcpReceiver() = default;
 
 void MultiTcpReceiver::start() {
-  open_listener(listener_->acceptor(), options_.listen);
-  log()->info("listening on {} for {} mtcp stream(s)", local_endpoint().to_string(),
-              options_.streams);
-  warn_if_open_to_anyone(listener_->acceptor(), options_.key.has_value(), "mtcp");
+  listen_for_feeds(listener_->acceptor(), options_.listen, options_.streams,
+                   options_.key.has_value(), "mtcp");
   listener_->start([self = shared_from_this()](tcp::socket socket) {
     return std::make_shared<Admission>(self, std::move(socket));
   });
 }
 
 Endpoint MultiTcpReceiver::local_endpoint() const {
-  auto endpoint = listener_->acceptor().local_endpoint();
-  return Endpoint{endpoint.address().to_string(), endpoint.port()};
+  return listener_->local_endpoint();
 }
 
 awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {

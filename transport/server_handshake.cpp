@@ -11,7 +11,8 @@
 
 namespace hdstream {
 
-void open_listener(tcp::acceptor& acceptor, const Endpoint& listen) {
+void listen_for_feeds(tcp::acceptor& acceptor, const Endpoint& listen, std::size_t streams,
+                      bool has_key, const std::string& component) {
   boost::system::error_code ec;
   auto address = asio::ip::make_address(listen.host, ec);
   if (ec) {
@@ -28,6 +29,15 @@ void open_listener(tcp::acceptor& acceptor, const Endpoint& listen) {
   } catch (const boost::system::system_error& error) {
     throw std::system_error(error.code(), "cannot listen on " + listen.to_string());
   }
+  const auto local = acceptor.local_endpoint();
+  const std::string where = Endpoint{local.address().to_string(), local.port()}.to_string();
+  logger(component)->info("listening on {} for {} {} stream(s)", where, streams, component);
+  if (!has_key && !local.address().is_loopback()) {
+    logger(component)->warn(
+        "listening on {} without --key-file: any host that reaches it can send a feed "
+        "(docs/SECURITY.md)",
+        where);
+  }
 }
 
 std::string peer_name(const tcp::socket& socket) {
@@ -35,17 +45,6 @@ std::string peer_name(const tcp::socket& socket) {
   auto peer = socket.remote_endpoint(ec);
   return ec ? std::string("unknown peer")
             : Endpoint{peer.address().to_string(), peer.port()}.to_string();
-}
-
-void warn_if_open_to_anyone(const tcp::acceptor& acceptor, bool has_key,
-                            const std::string& component) {
-  boost::system::error_code ec;
-  const auto local = acceptor.local_endpoint(ec);
-  if (ec || has_key || local.address().is_loopback()) return;
-  logger(component)->warn(
-      "listening on {} without --key-file: any host that reaches it can send a feed "
-      "(docs/SECURITY.md)",
-      Endpoint{local.address().to_string(), local.port()}.to_string());
 }
 
 awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds timeout,

@@ -1,6 +1,6 @@
 // The receiving side of the HELLO / CHALLENGE / AUTH / HELLO_ACK exchange and the listener
 // set-up, shared by the tcp and mtcp receivers.
-//   open_listener(acceptor, options.listen);
+//   listen_for_feeds(listener->acceptor(), options.listen, streams, key.has_value(), "mtcp");
 //   auto intake = co_await read_hello(socket, 5s, peer, TransportKind::mtcp, "mtcp", key);
 //   if (intake.hello) ... else if (intake.reply) co_await send_hello_ack(socket, id, ...);
 #pragma once
@@ -16,8 +16,11 @@
 
 namespace hdstream {
 
-// Opens, binds and listens; throws std::system_error naming the address.
-void open_listener(tcp::acceptor& acceptor, const Endpoint& listen);
+// A receiver's listener: opens, binds and listens on `listen` (throws std::system_error naming
+// the address), logs where and for how many streams, and warns when it listens beyond loopback
+// without a key. `component` names the logger and the transport ("tcp", "mtcp").
+void listen_for_feeds(tcp::acceptor& acceptor, const Endpoint& listen, std::size_t streams,
+                      bool has_key, const std::string& component);
 
 // "host:port" of the socket's peer, for log lines.
 std::string peer_name(const tcp::socket& socket);
@@ -39,10 +42,6 @@ struct HelloIntake {
 awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds timeout,
                                   std::string peer, TransportKind transport, std::string component,
                                   std::optional<PresharedKey> key);
-
-// Warns when a receiver listens beyond loopback without a key.
-void warn_if_open_to_anyone(const tcp::acceptor& acceptor, bool has_key,
-                            const std::string& component);
 
 // Writes HELLO_ACK; a refusal is logged as a warning first, unless `log` is false (the caller
 // logged it, rate-limited). false if the write failed.

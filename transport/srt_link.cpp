@@ -7,11 +7,9 @@
 #include "common/units.hpp"
 
 namespace hdstream {
-namespace {
-std::shared_ptr<spdlog::logger> log() {
+std::shared_ptr<spdlog::logger> srt_log() {
   return logger("srt");
 }
-}  // namespace
 
 SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings,
                  std::chrono::nanoseconds rtt) {
@@ -51,7 +49,7 @@ std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint&
       return socket;
     } catch (const SrtError& error) {
       if (error.wrong_passphrase()) {
-        log()->error(
+        srt_log()->error(
             "stream {}: {} refused the connection: wrong passphrase (check --key-file "
             "on both ends)",
             stream_id, remote.to_string());
@@ -59,8 +57,8 @@ std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint&
       }
       if (stopped || std::chrono::steady_clock::now() + backoff > deadline) {
         if (!stopped) {
-          log()->error("stream {}: {} (gave up after {})", stream_id, error.what(),
-                       format_duration(patience));
+          srt_log()->error("stream {}: {} (gave up after {})", stream_id, error.what(),
+                           format_duration(patience));
         }
         return std::nullopt;
       }

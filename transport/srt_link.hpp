@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 
@@ -17,7 +18,14 @@
 #include "transport/srt_socket.hpp"
 #include "transport/transport.hpp"
 
+namespace spdlog {
+class logger;
+}
+
 namespace hdstream {
+
+// The `srt` logger every SRT end writes to.
+std::shared_ptr<spdlog::logger> srt_log();
 
 // Chunk payload that fills one SRT packet.
 inline constexpr std::uint32_t kSrtChunkBytes = kSrtMaxPayloadBytes - kHeaderBytes;

@@ -8,14 +8,6 @@
 #include "transport/srt_link.hpp"
 
 namespace hdstream {
-namespace {
-
-std::shared_ptr<spdlog::logger> log() {
-  return logger("srt");
-}
-
-}  // namespace
-
 SrtMessageSender::SrtMessageSender(asio::any_io_executor executor, SenderOptions options,
                                    std::unique_ptr<MessageStage> stage, StreamCounters& counters)
     : options_(std::move(options)),
@@ -58,18 +50,19 @@ void SrtMessageSender::run() {
         broken = true;
         return false;
       });
-      log()->info("stream {}: {} over SRT to {}, latency {}, {}", options_.stream_id,
-                  stage_->describe(), remote_.to_string(), format_duration(options_.srt.latency),
-                  options_.srt.passphrase.empty()
-                      ? std::string("unencrypted")
-                      : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
+      srt_log()->info("stream {}: {} over SRT to {}, latency {}, {}", options_.stream_id,
+                      stage_->describe(), remote_.to_string(),
+                      format_duration(options_.srt.latency),
+                      options_.srt.passphrase.empty()
+                          ? std::string("unencrypted")
+                          : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
       counters_.state.store(StreamState::running, std::memory_order_relaxed);
       feed_.opened(true);
       opened = true;
       ok = stream_frames(broken);
     }
   } catch (const StageError& error) {
-    if (!feed_.stopped()) log()->error("stream {}: {}", options_.stream_id, error.what());
+    if (!feed_.stopped()) srt_log()->error("stream {}: {}", options_.stream_id, error.what());
     ok = false;
   }
   feed_.stop_accepting();
@@ -102,17 +95,17 @@ bool SrtMessageSender::stream_frames(const bool& broken) {
         // One bad source frame costs one picture, counted, not the feed.
         counters_.drops.fetch_add(1, std::memory_order_relaxed);
         if (unreadable++ == 0) {
-          log()->warn("stream {}: frame {} not sent: {}", options_.stream_id, frame->seq,
-                      error.what());
+          srt_log()->warn("stream {}: frame {} not sent: {}", options_.stream_id, frame->seq,
+                          error.what());
         }
         continue;
       }
       if (feed_.stopped()) return false;
       if (broken) {
-        log()->error("stream {}: SRT connection to {} lost", options_.stream_id,
-                     remote_.to_string());
+        srt_log()->error("stream {}: SRT connection to {} lost", options_.stream_id,
+                         remote_.to_string());
       } else {
-        log()->error("stream {}: {}", options_.stream_id, error.what());
+        srt_log()->error("stream {}: {}", options_.stream_id, error.what());
       }
       return false;
     }

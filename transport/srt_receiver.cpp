@@ -12,9 +12,6 @@
 
 namespace hdstream {
 namespace {
-std::shared_ptr<spdlog::logger> log() {
-  return logger("srt");
-}
 
 // One of the receiver's places for capacity probes, held for a session's life.
 class ProbePlace {
@@ -53,9 +50,9 @@ void SrtReceiver::start() {
       plan, options_.listen, options_.streams,
       [this](std::uint16_t stream, SrtSocket& socket) { run_session(stream, socket, false); },
       [this](std::uint16_t stream, SrtSocket& socket) { run_session(stream, socket, true); });
-  log()->info("listening on UDP ports {}..{} for {} SRT stream(s){}", listeners_.base_port(),
-              listeners_.base_port() + options_.streams - 1, options_.streams,
-              options_.srt.passphrase.empty() ? "" : " (passphrase required)");
+  srt_log()->info("listening on UDP ports {}..{} for {} SRT stream(s){}", listeners_.base_port(),
+                  listeners_.base_port() + options_.streams - 1, options_.streams,
+                  options_.srt.passphrase.empty() ? "" : " (passphrase required)");
 }
 
 Endpoint SrtReceiver::local_endpoint() const {
@@ -85,8 +82,8 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
     const HeaderError error = decode_header(bytes, header);
     if (error != HeaderError::none || header.type != MessageType::hello ||
         header.payload_bytes != received - kHeaderBytes) {
-      log()->warn("stream {}: closing {}: expected a HELLO ({})", stream, peer,
-                  error == HeaderError::none ? "got another message" : to_string(error));
+      srt_log()->warn("stream {}: closing {}: expected a HELLO ({})", stream, peer,
+                      error == HeaderError::none ? "got another message" : to_string(error));
       return false;
     }
     hello = decode_hello(bytes.subspan(kHeaderBytes));
@@ -119,7 +116,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
     }
   }
   if (!hello && refusal.empty()) {
-    if (!stopped()) log()->warn("stream {}: closing {}: no handshake", stream, peer);
+    if (!stopped()) srt_log()->warn("stream {}: closing {}: no handshake", stream, peer);
     return false;
   }
   // SRT delivers in order and drops what is too late to play: latency budget 0.
@@ -130,9 +127,9 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
     config.max_frames_in_flight = options_.max_frames_in_flight;
     memory = memory_.admit(config, /*readers=*/0, peer, stream, refusal);  // logs a refusal
   } else {
-    log()->warn("refused {} from {} (stream {}): {}",
-                hello && is_capacity_probe(*hello) ? "capacity probe" : "feed", peer, stream,
-                refusal);
+    srt_log()->warn("refused {} from {} (stream {}): {}",
+                    hello && is_capacity_probe(*hello) ? "capacity probe" : "feed", peer, stream,
+                    refusal);
   }
   if (!refusal.empty()) {
     auto ack = encode_hello_ack(stream, HelloAck{status, refusal});
@@ -151,32 +148,26 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
 
   // A probe is verified and measured like a feed, in counters of its own.
   std::optional<CapacityProbe> measured_probe;
-  if (probe) measured_probe.emplace(log(), stream, peer);
+  if (probe) measured_probe.emplace(srt_log(), stream, peer);
   StreamCounters& counters = probe ? measured_probe->counters() : stats_.stream(stream);
   if (probe) {
     measured_probe->started(*hello, "over SRT");
   } else {
-    log()->info("stream {}: feed from {} accepted over SRT ({} {}x{} @ {:.2f} fps, {})", stream,
-                peer, to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
-                hello->feed.frames_per_second(),
-                format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
+    srt_log()->info("stream {}: feed from {} accepted over SRT ({} {}x{} @ {:.2f} fps, {})", stream,
+                    peer, to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
+                    hello->feed.frames_per_second(),
+                    format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
     counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
     counters.state.store(StreamState::running, std::memory_order_relaxed);
     consumer_.session_started(stream, *hello);
   }
 
   Reassembler reassembler(stream, config, memory_.pool());
-  ReassemblyPublisher publisher(log(), stream, "incomplete (SRT dropped packets too late to play)");
+  ReassemblyPublisher publisher(srt_log(), stream,
+                                "incomplete (SRT dropped packets too late to play)");
   auto deliver = [&] {
-    const std::int64_t now = wall_clock_ns();
-    while (FramePtr frame = reassembler.pop(now)) {
-      if (probe) {
-        measured_probe->frame(*frame);
-      } else {
-        consumer_.frame_received(stream, std::move(frame));
-      }
-    }
-    publisher.publish(reassembler.counters(), counters);
+    deliver_ready_frames(reassembler, wall_clock_ns(), measured_probe ? &*measured_probe : nullptr,
+                         consumer_, stream, publisher, counters);
   };
 
   // Far-end feedback rides back on the same (bidirectional) SRT connection.
@@ -202,7 +193,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
     }
     if (io == SrtIo::timeout) continue;
     if (io == SrtIo::closed) {
-      log()->warn("stream {} from {}: SRT connection lost before END", stream, peer);
+      srt_log()->warn("stream {} from {}: SRT connection lost before END", stream, peer);
       break;
     }
     MessageHeader header;

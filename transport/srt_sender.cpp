@@ -8,13 +8,9 @@
 #include "common/units.hpp"
 #include "protocol/handshake.hpp"
 #include "transport/feedback.hpp"
+#include "transport/srt_link.hpp"
 
 namespace hdstream {
-namespace {
-std::shared_ptr<spdlog::logger> log() {
-  return logger("srt");
-}
-}  // namespace
 
 SrtSender::SrtSender(asio::any_io_executor executor, SenderOptions options,
                      StreamCounters& counters)
@@ -74,20 +70,20 @@ bool SrtSender::connect_and_handshake() {
       ack = decode_hello_ack(bytes.subspan(kHeaderBytes));
     }
     if (!ack) {
-      log()->error("stream {}: malformed handshake reply from {}", options_.stream_id,
-                   remote_.to_string());
+      srt_log()->error("stream {}: malformed handshake reply from {}", options_.stream_id,
+                       remote_.to_string());
       return false;
     }
     if (ack->status != AckStatus::accepted) {
-      log()->error("stream {}: receiver refused the feed: {}{}{}", options_.stream_id,
-                   to_string(ack->status), ack->reason.empty() ? "" : ": ", ack->reason);
+      srt_log()->error("stream {}: receiver refused the feed: {}{}{}", options_.stream_id,
+                       to_string(ack->status), ack->reason.empty() ? "" : ": ", ack->reason);
       return false;
     }
     return true;
   }
   if (!stopped()) {
-    log()->error("stream {}: no handshake reply from {} within {}", options_.stream_id,
-                 remote_.to_string(), format_duration(options_.handshake_timeout));
+    srt_log()->error("stream {}: no handshake reply from {} within {}", options_.stream_id,
+                     remote_.to_string(), format_duration(options_.handshake_timeout));
   }
   return false;
 }
@@ -125,7 +121,8 @@ bool SrtSender::apply_message(std::size_t received) {
     return header.frame_seq == kLastFeedbackMark;
   }
   if (bad_feedback_++ < 5) {
-    log()->warn("stream {}: ignoring a malformed message from the receiver", options_.stream_id);
+    srt_log()->warn("stream {}: ignoring a malformed message from the receiver",
+                    options_.stream_id);
   }
   return false;
 }
@@ -154,7 +151,7 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
     if (io == SrtIo::ok && apply_message(received)) return true;
   }
   if (!stopped()) {
-    log()->error("stream {}: receiver did not confirm the end of the feed", options_.stream_id);
+    srt_log()->error("stream {}: receiver did not confirm the end of the feed", options_.stream_id);
   }
   return false;
 }
@@ -168,11 +165,11 @@ void SrtSender::run() {
     feed_.finished(false);
     return;
   }
-  log()->info("stream {}: SRT live to {}, latency {}, {}", options_.stream_id, remote_.to_string(),
-              format_duration(options_.srt.latency),
-              options_.srt.passphrase.empty()
-                  ? std::string("unencrypted")
-                  : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
+  srt_log()->info("stream {}: SRT live to {}, latency {}, {}", options_.stream_id,
+                  remote_.to_string(), format_duration(options_.srt.latency),
+                  options_.srt.passphrase.empty()
+                      ? std::string("unencrypted")
+                      : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
   socket_.set_receive_blocking(false);  // FEEDBACK is polled between frames
   feed_.opened(true);
@@ -198,8 +195,8 @@ void SrtSender::run() {
     if (!send_frame(*frame)) {
       ok = false;
       if (!stopped())
-        log()->error("stream {}: SRT connection to {} lost", options_.stream_id,
-                     remote_.to_string());
+        srt_log()->error("stream {}: SRT connection to {} lost", options_.stream_id,
+                         remote_.to_string());
       break;
     }
     counters_.add_frame(frame->data.size(), wall_clock_ns());
@@ -221,13 +218,14 @@ awaitable<bool> SrtSender::reopen(std::uint64_t first_frame_seq) {
   options_.hello.first_frame_seq = first_frame_seq;
   // Every connection after the first is a resumption: run() retries it for this long.
   options_.connect_patience = options_.reconnect_patience;
-  log()->warn("stream {}: reconnecting to {} to resume at frame {} (retrying for {})",
-              options_.stream_id, remote_.to_string(), first_frame_seq,
-              format_duration(options_.connect_patience));
+  srt_log()->warn("stream {}: reconnecting to {} to resume at frame {} (retrying for {})",
+                  options_.stream_id, remote_.to_string(), first_frame_seq,
+                  format_duration(options_.connect_patience));
   std::size_t discarded = 0;
   const bool resumed = co_await feed_.restart([this] { run(); }, discarded);
   counters_.drops.fetch_add(discarded, std::memory_order_relaxed);
-  if (resumed) log()->info("stream {}: resumed at frame {}", options_.stream_id, first_frame_seq);
+  if (resumed)
+    srt_log()->info("stream {}: resumed at frame {}", options_.stream_id, first_frame_seq);
   co_return resumed;
 }
 

@@ -182,14 +182,8 @@ awaitable<bool> TcpReceiver::Session::receive() {
 
   auto deliver = [&](std::int64_t now) {
     publisher.publish(reassembler.counters(), counters);
-    while (FramePtr frame = reassembler.pop(now)) {
-      if (probe_) {
-        probe_->frame(*frame);
-      } else {
-        consumer.frame_received(stream_id_, std::move(frame));
-      }
-    }
-    publisher.publish(reassembler.counters(), counters);
+    deliver_ready_frames(reassembler, now, probe_ ? &*probe_ : nullptr, consumer, stream_id_,
+                         publisher, counters);
   };
 
   // A failed read ends the session at once: reading a broken socket again can wait forever
@@ -317,17 +311,15 @@ TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, Sta
 TcpReceiver::~TcpReceiver() = default;
 
 void TcpReceiver::start() {
-  open_listener(listener_->acceptor(), options_.listen);
-  log()->info("listening on {} for {} stream(s)", local_endpoint().to_string(), options_.streams);
-  warn_if_open_to_anyone(listener_->acceptor(), options_.key.has_value(), "tcp");
+  listen_for_feeds(listener_->acceptor(), options_.listen, options_.streams,
+                   options_.key.has_value(), "tcp");
   listener_->start([self = shared_from_this()](tcp::socket socket) {
     return std::make_shared<Session>(self, std::move(socket));
   });
 }
 
 Endpoint TcpReceiver::local_endpoint() const {
-  auto endpoint = listener_->acceptor().local_endpoint();
-  return Endpoint{endpoint.address().to_string(), endpoint.port()};
+  return listener_->local_endpoint();
 }
 
 AckStatus TcpReceiver::claim(std::uint16_t stream_id, bool probe) {
