@@ -19,8 +19,12 @@
 
 namespace {
 
-void usage_error(std::string_view message) {
-  fmt::print(stderr, "hdstream: error: {} (see hdstream --help)\n", message);
+// Configuration the user must fix: one line naming it, exit 2.
+bool is_usage_error(const std::exception& error) {
+  using namespace hdstream;
+  return dynamic_cast<const UsageError*>(&error) || dynamic_cast<const PresetError*>(&error) ||
+         dynamic_cast<const EndpointError*>(&error) ||
+         dynamic_cast<const FeedRequestError*>(&error);
 }
 
 }  // namespace
@@ -48,22 +52,15 @@ int main(int argc, char** argv) {
           }
         },
         command);
-  } catch (const UsageError& error) {
-    usage_error(error.what());
-    return exit_code::usage;
-  } catch (const PresetError& error) {
-    usage_error(error.what());
-    return exit_code::usage;
-  } catch (const EndpointError& error) {
-    usage_error(error.what());
-    return exit_code::usage;
-  } catch (const FeedRequestError& error) {
-    usage_error(error.what());
-    return exit_code::usage;
-  } catch (const std::system_error& error) {
-    fmt::print(stderr, "hdstream: {}\n", error.what());
-    return exit_code::runtime_failure;
   } catch (const std::exception& error) {
+    if (is_usage_error(error)) {
+      fmt::print(stderr, "hdstream: error: {} (see hdstream --help)\n", error.what());
+      return exit_code::usage;
+    }
+    if (dynamic_cast<const std::system_error*>(&error)) {
+      fmt::print(stderr, "hdstream: {}\n", error.what());
+      return exit_code::runtime_failure;
+    }
     fmt::print(stderr, "hdstream: unexpected error: {}\n", error.what());
     return exit_code::runtime_failure;
   }
