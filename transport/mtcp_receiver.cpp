@@ -8,11 +8,6 @@
 #include "transport/server_handshake.hpp"
 
 namespace hdstream {
-namespace {
-std::shared_ptr<spdlog::logger> log() {
-  return logger("mtcp");
-}
-}  // namespace
 
 // An accepted connection until its HELLO has put it into a group (or refused it).
 class MultiTcpReceiver::Admission : public TcpSession {
