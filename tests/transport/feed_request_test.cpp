@@ -131,7 +131,7 @@ TEST(FeedRequest, RequestsNoReceiverAcceptsNameTheOptionToFix) {
   huge.feed.bit_rate_bps = 100'000'000'000;  // ~417 MB frames at 29.97 fps
   EXPECT_EQ(message_of(huge).rfind("--rate: ", 0), 0u) << message_of(huge);
   FeedRequest tiny_chunks = request_for(TransportKind::tcp);
-  tiny_chunks.chunk_bytes = 1024;  // 1.1 MB frames need more chunks than a frame may have
+  tiny_chunks.chunk_bytes = 16;  // 1.1 MB frames in 16-byte chunks: more than 65535 of them
   EXPECT_EQ(message_of(tiny_chunks).rfind("--chunk-size: ", 0), 0u) << message_of(tiny_chunks);
   FeedRequest slow = request_for(TransportKind::mtcp);
   slow.latency = 11s;
