@@ -17,7 +17,6 @@ class AsyncEvent {
     set_ = true;
     timer_.cancel();
   }
-  bool is_set() const { return set_; }
 
   // Must run on the same strand as set(): the check and the wait happen without a suspension
   // in between, so a set() cannot slip through unnoticed.

@@ -128,10 +128,6 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
           .arg(panel_colors::kSurface, "#222731", panel_colors::kText, panel_colors::kMuted));
   layout->addWidget(table_, 2);
 
-  status_label_ = new QLabel(this);
-  status_label_->setStyleSheet(QString("color: %1;").arg(panel_colors::kMuted));
-  layout->addWidget(status_label_);
-
   timer_ = new QTimer(this);
   QObject::connect(timer_, &QTimer::timeout, this, [this] { refresh(); });
 }
@@ -140,10 +136,6 @@ PanelWindow::~PanelWindow() = default;
 
 void PanelWindow::start_timer(int interval_ms) {
   timer_->start(interval_ms);
-}
-
-void PanelWindow::set_status(const QString& text) {
-  status_label_->setText(text);
 }
 
 void PanelWindow::refresh() {
@@ -295,7 +287,6 @@ void PanelWindow::show_rows() {
 
 void PanelWindow::show_aggregate() {
   const AggregateRow& agg = model_.aggregate();
-  static std::map<Health, QPixmap> lights;
   aggregate_light_->setPixmap(light_icon(agg.health).pixmap(28, 28));
   const double percent = agg.planned_mbps > 0 ? 100.0 * agg.mbps / agg.planned_mbps : 0.0;
   aggregate_label_->setText(qs(fmt::format(

@@ -59,7 +59,6 @@ class PanelWindow : public QWidget {
   }
   // Where rows' pictures come from (gui/picture_cell.hpp); none: the panel shows no pictures.
   void set_pictures(PictureProvider pictures) { pictures_ = std::move(pictures); }
-  void set_status(const QString& text);
 
   const PanelModel& model() const { return model_; }
   QTableWidget* table() const { return table_; }
@@ -87,7 +86,6 @@ class PanelWindow : public QWidget {
   QTableWidget* table_ = nullptr;
   QLabel* aggregate_light_ = nullptr;
   QLabel* aggregate_label_ = nullptr;
-  QLabel* status_label_ = nullptr;
   QTimer* timer_ = nullptr;
 };
 

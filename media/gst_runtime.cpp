@@ -79,16 +79,4 @@ void gst_wait_started(GstElement* pipeline, int timeout_ms, std::string_view wha
   }
 }
 
-bool gst_finish(GstElement* pipeline, int timeout_ms) {
-  gst_element_send_event(pipeline, gst_event_new_eos());
-  GstBus* bus = gst_element_get_bus(pipeline);
-  GstMessage* message =
-      gst_bus_timed_pop_filtered(bus, static_cast<GstClockTime>(timeout_ms) * GST_MSECOND,
-                                 static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  gst_object_unref(bus);
-  const bool clean = message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_EOS;
-  if (message) gst_message_unref(message);
-  return clean;
-}
-
 }  // namespace hdstream

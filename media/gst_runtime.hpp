@@ -24,7 +24,4 @@ GstElement* gst_launch(const std::string& description);
 // the first error message posted on the bus if it fails.
 void gst_wait_started(GstElement* pipeline, int timeout_ms, std::string_view what);
 
-// Sends EOS and waits (at most `timeout_ms`) for it to reach the sinks; false on timeout/error.
-bool gst_finish(GstElement* pipeline, int timeout_ms);
-
 }  // namespace hdstream

@@ -12,7 +12,6 @@ class JitterEstimator {
   // `arrival_ns` on ours. The clocks need not agree: only differences of transit times count.
   void add(std::int64_t sent_ns, std::int64_t arrival_ns);
 
-  double jitter_ns() const { return jitter_ns_; }
   double jitter_ms() const { return jitter_ns_ / 1e6; }
 
  private:
