@@ -1,5 +1,6 @@
 // Human units on the command line and in presets.
 //   parse_rate_bps("270M") == 270'000'000;  parse_duration("250ms") == 250ms
+//   megabits_per_second(1'250'000, 0.1) == 100.0
 #pragma once
 
 #include <chrono>
@@ -29,5 +30,11 @@ std::uint64_t parse_bytes(std::string_view text);
 std::string format_rate(double bits_per_second);
 // "250 ms" / "10 s" rendering for logs.
 std::string format_duration(std::chrono::nanoseconds duration);
+
+// The rate of `bytes` moved in `seconds`, in Mbps (10^6 bits per second); 0 over no time. The
+// one place a byte count becomes a rate: snapshots, /stats.json, the summary and the panel.
+inline double megabits_per_second(std::uint64_t bytes, double seconds) {
+  return seconds > 0 ? static_cast<double>(bytes) * 8 / seconds / 1e6 : 0.0;
+}
 
 }  // namespace hdstream

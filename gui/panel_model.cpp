@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/units.hpp"
+
 namespace hdstream {
 namespace {
 
@@ -185,8 +187,7 @@ void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
       // A base too close to the last sample gives a noisy rate: fall back to the oldest.
       if (last.t - base->t < thresholds_.rate_window_s / 2) base = &track.samples.front();
       const double span_s = last.t - base->t;
-      row.mbps = span_s > 0 ? static_cast<double>(last.bytes - base->bytes) * 8 / span_s / 1e6 : 0;
-      if (row.state != StreamState::running && span_s <= 0) row.mbps = 0;
+      row.mbps = megabits_per_second(last.bytes - base->bytes, span_s);
 
       row.has_picture = recv && recv->media;
       if (row.has_picture) {
@@ -292,7 +293,7 @@ void PanelModel::judge(FeedRow& row, Track& track, double now_s) {
     const bool rate_known = row.planned_mbps > 0 && span_s >= t.window_s / 2;
     if (rate_known) {
       row.window_rate_fraction =
-          static_cast<double>(last.bytes - base->bytes) * 8 / span_s / 1e6 / row.planned_mbps;
+          megabits_per_second(last.bytes - base->bytes, span_s) / row.planned_mbps;
     }
     if (row.window_drop_fraction > t.drops_bad_fraction) {
       candidate = Health::bad;

@@ -1,6 +1,7 @@
 #include "stats/registry.hpp"
 
 #include "common/clock.hpp"
+#include "common/units.hpp"
 
 namespace hdstream {
 
@@ -135,14 +136,11 @@ Snapshot StatsRegistry::sample() {
   const double interval_s = std::chrono::duration<double>(now - previous_time_).count();
   for (std::size_t i = 0; i < snapshot.streams.size(); ++i) {
     auto& s = snapshot.streams[i];
-    s.mbps = interval_s > 0
-                 ? static_cast<double>(s.bytes - previous_bytes_[i]) * 8 / interval_s / 1e6
-                 : 0.0;
+    s.mbps = megabits_per_second(s.bytes - previous_bytes_[i], interval_s);
     previous_bytes_[i] = s.bytes;
     for (auto& sub : s.subconnections) {
       auto& previous = previous_subconnection_bytes_[i][sub.index];
-      sub.mbps =
-          interval_s > 0 ? static_cast<double>(sub.bytes - previous) * 8 / interval_s / 1e6 : 0.0;
+      sub.mbps = megabits_per_second(sub.bytes - previous, interval_s);
       previous = sub.bytes;
     }
   }

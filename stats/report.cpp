@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "common/units.hpp"
 #include "stats/json_fields.hpp"
 
 namespace hdstream {
@@ -34,7 +35,7 @@ Summary summarize(const Snapshot& last, double min_rate_fraction) {
     summary.checksum_errors += s.checksum_errors;
     summary.decode_errors += s.decode_errors;
     summary.dropped_before_record += s.dropped_before_record;
-    if (duration_s > 0) summary.mbps += static_cast<double>(s.bytes) * 8 / duration_s / 1e6;
+    summary.mbps += megabits_per_second(s.bytes, duration_s);
     planned_mbps += static_cast<double>(s.planned_bps) / 1e6;
     if (s.state == StreamState::waiting && s.outages > 0) {
       summary.reasons.push_back(fmt::format(

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/units.hpp"
 #include "stats/json_fields.hpp"
 
 namespace hdstream {
@@ -20,8 +21,8 @@ void fill_rates(Snapshot& now, const Snapshot& before) {
   const double interval_s = now.t - before.t;
   if (interval_s <= 0 || now.streams.size() != before.streams.size()) return;
   for (std::size_t i = 0; i < now.streams.size(); ++i) {
-    const auto delta = now.streams[i].bytes - before.streams[i].bytes;
-    now.streams[i].mbps = static_cast<double>(delta) * 8 / interval_s / 1e6;
+    now.streams[i].mbps =
+        megabits_per_second(now.streams[i].bytes - before.streams[i].bytes, interval_s);
   }
 }
 
