@@ -17,6 +17,7 @@
 #include "common/units.hpp"
 #include "presets/presets.hpp"
 #include "report/link_report.hpp"
+#include "stats/summary.hpp"
 
 namespace hdstream {
 namespace {

@@ -14,6 +14,7 @@
 
 #include "stats/report.hpp"
 #include "stats/snapshot.hpp"
+#include "stats/summary.hpp"
 
 namespace hdstream {
 

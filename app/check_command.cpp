@@ -14,6 +14,8 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "report/link_report.hpp"
+#include "stats/report_json.hpp"
+#include "stats/summary.hpp"
 
 namespace hdstream {
 namespace {

@@ -25,6 +25,7 @@
 #include "report/link_recorder.hpp"
 #include "stats/registry.hpp"
 #include "stats/report.hpp"
+#include "stats/summary.hpp"
 
 namespace hdstream {
 

@@ -9,6 +9,7 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "pipeline/media_sources.hpp"
+#include "stats/summary.hpp"
 
 namespace hdstream {
 

@@ -6,6 +6,7 @@
 #include "app/srt_settings.hpp"
 #include "common/endpoint.hpp"
 #include "pipeline/media_sources.hpp"
+#include "stats/summary.hpp"
 
 namespace hdstream {
 

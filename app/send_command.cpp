@@ -7,6 +7,7 @@
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "report/link_report.hpp"
+#include "stats/summary.hpp"
 
 namespace hdstream {
 

@@ -11,6 +11,7 @@
 
 #include "report/link_recorder.hpp"
 #include "stats/snapshot.hpp"
+#include "stats/summary.hpp"
 
 namespace hdstream {
 

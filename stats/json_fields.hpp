@@ -1,4 +1,4 @@
-// The JSON spelling of stats fields, shared by the JSON-lines report (stats/report.hpp), the
+// The JSON spelling of stats fields, shared by the JSON-lines report (stats/report_json.hpp), the
 // /stats.json document (stats/snapshot_json.hpp) and the bench report, so a field is named
 // and rounded the same way wherever it appears.
 //   auto line = nlohmann::ordered_json{{"type", "interval"}};  append_counters(line, stream);

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "stats/report.hpp"
+#include "stats/report_json.hpp"
 #include "stats/snapshot_json.hpp"
 
 namespace hdstream {

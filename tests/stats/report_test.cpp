@@ -4,6 +4,9 @@
 
 #include <sstream>
 
+#include "stats/report_json.hpp"
+#include "stats/summary.hpp"
+
 namespace hdstream {
 namespace {
 

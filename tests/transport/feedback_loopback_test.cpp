@@ -11,7 +11,8 @@
 #include "common/clock.hpp"
 #include "loopback_feeds.hpp"
 #include "protocol/checksum.hpp"
-#include "stats/report.hpp"
+#include "stats/report_json.hpp"
+#include "stats/summary.hpp"
 #include "transport/message_io.hpp"
 #include "transport/tcp_sender.hpp"
 
