@@ -50,7 +50,6 @@ class PanelWindow : public QWidget {
 
   // Pulls new inputs, updates the model and every widget. The timer calls it at ~10 Hz.
   void refresh();
-  void refresh_at(double now_s);  // for tests: a chosen panel clock
   void start_timer(int interval_ms = 100);
   void set_on_close(std::function<void()> on_close) { on_close_ = std::move(on_close); }
   // Keys 0-9 and a click on a feed's row pick that feed (the program output's cut).
@@ -60,16 +59,20 @@ class PanelWindow : public QWidget {
   // Where rows' pictures come from (gui/picture_cell.hpp); none: the panel shows no pictures.
   void set_pictures(PictureProvider pictures) { pictures_ = std::move(pictures); }
 
-  const PanelModel& model() const { return model_; }
-  QTableWidget* table() const { return table_; }
-  QLabel* aggregate_label() const { return aggregate_label_; }
   static double now_s();
+
+  // For tests: a refresh on a chosen panel clock, and what the panel shows.
+  void refresh_at_for_test(double now_s) { refresh_at(now_s); }
+  const PanelModel& model_for_test() const { return model_; }
+  QTableWidget* table_for_test() const { return table_; }
+  QLabel* aggregate_label_for_test() const { return aggregate_label_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
 
  private:
+  void refresh_at(double now_s);
   void show_rows();
   void show_light(int row, Health health, const std::string& tooltip);
   void show_picture(int row, const FeedRow& feed);

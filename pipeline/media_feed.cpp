@@ -102,7 +102,6 @@ void MediaFeed::run() {
     }
     counters_.frames_decoded.fetch_add(1, std::memory_order_relaxed);
     counters_.decode_latency.add(wall_clock_ns() - frame->ready_ns);
-    if (output_.on_picture) output_.on_picture(*frame, *picture);
     const PictureFlags flags = watch.observe(*picture, steady_clock_ns());
     counters_.frozen.store(flags.frozen, std::memory_order_relaxed);
     counters_.black.store(flags.black, std::memory_order_relaxed);

@@ -61,9 +61,6 @@ struct MediaOutput {
   std::uint64_t record_queue_bytes = 128ull << 20;
   int decoder_threads = 1;
 
-  // Test hooks, run on the decode worker: after each decoded picture (a deliberately slow one
-  // exercises the drop policy), and a fixed delay before each decode.
-  std::function<void(const Frame&, const Picture&)> on_picture;
   // Where decoded pictures go besides the targets: the display layer's windows (screen,
   // multiview, program) and the panel's thumbnails. The sinks for one feed, asked for when its
   // session starts, fed on its decode worker.
@@ -72,6 +69,8 @@ struct MediaOutput {
   SinkFactory picture_sinks;
   // Adds `factory`'s sinks to those picture_sinks already gives.
   void add_picture_sinks(SinkFactory factory);
+  // A fixed delay before each decode (recv --debug-decode-delay): a deliberately slow decoder
+  // for the process tests of the drop policy.
   std::chrono::microseconds debug_decode_delay{0};
 
   bool decodes() const { return !targets.empty(); }

@@ -87,7 +87,7 @@ std::optional<Thumbnail> Thumbnails::latest(std::uint16_t stream) const {
   return slots_[stream]->latest;
 }
 
-std::uint64_t Thumbnails::jpegs_made() const {
+std::uint64_t Thumbnails::jpegs_made_for_test() const {
   const std::scoped_lock lock(jpeg_mutex_);
   return jpegs_made_;
 }

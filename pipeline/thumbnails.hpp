@@ -52,8 +52,8 @@ class Thumbnails {
   // The same as a JPEG, encoded on the first request after each new thumbnail. Throws
   // MediaError when libavcodec cannot encode it.
   std::optional<std::string> jpeg(std::uint16_t stream);
-  // JPEGs encoded so far (the others were the cached one).
-  std::uint64_t jpegs_made() const;
+  // For tests: JPEGs encoded so far (the others were the cached one).
+  std::uint64_t jpegs_made_for_test() const;
 
   // A picture's thumbnail size: fitted into max_width x max_height with the picture's display
   // aspect kept (SD is 4:3), both sides even.

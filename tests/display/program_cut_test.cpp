@@ -77,10 +77,11 @@ TEST_F(ProgramCut, KeysAndRowClicksOnThePanelPickAFeed) {
   panel.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
   QTest::keyClick(&panel, Qt::Key_1);
-  ASSERT_EQ(panel.table()->rowCount(), 4);  // three feeds and the "All" row
+  ASSERT_EQ(panel.table_for_test()->rowCount(), 4);  // three feeds and the "All" row
   const auto click_row = [&](int row) {
-    const QRect rect = panel.table()->visualItemRect(panel.table()->item(row, kColumnFeed));
-    QTest::mouseClick(panel.table()->viewport(), Qt::LeftButton, {}, rect.center());
+    const QRect rect =
+        panel.table_for_test()->visualItemRect(panel.table_for_test()->item(row, kColumnFeed));
+    QTest::mouseClick(panel.table_for_test()->viewport(), Qt::LeftButton, {}, rect.center());
   };
   click_row(2);
   click_row(3);  // the aggregate row is no feed

@@ -21,7 +21,7 @@ namespace hdstream {
 namespace {
 
 std::string cell(const PanelWindow& window, int row, int column) {
-  return window.table()->item(row, column)->text().toStdString();
+  return window.table_for_test()->item(row, column)->text().toStdString();
 }
 
 class PanelWidget : public ::testing::Test {
@@ -66,7 +66,7 @@ TEST_F(PanelWidget, LiveFiveFeedRunMatchesTheSnapshotsItWasFed) {
       [&] {
         window.refresh();
         QApplication::processEvents();
-        const auto& rows = window.model().rows();
+        const auto& rows = window.model_for_test().rows();
         if (rows.size() != 5) return false;
         for (const auto& row : rows) {
           if (row.frames < 30) return false;
@@ -79,7 +79,7 @@ TEST_F(PanelWidget, LiveFiveFeedRunMatchesTheSnapshotsItWasFed) {
   QApplication::processEvents();
   const Snapshot& sent = last_inputs[0].source.snapshot;
   const Snapshot& received = last_inputs[1].source.snapshot;
-  ASSERT_EQ(window.table()->rowCount(), 6);  // 5 feeds + the aggregate row
+  ASSERT_EQ(window.table_for_test()->rowCount(), 6);  // 5 feeds + the aggregate row
   const char* const feed_labels[] = {"#0", "#1", "#2", "#3", "#4"};
   // Cells read back as numbers: each shows its snapshot's figure (to the two decimals shown).
   // How they are spelled is pinned by CellsSpellFixedFiguresAsOperatorsReadThem.
@@ -105,7 +105,7 @@ TEST_F(PanelWidget, LiveFiveFeedRunMatchesTheSnapshotsItWasFed) {
     EXPECT_NE(cell(window, r, kColumnDestination).find(endpoint), std::string::npos);
   }
   EXPECT_EQ(cell(window, 5, kColumnFeed), "All");
-  EXPECT_NE(window.aggregate_label()->text().toStdString().find("of 200 planned"),
+  EXPECT_NE(window.aggregate_label_for_test()->text().toStdString().find("of 200 planned"),
             std::string::npos);
   EXPECT_TRUE(window.grab().save(QString::fromStdString(artifact("panel_live_5.png"))));
   ASSERT_TRUE(feeds.finish());
@@ -141,9 +141,9 @@ TEST_F(PanelWidget, CellsSpellFixedFiguresAsOperatorsReadThem) {
     return std::vector<PanelInput>{send, recv};
   });
   window.show();
-  for (tick = 1; tick <= kTicks; ++tick) window.refresh_at(tick / 10.0);
+  for (tick = 1; tick <= kTicks; ++tick) window.refresh_at_for_test(tick / 10.0);
   QApplication::processEvents();
-  ASSERT_EQ(window.table()->rowCount(), 2);
+  ASSERT_EQ(window.table_for_test()->rowCount(), 2);
   EXPECT_EQ(cell(window, 0, kColumnFeed), "#0");
   EXPECT_EQ(cell(window, 0, kColumnMbps), "270.0");
   EXPECT_EQ(cell(window, 0, kColumnJitter), "0.40 ms");
@@ -200,10 +200,10 @@ TEST_F(PanelWidget, DecodedFeedsShowTheirPictureWithItsAlarms) {
   });
   window.resize(1400, 700);
   window.show();
-  for (tick = 1; tick <= 5; ++tick) window.refresh_at(tick / 10.0);
+  for (tick = 1; tick <= 5; ++tick) window.refresh_at_for_test(tick / 10.0);
   QApplication::processEvents();
 
-  QTableWidget& table = *window.table();
+  QTableWidget& table = *window.table_for_test();
   ASSERT_EQ(table.rowCount(), 5);
   EXPECT_FALSE(table.isColumnHidden(kColumnPicture));
   EXPECT_EQ(table.rowHeight(0), kPictureCellHeight + 6);
@@ -235,10 +235,10 @@ TEST_F(PanelWidget, DecodedFeedsShowTheirPictureWithItsAlarms) {
   // Nothing new: the same pixmaps. A new thumbnail of feed 0: its cell alone is redrawn.
   const qint64 before0 = cell_of(0).cacheKey();
   const qint64 before1 = cell_of(1).cacheKey();
-  window.refresh_at(++tick / 10.0);
+  window.refresh_at_for_test(++tick / 10.0);
   EXPECT_EQ(cell_of(0).cacheKey(), before0);
   red_seq = 2;
-  window.refresh_at(++tick / 10.0);
+  window.refresh_at_for_test(++tick / 10.0);
   EXPECT_NE(cell_of(0).cacheKey(), before0);
   EXPECT_EQ(cell_of(1).cacheKey(), before1);
 }
@@ -255,9 +255,9 @@ TEST_F(PanelWidget, NoPictureColumnWithoutDecodedFeeds) {
     return std::vector<PanelInput>{send};
   });
   window.set_pictures([](const FeedRow&) { return std::optional<PanelPicture>(); });
-  window.refresh_at(1.0);
-  EXPECT_TRUE(window.table()->isColumnHidden(kColumnPicture));
-  EXPECT_EQ(window.table()->rowHeight(0), 26);
+  window.refresh_at_for_test(1.0);
+  EXPECT_TRUE(window.table_for_test()->isColumnHidden(kColumnPicture));
+  EXPECT_EQ(window.table_for_test()->rowHeight(0), 26);
 }
 
 // `hdstream monitor` over two receiver hosts that each carry a stream 0 and report one
@@ -288,10 +288,10 @@ TEST_F(PanelWidget, EqualStreamIdsOnTwoHostsAreTwoLabelledRows) {
   window.show();
   for (int tick = 0; tick < 30; ++tick) {
     t += 0.1;
-    window.refresh_at(t);
+    window.refresh_at_for_test(t);
   }
   QApplication::processEvents();
-  ASSERT_EQ(window.table()->rowCount(), 3);  // two feeds + the aggregate row
+  ASSERT_EQ(window.table_for_test()->rowCount(), 3);  // two feeds + the aggregate row
   EXPECT_EQ(cell(window, 0, kColumnFeed), "198.18.1.1 #0");
   EXPECT_EQ(cell(window, 1, kColumnFeed), "198.18.1.2 #0");
   EXPECT_EQ(cell(window, 0, kColumnMbps), "135.0");
@@ -346,23 +346,24 @@ TEST_F(PanelWidget, SixteenFeedsColoursAndCost) {
       drops[i] += produced * drop;
       bytes[i] += 270e6 / 8 * 0.1 * (i == 12 ? 0.8 : 1.0);
     }
-    window.refresh_at(t);
+    window.refresh_at_for_test(t);
   }
   QApplication::processEvents();
-  ASSERT_EQ(window.table()->rowCount(), 17);
-  const auto& rows = window.model().rows();
+  ASSERT_EQ(window.table_for_test()->rowCount(), 17);
+  const auto& rows = window.model_for_test().rows();
   EXPECT_EQ(rows[0].health, Health::good);
   EXPECT_EQ(rows[5].health, Health::warn);
   EXPECT_EQ(rows[9].health, Health::bad);
   EXPECT_EQ(rows[12].health, Health::warn);
   EXPECT_EQ(rows[15].health, Health::stale);
   // Colours as shown: red drops on feed 9, greyed text on the stale feed 15.
-  EXPECT_EQ(window.table()->item(9, kColumnDrops)->foreground().color(), health_color(Health::bad));
-  EXPECT_EQ(window.table()->item(5, kColumnDrops)->foreground().color(),
+  EXPECT_EQ(window.table_for_test()->item(9, kColumnDrops)->foreground().color(),
+            health_color(Health::bad));
+  EXPECT_EQ(window.table_for_test()->item(5, kColumnDrops)->foreground().color(),
             health_color(Health::warn));
-  EXPECT_EQ(window.table()->item(15, kColumnMbps)->foreground().color(),
+  EXPECT_EQ(window.table_for_test()->item(15, kColumnMbps)->foreground().color(),
             health_color(Health::stale));
-  EXPECT_EQ(window.table()->item(0, kColumnMbps)->foreground().color(),
+  EXPECT_EQ(window.table_for_test()->item(0, kColumnMbps)->foreground().color(),
             QColor(panel_colors::kText));
   EXPECT_EQ(cell(window, 15, kColumnState).rfind("stale", 0), 0u);
   EXPECT_EQ(cell(window, 16, kColumnState), "12/16 healthy");
@@ -373,7 +374,7 @@ TEST_F(PanelWidget, SixteenFeedsColoursAndCost) {
   const int refreshes = 100;
   for (int i = 0; i < refreshes; ++i) {
     t += 0.1;
-    window.refresh_at(t);
+    window.refresh_at_for_test(t);
     window.repaint();
   }
   const double cpu_ms =

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <latch>
+#include <memory>
 #include <mutex>
 #include <semaphore>
 
@@ -14,6 +16,7 @@
 #include "media/file_reader.hpp"
 #include "media/plane_hash.hpp"
 #include "media/video_decoder.hpp"
+#include "pipeline/picture_sink.hpp"
 #include "tests/media/clip_fixture.hpp"
 #include "tests/support/process.hpp"
 
@@ -35,6 +38,23 @@ std::vector<FramePtr> clip_frames(const std::string& name, int count) {
   return frames;
 }
 
+// The test's eye on the decode worker: a sink that hands it every decoded picture.
+class CallbackSink : public PictureSink {
+ public:
+  explicit CallbackSink(std::function<void(const Picture&)> on_picture)
+      : on_picture_(std::move(on_picture)) {}
+  void show(const Picture& picture, const PictureFlags&) override { on_picture_(picture); }
+
+ private:
+  std::function<void(const Picture&)> on_picture_;
+};
+
+void on_each_picture(MediaOutput& output, std::function<void(const Picture&)> on_picture) {
+  output.picture_sinks = [on_picture = std::move(on_picture)](std::uint16_t, const Hello&) {
+    return std::vector<std::shared_ptr<PictureSink>>{std::make_shared<CallbackSink>(on_picture)};
+  };
+}
+
 Hello dnxhd_hello() {
   Hello hello;
   hello.feed = test::dnxhd220_feed();
@@ -52,10 +72,10 @@ TEST(MediaFeed, DecodedPicturesMatchALocalDecodeOfTheSameFrames) {
   MediaOutput output;
   output.targets = {{.kind = OutputTarget::Kind::null}};
   output.queue_frames = frames.size();
-  output.on_picture = [&](const Frame&, const Picture& picture) {
+  on_each_picture(output, [&](const Picture& picture) {
     std::lock_guard lock(mutex);
     received.push_back(picture_hash(picture));
-  };
+  });
   StreamCounters counters;
   {
     MediaFeed feed(0, dnxhd_hello(), output, counters);
@@ -78,12 +98,12 @@ TEST(MediaFeed, ASlowSinkNeverBlocksPushAndEveryDropIsCounted) {
   MediaOutput output;
   output.targets = {{.kind = OutputTarget::Kind::null}};
   output.queue_frames = 4;
-  output.on_picture = [&](const Frame&, const Picture&) {
+  on_each_picture(output, [&](const Picture&) {
     if (std::exchange(first, false)) {
       first_decoded.count_down();
       release.acquire();  // the sink hangs until the test lets it go
     }
-  };
+  });
   StreamCounters counters;
   MediaFeed feed(0, dnxhd_hello(), output, counters);
   feed.push(frames[0]);
@@ -233,12 +253,12 @@ TEST(MediaFeed, AStuckDecoderNeverCostsTheRecordingAFrame) {
       {.kind = OutputTarget::Kind::file, .file_pattern = (dir / "rec{stream}.mov").string()}};
   output.queue_frames = 2;
   output.record_queue_frames = 64;
-  output.on_picture = [&](const Frame&, const Picture&) {
+  on_each_picture(output, [&](const Picture&) {
     if (std::exchange(first, false)) {
       first_decoded.count_down();
       release.acquire();  // the decode worker hangs until the test lets it go
     }
-  };
+  });
   StreamCounters counters;
   constexpr int kFrames = 40;
   std::vector<std::vector<std::byte>> sent;

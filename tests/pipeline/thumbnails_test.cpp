@@ -128,17 +128,17 @@ TEST(Thumbnails, TheJpegIsMadeOncePerThumbnail) {
   ASSERT_GE(first->size(), 2u);
   EXPECT_EQ(static_cast<unsigned char>((*first)[0]), 0xFF);
   EXPECT_EQ(static_cast<unsigned char>((*first)[1]), 0xD8);
-  EXPECT_EQ(thumbnails.jpegs_made(), 1u);
+  EXPECT_EQ(thumbnails.jpegs_made_for_test(), 1u);
   EXPECT_EQ(thumbnails.jpeg(0), first);
   EXPECT_EQ(thumbnails.jpeg(0), first);
-  EXPECT_EQ(thumbnails.jpegs_made(), 1u) << "asked three times, made once";
+  EXPECT_EQ(thumbnails.jpegs_made_for_test(), 1u) << "asked three times, made once";
   // A new picture of another shape: a new JPEG.
   const TwoColourPicture sd(720, 486);
   sink[0]->show(sd.picture(), PictureFlags{});
   const auto second = thumbnails.jpeg(0);
   ASSERT_TRUE(second);
   EXPECT_NE(*second, *first);
-  EXPECT_EQ(thumbnails.jpegs_made(), 2u);
+  EXPECT_EQ(thumbnails.jpegs_made_for_test(), 2u);
 }
 
 TEST(Thumbnails, ReadersNeverSeeAHalfMadeThumbnail) {
