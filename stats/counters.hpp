@@ -33,16 +33,23 @@ struct SubconnectionCounters {
 };
 inline constexpr std::size_t kMaxSubconnectionCounters = 16;
 
-// Transport-specific figures beyond the interval schema (logged, printed in text mode, and in
-// JSON as separate `link` / `subconn` lines).
-struct LinkCounters {
-  std::atomic<std::uint64_t> resent_chunks{0};     // mtcp: re-sent after a sub-connection broke
-  std::atomic<std::uint64_t> duplicate_chunks{0};  // mtcp: arrived twice (harmless)
-  std::atomic<std::uint64_t> lost_packets{0};      // srt: detected lost (then retransmitted)
-  std::atomic<std::uint64_t> dropped_packets{0};   // srt: too late, dropped (frames then drop)
-  std::atomic<std::uint64_t> belated_packets{0};   // srt: arrived after their play time
-  std::atomic<double> buffer_ms{0};                // srt: receive (or send) buffer, ms
-  std::atomic<bool> present{false};                // a transport filled these in
+// Transport-specific figures beyond the interval schema, one typed structure per transport (as
+// GStreamer's srt elements report a structure per caller): logged, printed in text mode, and in
+// JSON as separate `link` / `subconn` lines.
+// mtcp: the feed's sub-connections and what their breaks cost.
+struct MtcpCounters {
+  std::atomic<bool> present{false};                // an mtcp session filled these in
+  std::atomic<std::uint64_t> resent_chunks{0};     // re-sent after a sub-connection broke
+  std::atomic<std::uint64_t> duplicate_chunks{0};  // arrived twice (harmless)
+  std::array<SubconnectionCounters, kMaxSubconnectionCounters> subconnections;
+};
+// srt: libsrt's own statistics of the connection.
+struct SrtCounters {
+  std::atomic<bool> present{false};               // an SRT session filled these in
+  std::atomic<std::uint64_t> lost_packets{0};     // detected lost (then retransmitted)
+  std::atomic<std::uint64_t> dropped_packets{0};  // too late, dropped (frames then drop)
+  std::atomic<std::uint64_t> belated_packets{0};  // arrived after their play time
+  std::atomic<double> buffer_ms{0};               // receive (or send) buffer, ms
 };
 
 // A feed that lost its path mid-feed (its session broke, or every mtcp sub-connection), from
@@ -146,8 +153,8 @@ struct StreamCounters {
   // The decoded picture now: unchanged for 2 s (frozen), black for 1 s (media/picture_watch).
   std::atomic<bool> frozen{false};
   std::atomic<bool> black{false};
-  std::array<SubconnectionCounters, kMaxSubconnectionCounters> subconnections;
-  LinkCounters link;
+  MtcpCounters mtcp;  // mtcp feeds only
+  SrtCounters srt;    // srt feeds only
 
   void add_frame(std::uint64_t frame_bytes, std::int64_t now_ns) {
     bytes.fetch_add(frame_bytes, std::memory_order_relaxed);

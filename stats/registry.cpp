@@ -102,8 +102,12 @@ Snapshot StatsRegistry::read() const {
       s.latency_ms_p50 = c.decode_latency.summary().p50_ms;
       s.latency_ms_p99 = c.decode_latency.summary().p99_ms;
     }
-    for (std::size_t k = 0; k < c.subconnections.size(); ++k) {
-      const SubconnectionCounters& sc = c.subconnections[k];
+    const MtcpCounters& mtcp = c.mtcp;
+    s.mtcp.present = mtcp.present.load(std::memory_order_relaxed);
+    s.mtcp.resent_chunks = mtcp.resent_chunks.load(std::memory_order_relaxed);
+    s.mtcp.duplicate_chunks = mtcp.duplicate_chunks.load(std::memory_order_relaxed);
+    for (std::size_t k = 0; k < mtcp.subconnections.size(); ++k) {
+      const SubconnectionCounters& sc = mtcp.subconnections[k];
       const StreamState state = sc.state.load(std::memory_order_relaxed);
       if (state == StreamState::invalid) continue;
       SubconnectionSnapshot sub;
@@ -113,16 +117,14 @@ Snapshot StatsRegistry::read() const {
       sub.rtt_ms = sc.rtt_ms.load(std::memory_order_relaxed);
       sub.retransmits = sc.retransmits.load(std::memory_order_relaxed);
       sub.reconnects = sc.reconnects.load(std::memory_order_relaxed);
-      s.subconnections.push_back(sub);
+      s.mtcp.subconnections.push_back(sub);
     }
-    const LinkCounters& link = c.link;
-    s.link.present = link.present.load(std::memory_order_relaxed);
-    s.link.resent_chunks = link.resent_chunks.load(std::memory_order_relaxed);
-    s.link.duplicate_chunks = link.duplicate_chunks.load(std::memory_order_relaxed);
-    s.link.lost_packets = link.lost_packets.load(std::memory_order_relaxed);
-    s.link.dropped_packets = link.dropped_packets.load(std::memory_order_relaxed);
-    s.link.belated_packets = link.belated_packets.load(std::memory_order_relaxed);
-    s.link.buffer_ms = link.buffer_ms.load(std::memory_order_relaxed);
+    const SrtCounters& srt = c.srt;
+    s.srt.present = srt.present.load(std::memory_order_relaxed);
+    s.srt.lost_packets = srt.lost_packets.load(std::memory_order_relaxed);
+    s.srt.dropped_packets = srt.dropped_packets.load(std::memory_order_relaxed);
+    s.srt.belated_packets = srt.belated_packets.load(std::memory_order_relaxed);
+    s.srt.buffer_ms = srt.buffer_ms.load(std::memory_order_relaxed);
     snapshot.streams.push_back(std::move(s));
   }
   return snapshot;
@@ -138,7 +140,7 @@ Snapshot StatsRegistry::sample() {
     auto& s = snapshot.streams[i];
     s.mbps = megabits_per_second(s.bytes - previous_bytes_[i], interval_s);
     previous_bytes_[i] = s.bytes;
-    for (auto& sub : s.subconnections) {
+    for (auto& sub : s.mtcp.subconnections) {
       auto& previous = previous_subconnection_bytes_[i][sub.index];
       sub.mbps = megabits_per_second(sub.bytes - previous, interval_s);
       previous = sub.bytes;

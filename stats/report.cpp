@@ -15,9 +15,9 @@ void StatsReport::interval(const Snapshot& snapshot) {
   if (format_ == StatsFormat::json) {
     for (const auto& s : snapshot.streams) {
       out_ << interval_json(snapshot, s).dump() << '\n';
-      for (const auto& sub : s.subconnections)
+      for (const auto& sub : s.mtcp.subconnections)
         out_ << subconnection_json(snapshot, s, sub).dump() << '\n';
-      if (s.link.present) out_ << link_json(snapshot, s).dump() << '\n';
+      if (s.mtcp.present || s.srt.present) out_ << link_json(snapshot, s).dump() << '\n';
       if (s.far_end.valid) out_ << far_end_json(snapshot, s).dump() << '\n';
       if (s.outages > 0) out_ << outage_json(snapshot, s).dump() << '\n';
       if (s.media) out_ << media_json(snapshot, s).dump() << '\n';

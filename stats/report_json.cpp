@@ -61,12 +61,12 @@ nlohmann::ordered_json link_json(const Snapshot& snapshot, const StreamSnapshot&
       {"role", to_string(snapshot.role)},
       {"stream", s.stream},
       {"transport", s.transport},
-      {"resent_chunks", s.link.resent_chunks},
-      {"duplicate_chunks", s.link.duplicate_chunks},
-      {"lost_packets", s.link.lost_packets},
-      {"dropped_packets", s.link.dropped_packets},
-      {"belated_packets", s.link.belated_packets},
-      {"buffer_ms", round3(s.link.buffer_ms)},
+      {"resent_chunks", s.mtcp.resent_chunks},
+      {"duplicate_chunks", s.mtcp.duplicate_chunks},
+      {"lost_packets", s.srt.lost_packets},
+      {"dropped_packets", s.srt.dropped_packets},
+      {"belated_packets", s.srt.belated_packets},
+      {"buffer_ms", round3(s.srt.buffer_ms)},
   };
 }
 

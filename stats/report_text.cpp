@@ -12,19 +12,19 @@ void write_interval_text(std::ostream& out, const Snapshot& snapshot) {
                "cksum {:>3}  jitter {:6.2f} ms  rtt {:7.2f} ms  retx {}\n",
                snapshot.t, to_string(snapshot.role), s.stream, s.transport, to_string(s.state),
                s.mbps, s.frames, s.drops, s.checksum_errors, s.jitter_ms, s.rtt_ms, s.retransmits);
-    for (const auto& sub : s.subconnections) {
+    for (const auto& sub : s.mtcp.subconnections) {
       fmt::print(out,
                  "{:7.1f}s     conn {:<2} {:<8}           {:8.1f} Mbps  rtt {:7.2f} ms  retx {}  "
                  "reconnects {}\n",
                  snapshot.t, sub.index, to_string(sub.state), sub.mbps, sub.rtt_ms, sub.retransmits,
                  sub.reconnects);
     }
-    if (s.link.present) {
+    if (s.mtcp.present || s.srt.present) {
       fmt::print(out,
                  "{:7.1f}s     link:   resent {}  duplicates {}  lost pkts {}  dropped pkts {}  "
                  "belated {}  buffer {:.1f} ms\n",
-                 snapshot.t, s.link.resent_chunks, s.link.duplicate_chunks, s.link.lost_packets,
-                 s.link.dropped_packets, s.link.belated_packets, s.link.buffer_ms);
+                 snapshot.t, s.mtcp.resent_chunks, s.mtcp.duplicate_chunks, s.srt.lost_packets,
+                 s.srt.dropped_packets, s.srt.belated_packets, s.srt.buffer_ms);
     }
     if (s.far_end.valid) {
       fmt::print(out,

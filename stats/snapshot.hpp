@@ -37,10 +37,15 @@ struct SubconnectionSnapshot {
   std::uint64_t reconnects = 0;
 };
 
-struct LinkSnapshot {
+// stats/counters.hpp's MtcpCounters and SrtCounters, read.
+struct MtcpSnapshot {
   bool present = false;
   std::uint64_t resent_chunks = 0;
   std::uint64_t duplicate_chunks = 0;
+  std::vector<SubconnectionSnapshot> subconnections;  // the slots in use
+};
+struct SrtSnapshot {
+  bool present = false;
   std::uint64_t lost_packets = 0;
   std::uint64_t dropped_packets = 0;
   std::uint64_t belated_packets = 0;
@@ -82,8 +87,8 @@ struct StreamSnapshot {
   bool black = false;                       // the picture has been black for 1 s
   double latency_ms_p50 = 0;                // sender frame ready -> decoded, over the whole run
   double latency_ms_p99 = 0;
-  std::vector<SubconnectionSnapshot> subconnections;  // mtcp only
-  LinkSnapshot link;                                  // transport-specific extras
+  MtcpSnapshot mtcp;  // transport-specific extras: mtcp feeds
+  SrtSnapshot srt;    // srt feeds
 };
 
 struct Snapshot {

@@ -60,9 +60,9 @@ void MultiTcpReceiver::Group::start() {
   }
   counters_.planned_bps.store(hello_.feed.bit_rate_bps, std::memory_order_relaxed);
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
-  counters_.link.present.store(true, std::memory_order_relaxed);
+  counters_.mtcp.present.store(true, std::memory_order_relaxed);
   for (std::size_t i = 0; i < members_.size(); ++i) {
-    counters_.subconnections[i].state.store(StreamState::waiting, std::memory_order_relaxed);
+    counters_.mtcp.subconnections[i].state.store(StreamState::waiting, std::memory_order_relaxed);
   }
   down_since_ = std::chrono::steady_clock::now();
   if (!probe_) owner_->consumer_.session_started(stream_, hello_);
@@ -91,7 +91,7 @@ void MultiTcpReceiver::Group::attach(std::uint8_t index, std::shared_ptr<tcp::so
   member.writing = false;
   member.ack_wanted = false;
   member.feedback_wanted = false;
-  auto& sub_counters = counters_.subconnections[index];
+  auto& sub_counters = counters_.mtcp.subconnections[index];
   sub_counters.state.store(StreamState::running, std::memory_order_relaxed);
   if (const std::int64_t outage_ns = counters_.outage.end(
           wall_clock_ns(), std::chrono::milliseconds(hello_.latency_budget_ms));
@@ -115,7 +115,7 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
   auto self = shared_from_this();
   Member& member = members_[index];
   auto socket = member.socket;
-  auto& sub_counters = counters_.subconnections[index];
+  auto& sub_counters = counters_.mtcp.subconnections[index];
   MessageReader reader;
   for (;;) {
     auto read = co_await reader.read_header(*socket);
@@ -255,7 +255,7 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
     end_session(true);  // everything arrived; only the last report is lost
     return;
   }
-  counters_.subconnections[index].state.store(StreamState::waiting, std::memory_order_relaxed);
+  counters_.mtcp.subconnections[index].state.store(StreamState::waiting, std::memory_order_relaxed);
   log()->warn(
       "stream {} sub-connection {} from {} lost: {}; waiting for the sender to "
       "re-establish it",
@@ -269,7 +269,7 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
 void MultiTcpReceiver::Group::deliver(std::int64_t now_ns) {
   deliver_ready_frames(reassembler_, now_ns, probe_.get(), owner_->consumer_, stream_, publisher_,
                        counters_);
-  counters_.link.duplicate_chunks.store(reassembler_.counters().duplicate_chunks,
+  counters_.mtcp.duplicate_chunks.store(reassembler_.counters().duplicate_chunks,
                                         std::memory_order_relaxed);
 }
 
@@ -282,7 +282,7 @@ void MultiTcpReceiver::Group::sample_tcp_info() {
   for (std::size_t i = 0; i < members_.size(); ++i) {
     if (!members_[i].up) continue;
     if (auto info = read_tcp_info(members_[i].socket->native_handle())) {
-      counters_.subconnections[i].rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
+      counters_.mtcp.subconnections[i].rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
       rtt_sum += info->rtt_ms;
       ++rtt_count;
     }
@@ -338,8 +338,8 @@ void MultiTcpReceiver::Group::end_session(bool clean, bool stopping) {
       member.socket->close(ignored);
     }
     member.up = false;
-    counters_.subconnections[i].state.store(clean ? StreamState::finished : StreamState::failed,
-                                            std::memory_order_relaxed);
+    counters_.mtcp.subconnections[i].state.store(
+        clean ? StreamState::finished : StreamState::failed, std::memory_order_relaxed);
   }
   counters_.state.store(clean ? StreamState::finished : StreamState::failed,
                         std::memory_order_relaxed);

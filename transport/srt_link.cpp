@@ -26,14 +26,14 @@ void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& count
   counters.rtt_ms.store(stats.rtt_ms, std::memory_order_relaxed);
   counters.retransmits.store(sender ? stats.sent_retransmits : stats.received_retransmits,
                              std::memory_order_relaxed);
-  auto& link = counters.link;
-  link.lost_packets.store(sender ? stats.send_lost : stats.receive_lost, std::memory_order_relaxed);
-  link.dropped_packets.store(sender ? stats.send_dropped : stats.receive_dropped,
-                             std::memory_order_relaxed);
-  link.belated_packets.store(stats.belated, std::memory_order_relaxed);
-  link.buffer_ms.store(sender ? stats.send_buffer_ms : stats.receive_buffer_ms,
-                       std::memory_order_relaxed);
-  link.present.store(true, std::memory_order_relaxed);
+  auto& srt = counters.srt;
+  srt.lost_packets.store(sender ? stats.send_lost : stats.receive_lost, std::memory_order_relaxed);
+  srt.dropped_packets.store(sender ? stats.send_dropped : stats.receive_dropped,
+                            std::memory_order_relaxed);
+  srt.belated_packets.store(stats.belated, std::memory_order_relaxed);
+  srt.buffer_ms.store(sender ? stats.send_buffer_ms : stats.receive_buffer_ms,
+                      std::memory_order_relaxed);
+  srt.present.store(true, std::memory_order_relaxed);
 }
 
 std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
