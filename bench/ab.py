@@ -37,7 +37,10 @@ def main():
     variants = [(b, size) for b in args.binaries for size in sizes]
     results = {f"{b} --chunk-size {size}" if size else b: [] for b, size in variants}
     for rep in range(args.reps):
-        for (binary, size), key in zip(variants, results):
+        # Alternate the order: the run right after another one is measurably slower here (7 %
+        # in bulk goodput on a 2-core machine), which fixed order would charge to one binary.
+        order = list(zip(variants, results))
+        for (binary, size), key in (order if rep % 2 == 0 else order[::-1]):
             extra = ("--chunk-size", size) if size else ()
             runner = Runner(binary, [])
             if args.paced:
