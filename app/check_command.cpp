@@ -31,8 +31,10 @@ Summary capacity_probe(const CheckOptions& options, const SendPlan& plan, Snapsh
     feed.request.probe = true;
     feed.request.connect_patience = std::chrono::seconds(3);
   }
-  // The probe prints no lines: check writes its own result.
-  CommandRun run(options.common);
+  // The probe prints no lines and leaves --stats-file alone: check writes its own result.
+  CommonOptions quiet = options.common;
+  quiet.stats_file = "-";
+  CommandRun run(quiet);
   StatsRegistry& stats = run.add_registry(Role::send, probe.options.streams,
                                           std::string(to_string(probe.options.transport)),
                                           {.lines = Lines::never, .record = true});

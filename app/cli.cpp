@@ -170,7 +170,7 @@ CLI::Option* add_mux(CLI::App& command, std::string& mux, const std::string& hel
 Mux finish_mux(const std::string& text, TransportKind transport) {
   const Mux mux = *mux_from_string(text);
   if (auto problem = wire_problem(Wire{transport, mux})) {
-    throw CLI::ValidationError("--mux", *problem);
+    throw CLI::ValidationError(*problem);
   }
   return mux;
 }

@@ -13,9 +13,9 @@ StatsRegistry& CommandRun::add_registry(Role role, std::size_t streams, std::str
 }
 
 std::function<void()> CommandRun::part() {
-  ++*parts_;
-  return [this, parts = parts_] {
-    if (--*parts == 0) runtime_.shutdown();
+  ++parts_;
+  return [this] {
+    if (--parts_ == 0) runtime_.shutdown();
   };
 }
 

@@ -88,12 +88,12 @@ class CommandRun {
     RegistryOptions options;
   };
 
-  const CommonOptions& common_;
+  const CommonOptions common_;
   StatsOutput output_;
   Runtime runtime_;
   std::deque<Entry> registries_;  // a deque: registries stay where they are as more are added
   LinkRecorder recorder_;
-  std::shared_ptr<std::atomic<int>> parts_ = std::make_shared<std::atomic<int>>(0);
+  std::atomic<int> parts_{0};
   std::function<void()> stop_;
   std::atomic<bool> finishing_{false};
 };

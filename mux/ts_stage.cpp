@@ -39,9 +39,16 @@ std::string TsStage::describe() const {
                      format_rate(static_cast<double>(video_rate_bps_)));
 }
 
-void TsStage::open(Send send) {
+void TsStage::prepare() {
   try {
     decoder_ = std::make_unique<VideoDecoder>(feed_);
+  } catch (const MediaError& error) {
+    throw stage_error(error, /*frame_only=*/false);
+  }
+}
+
+void TsStage::open(Send send) {
+  try {
     encoder_ = std::make_unique<TsEncoder>(feed_, video_rate_bps_, std::move(send));
   } catch (const MediaError& error) {
     throw stage_error(error, /*frame_only=*/false);

@@ -27,6 +27,7 @@ class TsStage : public MessageStage {
   std::uint64_t wire_rate_bps() const override;
   int message_bytes() const override;
   std::string describe() const override;
+  void prepare() override;
   void open(Send send) override;
   std::uint64_t push(const Frame& frame) override;
   std::uint64_t finish() override;

@@ -1,7 +1,8 @@
 // A pipeline stage in front of a message transport: it turns each frame into the messages that
 // go on the wire, in the shape of GStreamer's `mpegtsmux ! srtsink`. mux/TsStage is one:
 // decode, MPEG-2 4:2:2, MPEG-TS in 1316-byte messages. Every call runs on the feed's thread.
-//   stage->open([&](std::span<const std::byte> m) { return send(m); });   // throws StageError
+//   stage->prepare();                        // before connecting; throws StageError
+//   stage->open([&](std::span<const std::byte> m) { return send(m); });
 //   counters.add_frame(stage->push(*frame), now);  ...  stage->finish();
 #pragma once
 
@@ -45,6 +46,9 @@ class MessageStage {
   virtual int message_bytes() const = 0;
   // What the stage makes, for the log: "MPEG-TS (1920x1080 29.97 fps as MPEG-2 4:2:2 ...)".
   virtual std::string describe() const = 0;
+  // Before connecting: what can fail without the network (opening a decoder), so that a feed
+  // the stage cannot carry fails without ever connecting. Throws StageError.
+  virtual void prepare() = 0;
   // Once connected: from now on messages go to `send`. Throws StageError.
   virtual void open(Send send) = 0;
   // One frame's messages; returns the bytes they put on the wire. Throws StageError.

@@ -38,6 +38,7 @@ void SrtMessageSender::run() {
   bool opened = false;
   bool ok = false;
   try {
+    stage_->prepare();
     SrtPlan plan = srt_plan(stage_->wire_rate_bps(), options_.srt, options_.expected_rtt);
     plan.payload_bytes = stage_->message_bytes();
     std::optional<SrtSocket> connected = connect_srt_caller(

@@ -128,9 +128,12 @@ awaitable<void> TcpSender::read_loop(std::shared_ptr<TcpLink> link) {
 
 awaitable<void> TcpSender::sample_tcp_info(std::shared_ptr<TcpLink> link) {
   asio::steady_timer timer(executor_);
-  while (link == link_ && link->sample_tcp_info()) {
-    counters_.rtt_ms.store(link->rtt_ms(), std::memory_order_relaxed);
-    counters_.retransmits.store(link->retransmits(), std::memory_order_relaxed);
+  // Until the session ends; a read that fails once (the kernel busy) is not the end of it.
+  while (link == link_ && link->socket().is_open()) {
+    if (link->sample_tcp_info()) {
+      counters_.rtt_ms.store(link->rtt_ms(), std::memory_order_relaxed);
+      counters_.retransmits.store(link->retransmits(), std::memory_order_relaxed);
+    }
     timer.expires_after(250ms);
     error_code ignored;
     co_await timer.async_wait(nothrow(ignored));

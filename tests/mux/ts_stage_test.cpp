@@ -35,6 +35,7 @@ class TsStageTest : public ::testing::Test {
  protected:
   void open(bool accept = true) {
     accept_ = accept;
+    stage_.prepare();
     stage_.open([this](std::span<const std::byte> message) {
       if (!accept_) return false;
       messages_.emplace_back(message.begin(), message.end());
