@@ -53,6 +53,24 @@ struct CommonText {
   std::string key_file;
 };
 
+// An option whose text a validator checks (kDuration, kBytes, kRate), default shown in --help.
+CLI::Option* add_checked(CLI::App& command, const std::string& name, std::string& text,
+                         const std::string& help, const CLI::Validator& check) {
+  return command.add_option(name, text, help)->check(check)->capture_default_str();
+}
+
+// Where a receiving command's frames go (--output, repeatable) and how screens show them.
+void add_outputs(CLI::App& command, std::vector<std::string>& outputs, bool& fullscreen,
+                 std::string& layout, const std::string& output_help) {
+  command.add_option("--output", outputs, output_help)
+      ->allow_extra_args(false)
+      ->capture_default_str();
+  command.add_flag("--fullscreen", fullscreen, "With --output display: whole screen");
+  command.add_option("--layout", layout,
+                     "With --output multiview: tiles as COLUMNSxROWS (2x2, 3x2, 4x4); default "
+                     "from the feed count");
+}
+
 void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
   command.add_option("--stats", text.stats, "Live statistics format")
       ->check(CLI::IsMember({"text", "json"}))
@@ -61,9 +79,8 @@ void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
       .add_option("--stats-file", options.stats_file,
                   "Where statistics go: a path, or - for stdout")
       ->capture_default_str();
-  command.add_option("--interval", text.interval, "Statistics interval, e.g. 1s or 250ms")
-      ->check(kDuration)
-      ->capture_default_str();
+  add_checked(command, "--interval", text.interval, "Statistics interval, e.g. 1s or 250ms",
+              kDuration);
   command.add_flag_callback(
       "--gui", [&options] { options.gui = true; }, "Show the live panel (needs a display)");
   command.add_flag_callback(
@@ -215,9 +232,7 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
       ->check(kDuration)
       ->envname("HDSTREAM_LATENCY")
       ->capture_default_str();
-  command.add_option("--chunk-size", text.chunk, "Chunk payload size, e.g. 64K")
-      ->check(kBytes)
-      ->capture_default_str();
+  add_checked(command, "--chunk-size", text.chunk, "Chunk payload size, e.g. 64K", kBytes);
   command
       .add_option("--pacing-factor", send.pacing_factor,
                   "Cap the socket's pacing rate at this multiple of --rate (0: off)")
@@ -230,11 +245,8 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
                   "boundary, like genlocked sources)")
       ->check(CLI::IsMember({"spread", "aligned"}))
       ->capture_default_str();
-  command
-      .add_option("--connect-timeout", text.patience,
-                  "Keep retrying a refused connection this long")
-      ->check(kDuration)
-      ->capture_default_str();
+  add_checked(command, "--connect-timeout", text.patience,
+              "Keep retrying a refused connection this long", kDuration);
   command
       .add_option("--reconnect", text.reconnect,
                   "After a feed's session breaks (path cut, receiver restarted), keep "
@@ -279,11 +291,8 @@ Finisher add_send(CLI::App* command) {
   auto text = std::make_shared<SendText>();
   auto common = std::make_shared<CommonText>();
   add_send_options(*command, *send, *text);
-  command
-      ->add_option("--duration", text->duration,
-                   "How long to send, e.g. 10s; 0 runs until interrupted")
-      ->check(kDuration)
-      ->capture_default_str();
+  add_checked(*command, "--duration", text->duration,
+              "How long to send, e.g. 10s; 0 runs until interrupted", kDuration);
   add_mux(*command, text->mux,
           "srt: wire framing; ts = standard MPEG-TS (MPEG-2 4:2:2 at --rate, default 50M) for "
           "ffplay/srt-live-transmit/GStreamer");
@@ -304,19 +313,12 @@ Finisher add_recv(CLI::App* command) {
   command->add_option("--listen", recv->listen, "Listen address: [HOST]:PORT")->required();
   add_streams(*command, recv->streams);
   add_transport(*command, text->second);
-  command
-      ->add_option("--output", recv->outputs,
-                   "Where received frames go: null (decode, discard), display, or "
-                   "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode), "
-                   "screen:N (fullscreen on screen N; screen:{stream}: feed i on screen i) or "
-                   "multiview[:N] (every feed tiled on screen N) or program[:N] (the feed "
-                   "cut to, on screen N). Repeat it to send every feed to several outputs")
-      ->allow_extra_args(false)
-      ->capture_default_str();
-  command->add_flag("--fullscreen", recv->fullscreen, "With --output display: whole screen");
-  command->add_option("--layout", recv->layout,
-                      "With --output multiview: tiles as COLUMNSxROWS (2x2, 3x2, 4x4); default "
-                      "from the feed count");
+  add_outputs(*command, recv->outputs, recv->fullscreen, recv->layout,
+              "Where received frames go: null (decode, discard), display, or "
+              "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode), "
+              "screen:N (fullscreen on screen N; screen:{stream}: feed i on screen i) or "
+              "multiview[:N] (every feed tiled on screen N) or program[:N] (the feed "
+              "cut to, on screen N). Repeat it to send every feed to several outputs");
   command
       ->add_option("--decode-queue", recv->decode_queue_frames,
                    "Frames waiting for each decoder before the oldest is dropped")
@@ -326,18 +328,13 @@ Finisher add_recv(CLI::App* command) {
   command->add_option("--debug-decode-delay", *decode_delay)
       ->check(kDuration)
       ->group("");  // test hook: a deliberately slow decoder
-  command
-      ->add_option("--duration", text->first,
-                   "Stop after this long; 0 waits until every stream has ended")
-      ->check(kDuration)
-      ->capture_default_str();
+  add_checked(*command, "--duration", text->first,
+              "Stop after this long; 0 waits until every stream has ended", kDuration);
   auto latency = std::make_shared<std::string>("120ms");
-  command
-      ->add_option("--latency", *latency,
-                   "srt: the least latency to play at (SRT uses the larger of both ends'); "
-                   "hdstream senders announce theirs, and buffers are sized for it")
-      ->check(kDuration)
-      ->capture_default_str();
+  add_checked(*command, "--latency", *latency,
+              "srt: the least latency to play at (SRT uses the larger of both ends'); "
+              "hdstream senders announce theirs, and buffers are sized for it",
+              kDuration);
   auto mux = std::make_shared<std::string>("none");
   add_mux(*command, *mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer");
   auto max_memory = std::make_shared<std::string>("auto");
@@ -365,23 +362,14 @@ Finisher add_demo(CLI::App* command) {
   auto text = std::make_shared<std::pair<std::string, std::string>>("270M", "20s");
   auto common = std::make_shared<CommonText>();
   add_streams(*command, demo->streams);
-  command->add_option("--rate", text->first, "Bit rate per feed")
-      ->check(kRate)
-      ->capture_default_str();
-  command->add_option("--duration", text->second, "How long to run; 0 runs until interrupted")
-      ->check(kDuration)
-      ->capture_default_str();
+  add_checked(*command, "--rate", text->first, "Bit rate per feed", kRate);
+  add_checked(*command, "--duration", text->second, "How long to run; 0 runs until interrupted",
+              kDuration);
   command->add_option("--format", demo->format, "Feed format preset")->capture_default_str();
   add_sources(*command, demo->sources);
-  command
-      ->add_option("--output", demo->outputs,
-                   "auto (display if there is one, else null), null, display, file:PATTERN, "
-                   "screen:N, multiview[:N] or program[:N]; repeatable")
-      ->allow_extra_args(false)
-      ->capture_default_str();
-  command->add_flag("--fullscreen", demo->fullscreen, "With a display: whole screen");
-  command->add_option("--layout", demo->layout,
-                      "With --output multiview: tiles as COLUMNSxROWS (2x2, 3x2, 4x4)");
+  add_outputs(*command, demo->outputs, demo->fullscreen, demo->layout,
+              "auto (display if there is one, else null), null, display, file:PATTERN, "
+              "screen:N, multiview[:N] or program[:N]; repeatable");
   add_common(*command, demo->common, *common);
   return [command, demo, text, common]() -> Command {
     finish_common(*command, demo->common, *common);
@@ -399,9 +387,7 @@ Finisher add_check(CLI::App* command) {
   auto probe = std::make_shared<std::string>("3s");
   auto common = std::make_shared<CommonText>();
   add_send_options(*command, check->send, *text);
-  command->add_option("--duration", *probe, "Length of the capacity probe")
-      ->check(kDuration)
-      ->capture_default_str();
+  add_checked(*command, "--duration", *probe, "Length of the capacity probe", kDuration);
   add_common(*command, check->common, *common);
   return [command, check, text, probe, common]() -> Command {
     finish_common(*command, check->common, *common);
@@ -436,21 +422,14 @@ Finisher add_bench(CLI::App* command) {
   command->add_option("--rate", text->rate, "Per-stream rate cap, or max for unpaced")
       ->check(CLI::IsMember({"max", "0"}) | kRate)
       ->capture_default_str();
-  command->add_option("--duration", text->duration, "How long to send")
-      ->check(kDuration)
-      ->capture_default_str();
+  add_checked(*command, "--duration", text->duration, "How long to send", kDuration);
   command->add_option("--cc", bench->send.congestion_control, "TCP congestion control")
       ->check(CLI::IsMember({"bbr", "cubic", "reno"}))
       ->capture_default_str();
-  command->add_option("--rtt", text->rtt, "Expected round-trip time; sizes socket buffers")
-      ->check(kDuration)
-      ->capture_default_str();
-  command->add_option("--chunk-size", text->chunk, "Chunk payload size")
-      ->check(kBytes)
-      ->capture_default_str();
-  command->add_option("--frame-size", text->frame, "Frame size when unpaced")
-      ->check(kBytes)
-      ->capture_default_str();
+  add_checked(*command, "--rtt", text->rtt, "Expected round-trip time; sizes socket buffers",
+              kDuration);
+  add_checked(*command, "--chunk-size", text->chunk, "Chunk payload size", kBytes);
+  add_checked(*command, "--frame-size", text->frame, "Frame size when unpaced", kBytes);
   add_max_memory(*command, text->max_memory);
   command
       ->add_option("--distance-km", bench->distance_km,
@@ -496,12 +475,9 @@ Finisher add_monitor(CLI::App* command) {
   auto text = std::make_shared<std::pair<std::string, std::string>>("500ms", "0");
   command->add_option("hosts", monitor->hosts, "HOST:PORT of each hdstream --metrics-listen")
       ->required();
-  command->add_option("--poll", text->first, "How often each host is polled")
-      ->check(kDuration)
-      ->capture_default_str();
-  command->add_option("--duration", text->second, "Stop after this long; 0 runs until closed")
-      ->check(kDuration)
-      ->capture_default_str();
+  add_checked(*command, "--poll", text->first, "How often each host is polled", kDuration);
+  add_checked(*command, "--duration", text->second, "Stop after this long; 0 runs until closed",
+              kDuration);
   add_common(*command, monitor->common, *common);
   return [command, monitor, text, common]() -> Command {
     finish_common(*command, monitor->common, *common);
