@@ -27,8 +27,10 @@ constexpr std::array<std::pair<TransportKind, std::string_view>, 3> kTransportNa
 }};
 
 constexpr std::size_t kHelloBaseBytes = 1 + 1 + 2 + 2 + 4 + 4 + 8 + 1 + 1 + 2 + 4 + 4 + 4 + 8;
-constexpr std::size_t kHelloExtension1Bytes = 1 + 1 + 8;  // subconnection, reserved, session id
-constexpr std::size_t kHelloBodyBytes = kHelloBaseBytes + kHelloExtension1Bytes;
+constexpr std::size_t kHelloExtension1Bytes = 1 + 1 + 8;      // subconnection, reserved, session id
+constexpr std::size_t kHelloExtension2Bytes = 1 + 1 + 2 + 8;  // legs, leg, reserved, feed id
+constexpr std::size_t kHelloBodyBytes =
+    kHelloBaseBytes + kHelloExtension1Bytes + kHelloExtension2Bytes;
 
 std::vector<std::byte> with_header(MessageType type, std::uint16_t stream_id,
                                    std::vector<std::byte> body_space, std::size_t body_bytes,
@@ -113,6 +115,10 @@ std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello)
   w.put<std::uint8_t>(hello.subconnection);
   w.put<std::uint8_t>(0);  // reserved
   w.put<std::uint64_t>(hello.session_id);
+  w.put<std::uint8_t>(hello.legs);
+  w.put<std::uint8_t>(hello.leg);
+  w.put<std::uint16_t>(0);  // reserved
+  w.put<std::uint64_t>(hello.feed_id);
   return with_header(MessageType::hello, stream_id, std::move(out), w.size());
 }
 
@@ -130,6 +136,10 @@ std::optional<Hello> decode_hello(std::span<const std::byte> body) {
   if (!ok) return std::nullopt;
   if (r.remaining() > 0) {  // extension 1: all of it or nothing
     ok = r.get(hello.subconnection) && r.get(reserved8) && r.get(hello.session_id);
+    if (!ok) return std::nullopt;
+  }
+  if (r.remaining() > 0) {  // extension 2: likewise
+    ok = r.get(hello.legs) && r.get(hello.leg) && r.get(reserved16) && r.get(hello.feed_id);
     if (!ok) return std::nullopt;
   }
   hello.feed.codec = static_cast<Codec>(codec);
@@ -156,6 +166,11 @@ std::string validate_hello(const Hello& hello) {
   if (hello.subconnection >= hello.connections) {
     return fmt::format("sub-connection {} of {}", hello.subconnection, hello.connections);
   }
+  if (hello.legs == 0 || hello.legs > kMaxLegs) {
+    return fmt::format("{} legs (1 or {})", hello.legs, kMaxLegs);
+  }
+  if (hello.leg >= hello.legs) return fmt::format("leg {} of {}", hello.leg, hello.legs);
+  if (hello.legs > 1 && hello.feed_id == 0) return "a protected feed without a feed id";
   if (hello.chunk_bytes == 0 || hello.chunk_bytes > kMaxChunkBytes) {
     return fmt::format("chunk size {} out of range (1..{})", hello.chunk_bytes, kMaxChunkBytes);
   }

@@ -62,10 +62,18 @@ struct Hello {
   // sender session, so a receiver tells a reconnecting sub-connection from a new session.
   std::uint8_t subconnection = 0;
   std::uint64_t session_id = 0;
+  // Extension 2 (two-path protection; a shorter HELLO means 1, 0 and 0): a protected feed is
+  // sent in full over `legs` paths, this session being leg `leg` (0 = path A, 1 = path B); the
+  // legs of one feed share a random `feed_id` for the feed's whole life, across reconnects, so
+  // the receiver merges them into one feed (transport/leg_merge.hpp).
+  std::uint8_t legs = 1;
+  std::uint8_t leg = 0;
+  std::uint64_t feed_id = 0;
 
   bool operator==(const Hello&) const = default;
 };
 inline constexpr std::uint8_t kMaxSubconnections = 16;
+inline constexpr std::uint8_t kMaxLegs = 2;
 
 enum class AckStatus : std::uint8_t {
   invalid = 0,
@@ -127,7 +135,8 @@ std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& 
 // Each decoder takes the body (after the header). Longer bodies from newer minor revisions are
 // accepted and the extra bytes ignored; shorter or inconsistent bodies yield nullopt. A HELLO is
 // either the 46-byte base body or at least 56 bytes (base + extension 1); anything in between
-// is a truncated extension and yields nullopt.
+// is a truncated extension and yields nullopt; so is a body between extension 1 and the end of
+// extension 2 (68 bytes).
 std::optional<Hello> decode_hello(std::span<const std::byte> body);
 std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body);
 std::optional<End> decode_end(std::span<const std::byte> body);

@@ -52,6 +52,17 @@ struct SrtCounters {
   std::atomic<double> buffer_ms{0};               // receive (or send) buffer, ms
 };
 
+// A protected feed: sent in full over two paths, merged at the receiver (transport/leg_merge.hpp).
+// Each leg's own figures (state, bytes, RTT, its drops) are a StreamCounters of their own
+// (StatsRegistry::leg); these are what the merge saw of both.
+struct ProtectionCounters {
+  std::atomic<bool> present{false};                // a protected feed filled these in
+  std::atomic<std::uint64_t> protected_frames{0};  // delivered by one leg only: one path lost them
+  std::array<std::atomic<std::uint64_t>, 2> only_frames{};  // of those, the ones leg i delivered
+  std::atomic<std::uint32_t> legs_up{0};
+  std::atomic<double> skew_ms{0};  // the skew window now
+};
+
 // A feed that lost its path mid-feed (its session broke, or every mtcp sub-connection), from
 // the break until the feed is back (both ends): how many times, how long, and the frames lost
 // across them, by sequence number: the gaps between frames delivered (receiver) or handed to
@@ -153,8 +164,9 @@ struct StreamCounters {
   // The decoded picture now: unchanged for 2 s (frozen), black for 1 s (media/picture_watch).
   std::atomic<bool> frozen{false};
   std::atomic<bool> black{false};
-  MtcpCounters mtcp;  // mtcp feeds only
-  SrtCounters srt;    // srt feeds only
+  MtcpCounters mtcp;              // mtcp feeds only
+  SrtCounters srt;                // srt feeds only
+  ProtectionCounters protection;  // protected feeds (two legs) only
 
   void add_frame(std::uint64_t frame_bytes, std::int64_t now_ns) {
     bytes.fetch_add(frame_bytes, std::memory_order_relaxed);

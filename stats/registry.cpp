@@ -41,6 +41,7 @@ StatsRegistry::StatsRegistry(Role role, std::size_t streams, std::string transpo
     : role_(role),
       transport_(std::move(transport)),
       streams_(streams),
+      legs_(2 * streams),
       start_(std::chrono::steady_clock::now()),
       previous_time_(start_),
       previous_bytes_(streams, 0),

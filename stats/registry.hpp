@@ -20,6 +20,8 @@ class StatsRegistry {
   StatsRegistry(Role role, std::size_t streams, std::string transport);
 
   StreamCounters& stream(std::size_t index) { return streams_[index]; }
+  // Leg `leg` (0 = A, 1 = B) of a protected feed on stream `index`: that path's own figures.
+  StreamCounters& leg(std::size_t index, std::size_t leg) { return legs_[index * 2 + leg]; }
   std::size_t size() const { return streams_.size(); }
   Role role() const { return role_; }
   // Frame ready -> received whole, all streams together (receiving side only).
@@ -35,6 +37,7 @@ class StatsRegistry {
   Role role_;
   std::string transport_;
   std::deque<StreamCounters> streams_;  // deque: atomics are neither movable nor copyable
+  std::deque<StreamCounters> legs_;     // two per stream
   std::chrono::steady_clock::time_point start_;
   std::mutex sample_mutex_;
   std::chrono::steady_clock::time_point previous_time_;

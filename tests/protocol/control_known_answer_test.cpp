@@ -15,7 +15,8 @@
 namespace hdstream {
 namespace {
 
-// HELLO for stream 2: DNxHD 1920x1080 30000/1001 at 220 Mb/s over mtcp, sub-connection 3 of 4.
+// HELLO for stream 2: DNxHD 1920x1080 30000/1001 at 220 Mb/s over mtcp, sub-connection 3 of 4,
+// leg B of a protected feed.
 constexpr std::uint8_t kHelloMessage[] = {
     // header
     0x48, 0x44, 0x53, 0x54,                          // magic "HDST"
@@ -27,9 +28,9 @@ constexpr std::uint8_t kHelloMessage[] = {
     0x00, 0x00,                                      // chunk_index
     0x00, 0x00,                                      // chunk_count
     0x00, 0x00, 0x00, 0x00,                          // payload_offset
-    0x00, 0x00, 0x00, 0x38,                          // payload_bytes 56
+    0x00, 0x00, 0x00, 0x44,                          // payload_bytes 68
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // timestamp_ns
-    0x1c, 0x19, 0xf5, 0x4a, 0x27, 0x97, 0x49, 0xa7,  // payload_xxh3 of the body
+    0x77, 0x43, 0x68, 0xeb, 0x0a, 0x76, 0x44, 0xfb,  // payload_xxh3 of the body
     // body
     0x02,                                            // codec dnxhd
     0x00,                                            // flags
@@ -48,6 +49,10 @@ constexpr std::uint8_t kHelloMessage[] = {
     0x03,                                            // extension 1: sub-connection 3
     0x00,                                            // extension 1: reserved
     0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,  // extension 1: session id
+    0x02,                                            // extension 2: legs 2
+    0x01,                                            // extension 2: leg 1 (path B)
+    0x00, 0x00,                                      // extension 2: reserved
+    0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,  // extension 2: feed id
 };
 
 Hello pinned_hello() {
@@ -61,6 +66,9 @@ Hello pinned_hello() {
   hello.first_frame_seq = 12345;
   hello.subconnection = 3;
   hello.session_id = 0x8877665544332211;
+  hello.legs = 2;
+  hello.leg = 1;
+  hello.feed_id = 0x0123456789abcdef;
   return hello;
 }
 
@@ -86,14 +94,21 @@ TEST(ControlKnownAnswer, DocumentedHelloDecodes) {
 }
 
 // A sender from before extension 1 wrote only the 46-byte base: it means sub-connection 0,
-// session 0. One byte of a truncated extension is refused.
-TEST(ControlKnownAnswer, BaseHelloOfAnOlderSenderDecodes) {
+// session 0; one from before extension 2 wrote 56 bytes: one leg. A truncated extension is
+// refused, whichever byte it stops at.
+TEST(ControlKnownAnswer, HellosOfOlderSendersDecode) {
   const auto body = body_of(kHelloMessage, MessageType::hello, 2);
   Hello expected = pinned_hello();
+  expected.legs = 1;
+  expected.leg = 0;
+  expected.feed_id = 0;
+  EXPECT_EQ(decode_hello(std::span(body).first(56)), expected);
   expected.subconnection = 0;
   expected.session_id = 0;
   EXPECT_EQ(decode_hello(std::span(body).first(46)), expected);
-  EXPECT_FALSE(decode_hello(std::span(body).first(47)));
+  for (std::size_t size : {47u, 55u, 57u, 67u}) {
+    EXPECT_FALSE(decode_hello(std::span(body).first(size))) << size << " bytes";
+  }
 }
 
 // HELLO_ACK for stream 2: refused, "stream 2 is busy".

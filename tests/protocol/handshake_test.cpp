@@ -48,26 +48,35 @@ TEST(Handshake, TruncatedHelloIsRejectedAtEveryLength) {
   const auto message = encode_hello(0, sample_hello());
   MessageHeader header;
   auto body = body_of(message, header);
-  // 46 bytes is the base body of a sender without extension 1: accepted (see below).
+  // 46 and 56 bytes are the bodies of senders without extension 1 or 2: accepted (see below).
   for (std::size_t n = 0; n < body.size(); ++n) {
-    if (n != 46) {
+    if (n != 46 && n != 56) {
       EXPECT_FALSE(decode_hello(body.first(n))) << n;
     }
   }
 }
 
-TEST(Handshake, BaseHelloWithoutTheExtensionStillDecodes) {
+TEST(Handshake, BaseHelloWithoutTheExtensionsStillDecodes) {
   Hello hello = sample_hello();
   hello.subconnection = 2;
   hello.connections = 4;
   hello.session_id = 0x0123456789abcdefULL;
+  hello.legs = 2;
+  hello.leg = 1;
+  hello.feed_id = 77;
   const auto message = encode_hello(0, hello);
   MessageHeader header;
   auto body = body_of(message, header);
-  ASSERT_EQ(body.size(), 56u);
+  ASSERT_EQ(body.size(), 68u);
   auto full = decode_hello(body);
   ASSERT_TRUE(full);
   EXPECT_EQ(*full, hello);
+  auto one_leg = decode_hello(body.first(56));
+  ASSERT_TRUE(one_leg);
+  EXPECT_EQ(one_leg->legs, 1);
+  EXPECT_EQ(one_leg->leg, 0);
+  EXPECT_EQ(one_leg->feed_id, 0u);
+  EXPECT_EQ(one_leg->session_id, hello.session_id);
   auto base = decode_hello(body.first(46));
   ASSERT_TRUE(base);
   EXPECT_EQ(base->subconnection, 0);
@@ -85,6 +94,26 @@ TEST(Handshake, SubconnectionOutsideTheConnectionCountIsRefused) {
   EXPECT_EQ(validate_hello(hello), "");
   hello.connections = kMaxSubconnections + 1;
   EXPECT_NE(validate_hello(hello).find("at most"), std::string::npos);
+}
+
+TEST(Handshake, LegsArePlausibleOrRefused) {
+  Hello hello = sample_hello();
+  hello.legs = 2;
+  hello.leg = 1;
+  hello.feed_id = 0x5eed;
+  EXPECT_EQ(validate_hello(hello), "");
+  hello.leg = 2;
+  EXPECT_EQ(validate_hello(hello), "leg 2 of 2");
+  hello.leg = 0;
+  hello.legs = 0;
+  EXPECT_EQ(validate_hello(hello), "0 legs (1 or 2)");
+  hello.legs = 3;
+  EXPECT_EQ(validate_hello(hello), "3 legs (1 or 2)");
+  hello.legs = 255;
+  EXPECT_EQ(validate_hello(hello), "255 legs (1 or 2)");
+  hello.legs = 2;
+  hello.feed_id = 0;  // legs the receiver could not tell from another feed's
+  EXPECT_EQ(validate_hello(hello), "a protected feed without a feed id");
 }
 
 TEST(Handshake, LongerHelloFromANewerRevisionIsAccepted) {

@@ -32,9 +32,11 @@ for n in [0, 1, 3, 4, 8, 9, 16, 17, 128, 129, 240, 241, 1024, 4096, 5000]:
 frame = pattern(5000)
 print("chunk 0 (bytes 0..4095):", xxh3(frame[:4096]), " chunk 1 (4096..4999):", xxh3(frame[4096:]))
 
-hello = h("02 00 0780 0438 00007530 000003e9 000000000d1cef00 02 04 0000 00010000 00000078"
-          "00017ae8 0000000000003039 03 00 8877665544332211")
-assert len(hello) == 56
+hello_56 = h("02 00 0780 0438 00007530 000003e9 000000000d1cef00 02 04 0000 00010000 00000078"
+             "00017ae8 0000000000003039 03 00 8877665544332211")  # base + extension 1
+assert len(hello_56) == 56
+hello = hello_56 + h("02 01 0000 0123456789abcdef")  # extension 2: leg 1 of 2, feed id
+assert len(hello) == 68
 reason = b"stream 2 is busy"
 hello_ack = h("03 00") + len(reason).to_bytes(2, "big") + reason
 end = h("000000000000012c")
@@ -48,7 +50,7 @@ for name, body in [("HELLO", hello), ("HELLO_ACK", hello_ack), ("END", end), ("A
 
 key, receiver_nonce, sender_nonce = bytes(range(0, 32)), bytes(range(32, 64)), bytes(range(64, 96))
 stream_id = (2).to_bytes(2, "big")
-mac = hmac.new(key, b"hdstream-auth-v1" + receiver_nonce + sender_nonce + stream_id + hello,
+mac = hmac.new(key, b"hdstream-auth-v1" + receiver_nonce + sender_nonce + stream_id + hello_56,
                hashlib.sha256).digest()
 print("MAC:", mac.hex())
 print("CHALLENGE body:", xxh3(h("01 000000") + receiver_nonce))

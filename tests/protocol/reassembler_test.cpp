@@ -206,7 +206,8 @@ TEST_F(ReassemblerTest, ChunksThatDisagreeWithTheirFrameAreRefused) {
   truncated.payload.pop_back();
   EXPECT_EQ(push(r, truncated), ChunkResult::inconsistent);
 
-  for (std::size_t i = 1; i < chunks.size(); ++i) EXPECT_EQ(push(r, chunks[i]), ChunkResult::accepted);
+  for (std::size_t i = 1; i < chunks.size(); ++i)
+    EXPECT_EQ(push(r, chunks[i]), ChunkResult::accepted);
   EXPECT_EQ(drain(r), std::vector<std::uint64_t>{0});
 }
 
@@ -245,7 +246,7 @@ TEST_F(ReassemblerTest, AnAbortedChunkCanBeResentOnAnotherConnection) {
   for (const auto& chunk : chunks) push(r, chunk);
   EXPECT_EQ(drain(r), std::vector<std::uint64_t>{0});
   EXPECT_EQ(r.counters().frames_dropped, 0u);
-  r.abort_chunk(chunks[2].header);  // after delivery: harmless
+  r.abort_chunk(chunks[2].header);           // after delivery: harmless
   r.abort_chunk(frame_chunks(7)[0].header);  // never seen: harmless
   EXPECT_EQ(r.counters().frames_completed, 1u);
 }
