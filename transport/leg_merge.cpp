@@ -118,6 +118,12 @@ void LegMerge::release(std::uint16_t stream, std::uint8_t leg) {
   }
 }
 
+ReassemblerConfig LegMerge::reserved_config(const Hello& hello,
+                                            ReassemblerConfig reassembly) const {
+  if (hello.legs > 1) reassembly.max_frames_in_flight += options_.max_held_frames;
+  return reassembly;
+}
+
 FrameConsumer& LegMerge::leg(std::uint8_t leg) {
   return *legs_[leg];
 }
@@ -142,6 +148,11 @@ void LegMerge::started(std::uint8_t leg, std::uint16_t stream, const Hello& hell
   protection.present.store(true, std::memory_order_relaxed);
   protection.legs_up.fetch_add(1, std::memory_order_relaxed);
   if (!feed.started) {
+    // The feed's own counters, as a receiver's session sets them for a feed of one leg.
+    StreamCounters& counters = stats_.stream(stream);
+    counters.planned_bps.store(hello.feed.bit_rate_bps, std::memory_order_relaxed);
+    counters.state.store(StreamState::running, std::memory_order_relaxed);
+    counters.latency_budget_ms.store(hello.latency_budget_ms, std::memory_order_relaxed);
     feed.started = true;
     feed.clean = false;
     feed.end_seq = 0;
@@ -212,6 +223,8 @@ void LegMerge::ended(std::uint8_t leg, std::uint16_t stream, bool clean, std::ui
   }
   retire_delivered(stream, feed, 0);
   feed.started = false;
+  counters.state.store(feed.clean ? StreamState::finished : StreamState::failed,
+                       std::memory_order_relaxed);
   consumer_.session_ended(stream, feed.clean, std::max(end, feed.next_seq));
 }
 

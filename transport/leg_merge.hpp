@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "protocol/handshake.hpp"
+#include "protocol/reassembler.hpp"
 #include "stats/registry.hpp"
 #include "transport/transport.hpp"
 
@@ -58,6 +59,10 @@ class LegMerge {
   AckStatus claim(std::uint16_t stream, const Hello& hello, std::string& reason);
   // The session that claimed (stream, leg) is over (after its session_ended, if it started).
   void release(std::uint16_t stream, std::uint8_t leg);
+
+  // What a session of `hello` reserves from the receiver's memory budget: its reassembler's
+  // frames (`reassembly`) and, for a leg of a protected feed, the frames the merge may hold.
+  ReassemblerConfig reserved_config(const Hello& hello, ReassemblerConfig reassembly) const;
 
   // Where leg `leg`'s sessions deliver (calls for one stream and leg are never concurrent).
   FrameConsumer& leg(std::uint8_t leg);

@@ -43,16 +43,19 @@ class TcpReceiver::Session : public TcpSession, public std::enable_shared_from_t
   void tune_receive_buffer(const Hello& hello);
   void sample_tcp_info(StreamCounters& counters);
   awaitable<void> feedback_loop();
-  // A probe is counted apart from the feed that owns the stream id.
+  // A probe is counted apart from the feed that owns the stream id; a leg of a protected feed
+  // in the leg's counters (LegMerge).
   StreamCounters& session_counters() {
-    return probe_ ? probe_->counters() : owner_->stats_.stream(stream_id_);
+    return probe_ ? probe_->counters() : owner_->merge_.counters(stream_id_, hello_);
   }
+  FrameConsumer& consumer() { return owner_->merge_.leg(hello_.leg); }
   awaitable<void> finish_feedback(bool clean);
 
   std::shared_ptr<TcpReceiver> owner_;
   tcp::socket socket_;
   std::string peer_;
   std::uint16_t stream_id_ = 0;
+  Hello hello_;  // once accepted
   std::vector<std::byte> body_;
   std::vector<std::byte> scratch_;
   std::int64_t next_info_ns_ = 0;
@@ -120,30 +123,26 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
   std::string reason;
   // A probe takes none of the stream's slot: it may run beside the feed that holds it.
   const bool probe = is_capacity_probe(*intake.hello);
-  const AckStatus status = owner_->claim(stream_id, probe);
-  if (status == AckStatus::bad_stream) {
-    reason = fmt::format("this receiver serves streams 0..{}", owner_->options_.streams - 1);
-  } else if (status == AckStatus::stream_busy) {
-    reason =
-        probe ? capacity_probes_busy(owner_->max_probes_) : "another sender is already connected";
-  }
+  const AckStatus status = owner_->claim(stream_id, *intake.hello, probe, reason);
   if (status != AckStatus::accepted) {
     co_await send_hello_ack(socket_, stream_id, status, std::move(reason), peer_, "tcp");
     co_return std::nullopt;
   }
   reassembly_ = reassembler_config(*intake.hello);
   reassembly_.max_frames_in_flight = owner_->options_.max_frames_in_flight;
-  memory_ = owner_->memory_.admit(reassembly_, /*readers=*/1, peer_, stream_id, reason);
+  memory_ = owner_->memory_.admit(owner_->merge_.reserved_config(*intake.hello, reassembly_),
+                                  /*readers=*/1, peer_, stream_id, reason);
   if (!memory_) {
-    owner_->release(stream_id, probe);
+    owner_->release(stream_id, intake.hello->leg, probe);
     co_await send_hello_ack(socket_, stream_id, AckStatus::bad_request, std::move(reason), peer_,
                             "tcp", /*log=*/false);
     co_return std::nullopt;
   }
   stream_id_ = stream_id;
+  hello_ = *intake.hello;
   if (!co_await send_hello_ack(socket_, stream_id, AckStatus::accepted, {}, peer_, "tcp")) {
     memory_.reset();
-    owner_->release(stream_id, probe);
+    owner_->release(stream_id, hello_.leg, probe);
     co_return std::nullopt;
   }
   if (probe) probe_.emplace(log(), stream_id, peer_);
@@ -175,7 +174,7 @@ void TcpReceiver::Session::sample_tcp_info(StreamCounters& counters) {
 
 awaitable<bool> TcpReceiver::Session::receive() {
   StreamCounters& counters = session_counters();
-  FrameConsumer& consumer = owner_->consumer_;
+  FrameConsumer& consumer = this->consumer();
   // One in-order connection: a gap is final (latency budget 0).
   Reassembler reassembler(stream_id_, reassembly_, owner_->memory_.pool());
   ReassemblyPublisher publisher(log(), stream_id_);
@@ -275,7 +274,7 @@ awaitable<void> TcpReceiver::Session::run() {
     counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
     counters.state.store(StreamState::running, std::memory_order_relaxed);
     counters.latency_budget_ms.store(hello->latency_budget_ms, std::memory_order_relaxed);
-    owner_->consumer_.session_started(stream_id_, *hello);
+    consumer().session_started(stream_id_, *hello);
   }
   asio::co_spawn(
       socket_.get_executor(), [self = shared_from_this()] { return self->feedback_loop(); },
@@ -289,24 +288,23 @@ awaitable<void> TcpReceiver::Session::run() {
   } else {
     counters.state.store(clean ? StreamState::finished : StreamState::failed,
                          std::memory_order_relaxed);
-    owner_->consumer_.session_ended(stream_id_, clean, next_seq_);
+    consumer().session_ended(stream_id_, clean, next_seq_);
   }
   boost::system::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
   memory_.reset();  // before the stream id is free: its next session reserves afresh
-  owner_->release(stream_id_, probe_.has_value());
+  owner_->release(stream_id_, hello_.leg, probe_.has_value());
 }
 
 TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, StatsRegistry& stats,
                          FrameConsumer& consumer)
     : options_(std::move(options)),
       stats_(stats),
-      consumer_(consumer),
+      merge_(consumer, stats, {.streams = options_.streams, .skew = options_.skew}),
       listener_(std::make_shared<TcpListener>(context, "tcp")),
       memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "tcp"),
-      max_probes_(max_capacity_probes(options_.streams)),
-      busy_(options_.streams, false) {}
+      max_probes_(max_capacity_probes(options_.streams)) {}
 
 TcpReceiver::~TcpReceiver() = default;
 
@@ -322,26 +320,29 @@ Endpoint TcpReceiver::local_endpoint() const {
   return listener_->local_endpoint();
 }
 
-AckStatus TcpReceiver::claim(std::uint16_t stream_id, bool probe) {
+AckStatus TcpReceiver::claim(std::uint16_t stream_id, const Hello& hello, bool probe,
+                             std::string& reason) {
+  if (!probe) return merge_.claim(stream_id, hello, reason);
   std::lock_guard lock(mutex_);
-  if (stream_id >= busy_.size()) return AckStatus::bad_stream;
-  if (probe) {
-    if (probes_running_ >= max_probes_) return AckStatus::stream_busy;
-    ++probes_running_;
-    return AckStatus::accepted;
+  if (stream_id >= options_.streams) {
+    reason = fmt::format("this receiver serves streams 0..{}", options_.streams - 1);
+    return AckStatus::bad_stream;
   }
-  if (busy_[stream_id]) return AckStatus::stream_busy;
-  busy_[stream_id] = true;
+  if (probes_running_ >= max_probes_) {
+    reason = capacity_probes_busy(max_probes_);
+    return AckStatus::stream_busy;
+  }
+  ++probes_running_;
   return AckStatus::accepted;
 }
 
-void TcpReceiver::release(std::uint16_t stream_id, bool probe) {
-  std::lock_guard lock(mutex_);
-  if (probe) {
-    --probes_running_;
-  } else if (stream_id < busy_.size()) {
-    busy_[stream_id] = false;
+void TcpReceiver::release(std::uint16_t stream_id, std::uint8_t leg, bool probe) {
+  if (!probe) {
+    merge_.release(stream_id, leg);
+    return;
   }
+  std::lock_guard lock(mutex_);
+  --probes_running_;
 }
 
 void TcpReceiver::stop() {

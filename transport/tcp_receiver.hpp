@@ -9,6 +9,7 @@
 
 #include "common/tcp_listener.hpp"
 #include "transport/frame_memory.hpp"
+#include "transport/leg_merge.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -27,19 +28,19 @@ class TcpReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   class Session;
   friend class Session;
 
-  // Claims a stream id for a session (refused if out of range or already carried); a capacity
-  // probe claims one of max_probes_ instead, never the stream's slot.
-  AckStatus claim(std::uint16_t stream_id, bool probe);
-  void release(std::uint16_t stream_id, bool probe);
+  // Claims a stream id (or a leg of its protected feed) for a session, through the merge; a
+  // capacity probe claims one of max_probes_ instead, never the stream's slot. `reason`: the
+  // refusal's line.
+  AckStatus claim(std::uint16_t stream_id, const Hello& hello, bool probe, std::string& reason);
+  void release(std::uint16_t stream_id, std::uint8_t leg, bool probe);
 
   ReceiverOptions options_;
   StatsRegistry& stats_;
-  FrameConsumer& consumer_;
+  LegMerge merge_;  // the feeds' consumer, merging the legs of protected feeds
   std::shared_ptr<TcpListener> listener_;  // the accept loop and the live sessions
   FrameMemory memory_;                     // frame buffers of all sessions, within --max-memory
   std::size_t max_probes_;
-  std::mutex mutex_;  // guards busy_ and probes_running_
-  std::vector<bool> busy_;
+  std::mutex mutex_;  // guards probes_running_
   std::size_t probes_running_ = 0;
 };
 

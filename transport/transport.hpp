@@ -111,6 +111,9 @@ struct ReceiverOptions {
   std::uint64_t max_memory_bytes = 0;
   SrtSettings srt{};                // srt: one UDP port per stream, listen.port + stream id
   std::optional<PresharedKey> key;  // set: every session must prove it holds this key
+  // Protected feeds (two legs): how long a frame one leg lacks waits for the other. Unset:
+  // sized from the legs' RTTs and jitter (transport/leg_merge.hpp, skew_window).
+  std::optional<std::chrono::nanoseconds> skew;
 };
 
 class ReceiverTransport {
