@@ -202,6 +202,9 @@ struct SendText {
 void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
   command.add_option("--dest", send.dest, "Destination: HOST:PORT or a destination preset")
       ->envname("HDSTREAM_DEST");
+  command.add_option("--dest-b", send.dest_b,
+                     "Also send every feed in full over this second path (HOST:PORT or a "
+                     "destination preset): the receiver merges the two, hitlessly");
   command.add_option("--profile", send.profile,
                      "Profile preset (destination, format, feeds, rate)");
   add_streams(command, send.streams);

@@ -37,6 +37,7 @@ struct CommonOptions {
 struct SendOptions {
   CommonOptions common;
   std::string dest;     // preset name or HOST:PORT
+  std::string dest_b;   // a second path (two-path protection): preset name or HOST:PORT
   std::string profile;  // a profile preset naming destination, format, streams, rate
   std::size_t streams = 1;
   std::string format = "synthetic";

@@ -67,6 +67,10 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   }
   plan.format = resolve_format(store, o.format);
   for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints.push_back(d.endpoint_for(i));
+  if (!o.dest_b.empty()) {
+    const DestinationPreset path_b = resolve_destination(store, o.dest_b);
+    for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints_b.push_back(path_b.endpoint_for(i));
+  }
   return plan;
 }
 
@@ -114,6 +118,7 @@ std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
   std::vector<FeedSetup> feeds(o.streams, base);
   for (std::size_t i = 0; i < feeds.size(); ++i) {
     feeds[i].request.destination = plan.endpoints.at(i);
+    if (!plan.endpoints_b.empty()) feeds[i].request.destination_b = plan.endpoints_b.at(i);
     feeds[i].request.stream_id = static_cast<std::uint16_t>(i);
     feeds[i].source = sources.at(i);
   }

@@ -16,7 +16,8 @@ struct SendPlan {
   SendOptions options;  // with preset values filled in where the user gave none
   DestinationPreset destination;
   FormatPreset format;
-  std::vector<Endpoint> endpoints;  // one per feed
+  std::vector<Endpoint> endpoints;    // one per feed
+  std::vector<Endpoint> endpoints_b;  // --dest-b: each feed's second path; empty: one path
 
   // --rate sizes synthetic frames; a media format runs at its own rate.
   std::uint64_t rate_per_feed_bps() const {

@@ -10,6 +10,7 @@
 #include "pipeline/media_sources.hpp"
 #include "pipeline/synthetic.hpp"
 #include "transport/feed_request.hpp"
+#include "transport/protected_sender.hpp"
 
 namespace hdstream {
 
@@ -35,7 +36,8 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats,
     }
     FeedRequest request = setup.request;
     request.feed = made.feed;
-    SenderOptions transport_options = sender_options(request);
+    std::vector<SenderOptions> legs = leg_options(request);
+    SenderOptions& transport_options = legs.front();
     logger("hdstream")->info("stream {}: {}", i, made.summary);
 
     Feed entry;
@@ -43,8 +45,18 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats,
     entry.plan.latency_budget =
         std::chrono::milliseconds(transport_options.hello.latency_budget_ms);
     entry.strand = asio::make_strand(runtime_.io());
-    entry.transport =
-        make_sender(setup.wire, entry.strand, std::move(transport_options), stats_.stream(i));
+    if (legs.size() == 1) {
+      entry.transport =
+          make_sender(setup.wire, entry.strand, std::move(transport_options), stats_.stream(i));
+    } else {
+      // Two-path protection: one transport per leg, counting into the leg's counters.
+      std::array<std::shared_ptr<SenderTransport>, 2> made_legs;
+      for (std::size_t leg = 0; leg < 2; ++leg) {
+        made_legs[leg] = make_sender(setup.wire, entry.strand, legs[leg], stats_.leg(i, leg));
+      }
+      entry.transport = std::make_shared<ProtectedSender>(entry.strand, std::move(made_legs),
+                                                          stats_.stream(i), stream_id);
+    }
     entry.source = std::move(made.source);
     const FeedDescriptor& feed = entry.plan.feed;
     if (unpaced_frame_bytes > 0) {

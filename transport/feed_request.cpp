@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -106,6 +107,27 @@ SenderOptions sender_options(const FeedRequest& request) {
   options.tuning.max_pacing_rate_bps = static_cast<std::uint64_t>(
       request.pacing_factor * static_cast<double>(hello.feed.bit_rate_bps));
   return options;
+}
+
+std::vector<SenderOptions> leg_options(const FeedRequest& request) {
+  std::vector<SenderOptions> legs{sender_options(request)};
+  if (!request.destination_b) return legs;
+  if (request.transport != TransportKind::tcp) {
+    throw FeedRequestError(fmt::format("--dest-b: two paths work over tcp so far, not {}",
+                                       to_string(request.transport)));
+  }
+  if (request.probe) throw FeedRequestError("--dest-b: a capacity probe measures one path");
+  std::random_device random;
+  std::uint64_t feed_id = 0;
+  while (feed_id == 0) feed_id = (std::uint64_t{random()} << 32) | random();
+  legs.push_back(legs.front());
+  for (std::uint8_t leg = 0; leg < 2; ++leg) {
+    legs[leg].hello.legs = 2;
+    legs[leg].hello.leg = leg;
+    legs[leg].hello.feed_id = feed_id;
+  }
+  legs[1].destination = *request.destination_b;
+  return legs;
 }
 
 }  // namespace hdstream

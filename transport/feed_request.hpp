@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/clock.hpp"
 #include "common/endpoint.hpp"
@@ -30,6 +31,8 @@ inline constexpr std::size_t kDefaultMtcpConnections = 4;
 struct FeedRequest {
   TransportKind transport = TransportKind::tcp;
   Endpoint destination;  // srt: the feed's port is destination.port + stream_id
+  // Two-path protection: the feed goes in full to `destination` (leg A) and here (leg B).
+  std::optional<Endpoint> destination_b;
   std::uint16_t stream_id = 0;
   FeedDescriptor feed;
   // Unpaced (bench): every frame has exactly this many bytes and goes out as fast as the
@@ -65,7 +68,11 @@ class FeedRequestError : public std::invalid_argument {
 std::chrono::nanoseconds latency_budget(TransportKind transport, std::chrono::nanoseconds latency,
                                         bool latency_given, std::chrono::nanoseconds expected_rtt);
 
-// Throws FeedRequestError.
+// Throws FeedRequestError. With a second path: leg A's options (leg_options has both).
 SenderOptions sender_options(const FeedRequest& request);
+
+// The options of each leg: one, or two for a protected feed (destination_b), the same feed
+// announced as leg 0 and leg 1 of one random feed id. Throws FeedRequestError.
+std::vector<SenderOptions> leg_options(const FeedRequest& request);
 
 }  // namespace hdstream

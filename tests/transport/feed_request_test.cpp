@@ -155,5 +155,41 @@ TEST(FeedRequest, TransportsRefuseOptionsItDidNotPlan) {
   EXPECT_THROW(MultiTcpSender(io.get_executor(), mtcp, stats.stream(0)), std::invalid_argument);
 }
 
+TEST(FeedRequest, ASecondPathMakesTwoLegsOfOneFeed) {
+  FeedRequest request = request_for(TransportKind::tcp);
+  EXPECT_EQ(leg_options(request).size(), 1u);
+  EXPECT_EQ(leg_options(request).front().hello.legs, 1);
+  request.destination_b = Endpoint{"198.19.1.1", 9000};
+  const auto legs = leg_options(request);
+  ASSERT_EQ(legs.size(), 2u);
+  for (std::uint8_t leg = 0; leg < 2; ++leg) {
+    EXPECT_EQ(legs[leg].hello.legs, 2);
+    EXPECT_EQ(legs[leg].hello.leg, leg);
+    EXPECT_EQ(validate_hello(legs[leg].hello), "");
+  }
+  EXPECT_NE(legs[0].hello.feed_id, 0u);
+  EXPECT_EQ(legs[0].hello.feed_id, legs[1].hello.feed_id);
+  EXPECT_NE(leg_options(request).front().hello.feed_id, legs[0].hello.feed_id);  // per feed
+  EXPECT_EQ(legs[0].destination, request.destination);
+  EXPECT_EQ(legs[1].destination, *request.destination_b);
+  // Everything else is the same feed, planned once.
+  Hello a = legs[0].hello, b = legs[1].hello;
+  b.leg = a.leg;
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(legs[0].max_queued_frames, legs[1].max_queued_frames);
+}
+
+TEST(FeedRequest, ASecondPathIsRefusedWhereItDoesNotWorkYet) {
+  for (TransportKind transport : {TransportKind::mtcp, TransportKind::srt}) {
+    FeedRequest request = request_for(transport);
+    request.destination_b = Endpoint{"198.19.1.1", 9000};
+    EXPECT_THROW(leg_options(request), FeedRequestError) << to_string(transport);
+  }
+  FeedRequest probe = request_for(TransportKind::tcp);
+  probe.probe = true;
+  probe.destination_b = Endpoint{"198.19.1.1", 9000};
+  EXPECT_THROW(leg_options(probe), FeedRequestError);
+}
+
 }  // namespace
 }  // namespace hdstream

@@ -1,0 +1,153 @@
+#include "transport/protected_sender.hpp"
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+
+namespace hdstream {
+namespace {
+
+std::shared_ptr<spdlog::logger> log() {
+  return logger("protect");
+}
+
+char leg_name(std::size_t leg) {
+  return static_cast<char>('A' + leg);
+}
+
+}  // namespace
+
+ProtectedSender::ProtectedSender(asio::any_io_executor executor,
+                                 std::array<std::shared_ptr<SenderTransport>, 2> legs,
+                                 StreamCounters& counters, std::uint16_t stream_id)
+    : executor_(std::move(executor)),
+      counters_(counters),
+      stream_id_(stream_id),
+      changed_(executor_) {
+  for (std::size_t i = 0; i < legs.size(); ++i) legs_[i].transport = std::move(legs[i]);
+}
+
+template <typename Step>
+awaitable<std::array<bool, 2>> ProtectedSender::on_both(Step step) {
+  std::array<bool, 2> result{};
+  int pending = 2;
+  AsyncEvent done(executor_);
+  for (std::size_t i = 0; i < 2; ++i) {
+    asio::co_spawn(
+        executor_,
+        [&, i]() -> awaitable<void> {
+          try {
+            result[i] = co_await step(i);
+          } catch (const std::exception& error) {
+            log()->error("stream {} leg {}: {}", stream_id_, leg_name(i), error.what());
+          }
+          if (--pending == 0) done.set();
+        },
+        asio::detached);
+  }
+  co_await done.wait();
+  co_return result;
+}
+
+awaitable<bool> ProtectedSender::open() {
+  const auto opened =
+      co_await on_both([this](std::size_t i) { return legs_[i].transport->open(); });
+  for (std::size_t i = 0; i < 2; ++i) legs_[i].up = opened[i];
+  if (!any_up()) {
+    counters_.state.store(StreamState::failed, std::memory_order_relaxed);
+    co_return false;
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (!opened[i]) {
+      log()->warn("stream {}: leg {} did not connect; the feed runs on leg {} alone, unprotected",
+                  stream_id_, leg_name(i), leg_name(1 - i));
+    }
+  }
+  counters_.state.store(StreamState::running, std::memory_order_relaxed);
+  co_return true;
+}
+
+SubmitResult ProtectedSender::submit(FramePtr frame) {
+  if (stopped_ || closing_) return SubmitResult::closed;
+  bool queued = false, dropped = false;
+  const std::uint64_t seq = frame->seq;
+  const std::size_t bytes = frame->data.size();
+  for (std::size_t i = 0; i < 2; ++i) {
+    Leg& leg = legs_[i];
+    if (!leg.up) continue;
+    switch (leg.transport->submit(frame)) {
+      case SubmitResult::queued:
+        queued = true;
+        break;
+      case SubmitResult::dropped:
+        dropped = true;
+        break;
+      case SubmitResult::closed:
+        // This leg's path broke: the other carries on while it comes back.
+        leg.up = false;
+        leg.restoring = true;
+        log()->warn("stream {}: leg {} lost; the feed runs on leg {} alone until it is back",
+                    stream_id_, leg_name(i), leg_name(1 - i));
+        asio::co_spawn(
+            executor_, [self = shared_from_this(), i, seq] { return self->restore(i, seq + 1); },
+            asio::detached);
+        break;
+    }
+  }
+  if (queued) {
+    counters_.add_frame(bytes, wall_clock_ns());
+    return SubmitResult::queued;
+  }
+  if (dropped) return SubmitResult::dropped;
+  counters_.state.store(StreamState::waiting, std::memory_order_relaxed);
+  return SubmitResult::closed;  // no leg up: the feed's session is broken
+}
+
+awaitable<void> ProtectedSender::restore(std::size_t i, std::uint64_t first_frame_seq) {
+  const bool back = co_await legs_[i].transport->reopen(first_frame_seq);
+  legs_[i].restoring = false;
+  legs_[i].up = back && !stopped_ && !closing_;
+  if (legs_[i].up) {
+    log()->info("stream {}: leg {} is back; the feed is protected again", stream_id_, leg_name(i));
+  }
+  changed_.notify();
+}
+
+awaitable<bool> ProtectedSender::reopen(std::uint64_t first_frame_seq) {
+  (void)first_frame_seq;  // each leg resumes from the frame after the one it lost
+  // Both legs are down and coming back in the background: the feed resumes with the first.
+  while (!any_up() && any_restoring() && !stopped_) co_await changed_.wait_for_notify();
+  if (!any_up()) {
+    counters_.state.store(StreamState::failed, std::memory_order_relaxed);
+    co_return false;
+  }
+  counters_.state.store(StreamState::running, std::memory_order_relaxed);
+  co_return true;
+}
+
+awaitable<bool> ProtectedSender::close(std::uint64_t frames_sent) {
+  closing_ = true;
+  // A leg still coming back is abandoned; the legs up end their sessions with END.
+  for (auto& leg : legs_) {
+    if (leg.restoring) leg.transport->stop();
+  }
+  while (any_restoring()) co_await changed_.wait_for_notify();
+  const std::array<bool, 2> up{legs_[0].up, legs_[1].up};
+  const auto closed = co_await on_both([&](std::size_t i) -> awaitable<bool> {
+    if (!up[i]) co_return false;
+    co_return co_await legs_[i].transport->close(frames_sent);
+  });
+  const bool clean = closed[0] || closed[1];
+  counters_.state.store(clean ? StreamState::finished : StreamState::failed,
+                        std::memory_order_relaxed);
+  co_return clean;
+}
+
+void ProtectedSender::stop() {
+  asio::post(executor_, [self = shared_from_this()] {
+    self->stopped_ = true;
+    for (auto& leg : self->legs_) leg.transport->stop();
+    self->changed_.notify();
+  });
+}
+
+}  // namespace hdstream

@@ -1,0 +1,54 @@
+// One feed sent in full over two paths (two-path protection): a SenderTransport made of two,
+// one per leg, each with its own connection(s), congestion control and buffers. Every frame
+// goes to every leg that is up; a leg whose session breaks is re-established in the background
+// (its transport's reopen()) while the other carries on, and the feed only sees a break when
+// both legs are down. The receiver merges the legs (transport/leg_merge.hpp).
+//   auto sender = std::make_shared<ProtectedSender>(strand, std::move(legs), counters);
+#pragma once
+
+#include <array>
+#include <memory>
+
+#include "common/async_event.hpp"
+#include "transport/transport.hpp"
+
+namespace hdstream {
+
+class ProtectedSender : public SenderTransport,
+                        public std::enable_shared_from_this<ProtectedSender> {
+ public:
+  // `legs`: made on `executor`, leg i announcing leg i of the same feed id and counting into
+  // the leg's counters; `counters`: the feed's (frames handed to at least one leg).
+  ProtectedSender(asio::any_io_executor executor,
+                  std::array<std::shared_ptr<SenderTransport>, 2> legs, StreamCounters& counters,
+                  std::uint16_t stream_id);
+
+  awaitable<bool> open() override;
+  SubmitResult submit(FramePtr frame) override;
+  awaitable<bool> close(std::uint64_t frames_sent) override;
+  void stop() override;
+  awaitable<bool> reopen(std::uint64_t first_frame_seq) override;
+
+ private:
+  struct Leg {
+    std::shared_ptr<SenderTransport> transport;
+    bool up = false;
+    bool restoring = false;
+  };
+  // Runs step(0) and step(1) (awaitable<bool>) at once; what each returned.
+  template <typename Step>
+  awaitable<std::array<bool, 2>> on_both(Step step);
+  awaitable<void> restore(std::size_t leg, std::uint64_t first_frame_seq);
+  bool any_up() const { return legs_[0].up || legs_[1].up; }
+  bool any_restoring() const { return legs_[0].restoring || legs_[1].restoring; }
+
+  asio::any_io_executor executor_;
+  std::array<Leg, 2> legs_;
+  StreamCounters& counters_;
+  std::uint16_t stream_id_;
+  AsyncEvent changed_;  // a leg came back or gave up
+  bool stopped_ = false;
+  bool closing_ = false;
+};
+
+}  // namespace hdstream
