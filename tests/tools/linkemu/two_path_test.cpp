@@ -5,8 +5,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -15,6 +17,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -23,9 +27,11 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/support/namespaces.hpp"
 #include "tests/tools/linkemu/emulator_support.hpp"
+#include "tools/linkemu/command.hpp"
 #include "tools/linkemu/emulator.hpp"
 
 namespace hdstream::linkemu {
@@ -363,6 +369,52 @@ TEST(PathControls, RejectAPathTheTopologyLacksAndLossOutOfRange) {
   EXPECT_TRUE(two.link_down());
   two.set_link_down(false);
   EXPECT_FALSE(two.path_down(Path::a) || two.path_down(Path::b));
+}
+
+// The command: --path-b-* flags bring path B up on lemu1, and SIGRTMIN+2 / +3 take it down and
+// back, leaving path A alone.
+TEST_F(TwoPaths, CommandLineFlagsAndSignalsControlPathB) {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("linkemu-{}", getpid());
+  std::filesystem::create_directories(dir);
+  const auto ready = dir / "ready", stats = dir / "stats.jsonl";
+  std::filesystem::remove(ready);
+  const std::string prefix = fmt::format("lt{}-", getpid());
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execl(LINKEMU_BINARY, "linkemu", "up", "--rtt", "1ms", "--path-b-rtt", "3ms", "--prefix",
+          prefix.c_str(), "--ready-file", ready.c_str(), "--stats-file", stats.c_str(),
+          "--interval", "50ms", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_TRUE(wait_until([&]() -> bool { return std::filesystem::exists(ready); }, 20s));
+  const auto addresses = run_command({"ip", "-n", prefix + "b", "-4", "addr", "show", "lemu1"});
+  EXPECT_NE(addresses.output.find("198.19.1.1/32"), std::string::npos) << addresses.output;
+  // The last complete stats line's "paths".
+  auto paths = [&]() -> nlohmann::json {
+    std::ifstream in(stats);
+    std::string line;
+    nlohmann::json last;
+    while (std::getline(in, line)) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_object()) last = j["paths"];
+    }
+    return last;
+  };
+  auto down = [&](int index) {
+    const auto p = paths();
+    return p.is_array() && p.size() == 2 && p[index]["down"] == true;
+  };
+  kill(child, SIGRTMIN + 2);
+  EXPECT_TRUE(wait_until([&] { return down(1); }, 5s)) << paths().dump();
+  EXPECT_FALSE(down(0));
+  kill(child, SIGRTMIN + 3);
+  EXPECT_TRUE(wait_until([&] { return !down(1); }, 5s)) << paths().dump();
+  kill(child, SIGTERM);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
