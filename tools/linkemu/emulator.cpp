@@ -32,7 +32,34 @@ std::uint32_t ipv4(const std::string& text) {
   return ntohl(parsed.s_addr);
 }
 
+// Room for everything the link can hold: the queue plus rate x (delay + jitter), with slack
+// for per-record overhead. With no rate cap, assume what one emulator thread can move.
+std::size_t delay_line_bytes(const LinkProfile& link) {
+  const double ceiling_bps = link.rate_bps ? static_cast<double>(link.rate_bps) : 10e9;
+  const double in_flight_s =
+      std::chrono::duration<double>(link.one_way_delay + link.jitter).count() + 0.01;
+  return static_cast<std::size_t>(std::min(
+      2.0 * (static_cast<double>(link.queue_bytes) + ceiling_bps / 8 * in_flight_s) + (4 << 20),
+      2.0 * (1u << 30)));
+}
+
+// Path A keeps the seeds it always had (runs stay reproducible); path B's differ in the top byte.
+std::uint64_t direction_seed(Path path, std::uint32_t from, std::uint32_t to) {
+  const std::uint64_t seed = 0x6c696e6b656d75ULL ^ (std::uint64_t{from} << 32) ^ to;
+  return path == Path::b ? seed ^ (std::uint64_t{'b'} << 56) : seed;
+}
+
+std::string forwarder_name(Path path, std::uint32_t site) {
+  return path == Path::a ? std::to_string(site) : fmt::format("b{}", site);
+}
+
 }  // namespace
+
+const char* tun_name(Path path) {
+  if (path == Path::a) return kTunName;
+  if (path == Path::b) return kPathBTunName;
+  throw std::invalid_argument("no such path");
+}
 
 bool EmulatorStats::overloaded() const {
   // A few late packets are the scheduler on a shared machine; more than 1% late means the
@@ -44,6 +71,13 @@ bool EmulatorStats::overloaded() const {
 
 Emulator::Emulator(Topology topology) : topology_(std::move(topology)) {
   if (topology_.prefix.empty()) topology_.prefix = default_prefix();
+  for (const Path path : topology_.paths()) {
+    // Path B's addresses are derived from path A's: a topology built by hand may not allow it.
+    for (const auto& site : topology_.sites) site.hosts_on(path);
+    PathLinks& links = paths_.emplace_back();
+    links.path = path;
+    links.control->random_loss = topology_.profile(path).random_loss;
+  }
 }
 
 Emulator::~Emulator() {
@@ -64,8 +98,21 @@ const Site& Emulator::site(const std::string& name) const {
 std::uint64_t Emulator::tcp_buffer_max_bytes() const {
   // Autotuning needs about twice the BDP (half the buffer is overhead at the default
   // tcp_adv_win_scale); four leaves room for the queue. Never below 64 MiB, never above 1 GiB.
-  const std::uint64_t four_bdp = 4 * (topology_.link.bdp_bytes() + topology_.link.queue_bytes);
+  // With two paths, the longer fatter one sets it.
+  std::uint64_t four_bdp = 0;
+  for (const Path path : topology_.paths()) {
+    const LinkProfile& link = topology_.profile(path);
+    four_bdp = std::max(four_bdp, 4 * (link.bdp_bytes() + link.queue_bytes));
+  }
   return std::clamp<std::uint64_t>(four_bdp, 64u << 20, 1u << 30);
+}
+
+const Emulator::PathLinks& Emulator::links(Path path) const {
+  for (const auto& links : paths_) {
+    if (links.path == path) return links;
+  }
+  throw std::invalid_argument(
+      fmt::format("the topology has no path {} (no [path_b] table)", to_string(path)));
 }
 
 void Emulator::configure_site(std::size_t index) {
@@ -81,59 +128,76 @@ void Emulator::configure_site(std::size_t index) {
   write_sysctl(ns, "net/ipv4/tcp_wmem", "4096 16384 " + max);
   // Each run starts from a clean slate, not from the cwnd/ssthresh a previous run cached.
   write_sysctl(ns, "net/ipv4/tcp_no_metrics_save", "1");
+  for (auto& links : paths_) attach_path(index, links);
+}
 
-  tuns_.push_back(std::make_unique<TunDevice>(ns, kTunName));
-  run_checked({"ip", "-n", ns, "link", "set", kTunName, "mtu",
-               std::to_string(topology_.link.mtu_bytes), "txqueuelen", "10000", "up"});
-  for (const auto& host : site.hosts) {
-    run_checked({"ip", "-n", ns, "addr", "add", host + "/32", "dev", kTunName});
+void Emulator::attach_path(std::size_t index, PathLinks& links) {
+  const Site& site = topology_.sites[index];
+  const std::string ns = topology_.prefix + site.name;
+  const std::string tun = tun_name(links.path);
+  const auto hosts = site.hosts_on(links.path);
+  links.tuns.push_back(std::make_unique<TunDevice>(ns, tun));
+  run_checked({"ip", "-n", ns, "link", "set", tun, "mtu",
+               std::to_string(topology_.profile(links.path).mtu_bytes), "txqueuelen", "10000",
+               "up"});
+  for (const auto& host : hosts) {
+    run_checked({"ip", "-n", ns, "addr", "add", host + "/32", "dev", tun});
   }
   // Remote host k is reached from local host k (modulo): five sender hosts talking to five
   // receiver hosts pair up one to one, as the machines did at SC99.
   for (const auto& other : topology_.sites) {
     if (&other == &site) continue;
-    for (std::size_t k = 0; k < other.hosts.size(); ++k) {
-      run_checked({"ip", "-n", ns, "route", "add", other.hosts[k] + "/32", "dev", kTunName, "src",
-                   site.hosts[k % site.hosts.size()]});
+    const auto other_hosts = other.hosts_on(links.path);
+    for (std::size_t k = 0; k < other_hosts.size(); ++k) {
+      run_checked({"ip", "-n", ns, "route", "add", other_hosts[k] + "/32", "dev", tun, "src",
+                   hosts[k % hosts.size()]});
     }
   }
+  if (links.path != Path::b) return;
+  // A packet from a path-B address travels on path B even to a path-A address, so both
+  // directions of a connection take the same path (the reply goes to the 198.19 address).
+  const std::string table = std::to_string(kPathBRouteTable);
+  for (const auto& other : topology_.sites) {
+    if (&other == &site) continue;
+    for (const auto& host : other.hosts) {
+      run_checked({"ip", "-n", ns, "route", "add", host + "/32", "dev", tun, "table", table});
+    }
+  }
+  run_checked({"ip", "-n", ns, "rule", "add", "from", "198.19.0.0/16", "lookup", table});
 }
 
-void Emulator::start_forwarders() {
+void Emulator::start_forwarders(PathLinks& links) {
   const auto& sites = topology_.sites;
   std::vector<Route> routes;
   for (std::uint32_t s = 0; s < sites.size(); ++s) {
-    for (const auto& host : sites[s].hosts) routes.push_back({ipv4(host), s});
+    for (const auto& host : sites[s].hosts_on(links.path)) routes.push_back({ipv4(host), s});
+    // Path B also carries packets from a path-B source to a path-A address (attach_path).
+    if (links.path == Path::b) {
+      for (const auto& host : sites[s].hosts) routes.push_back({ipv4(host), s});
+    }
   }
-  const LinkProfile& link = topology_.link;
-  // Room for everything the link can hold: the queue plus rate x (delay + jitter), with slack
-  // for per-record overhead. With no rate cap, assume what one emulator thread can move.
-  const double ceiling_bps = link.rate_bps ? static_cast<double>(link.rate_bps) : 10e9;
-  const double in_flight_s =
-      std::chrono::duration<double>(link.one_way_delay + link.jitter).count() + 0.01;
-  const auto line_bytes = static_cast<std::size_t>(std::min(
-      2.0 * (static_cast<double>(link.queue_bytes) + ceiling_bps / 8 * in_flight_s) + (4 << 20),
-      2.0 * (1u << 30)));
-  counters_.assign(sites.size(), {});
+  const LinkProfile& link = topology_.profile(links.path);
+  const auto line_bytes = delay_line_bytes(link);
+  links.counters.assign(sites.size(), {});
   for (std::uint32_t from = 0; from < sites.size(); ++from) {
     std::vector<Direction> directions;
-    counters_[from].resize(sites.size());
+    links.counters[from].resize(sites.size());
     for (std::uint32_t to = 0; to < sites.size(); ++to) {
       if (to == from) continue;
       Direction d;
       d.destination_site = to;
-      d.destination_fd = tuns_[to]->fd();
+      d.destination_fd = links.tuns[to]->fd();
       d.profile = link;
-      d.seed = 0x6c696e6b656d75ULL ^ (std::uint64_t{from} << 32) ^ to;
+      d.seed = direction_seed(links.path, from, to);
       d.delay_line_bytes = line_bytes;
       d.counters = std::make_shared<DirectionCounters>();
-      counters_[from][to] = d.counters;
+      links.counters[from][to] = d.counters;
       directions.push_back(std::move(d));
     }
-    forwarders_.push_back(std::make_unique<Forwarder>(from, tuns_[from]->fd(), routes,
-                                                      std::move(directions), link_down_));
+    forwarders_.push_back(std::make_unique<Forwarder>(forwarder_name(links.path, from),
+                                                      links.tuns[from]->fd(), routes,
+                                                      std::move(directions), links.control));
   }
-  for (auto& forwarder : forwarders_) forwarder->start();
 }
 
 void Emulator::up() {
@@ -144,56 +208,102 @@ void Emulator::up() {
   }
   try {
     for (std::size_t i = 0; i < topology_.sites.size(); ++i) configure_site(i);
-    start_forwarders();
+    for (auto& links : paths_) start_forwarders(links);
+    for (auto& forwarder : forwarders_) forwarder->start();
   } catch (...) {
     down();
     throw;
   }
   started_ns_ = steady_ns();
-  log()->info("up: {} sites ({}*), {}", topology_.sites.size(), topology_.prefix,
-              topology_.link.describe());
+  if (topology_.path_b) {
+    log()->info("up: {} sites ({}*), path a: {}; path b: {}", topology_.sites.size(),
+                topology_.prefix, topology_.link.describe(), topology_.path_b->describe());
+  } else {
+    log()->info("up: {} sites ({}*), {}", topology_.sites.size(), topology_.prefix,
+                topology_.link.describe());
+  }
 }
 
 void Emulator::down() {
   for (auto& forwarder : forwarders_) forwarder->stop();
   forwarders_.clear();
-  tuns_.clear();
+  for (auto& links : paths_) links.tuns.clear();
   for (const auto& ns : created_) delete_netns(ns);
   created_.clear();
 }
 
 void Emulator::set_link_down(bool down) {
-  if (link_down_->exchange(down) != down) log()->info("link {}", down ? "down" : "up");
+  bool changed = false;
+  for (auto& links : paths_) changed |= links.control->down.exchange(down) != down;
+  if (changed) log()->info("link {}", down ? "down" : "up");
+}
+
+bool Emulator::link_down() const {
+  return std::all_of(paths_.begin(), paths_.end(), [](const PathLinks& links) {
+    return links.control->down.load(std::memory_order_relaxed);
+  });
+}
+
+void Emulator::set_path_down(Path path, bool down) {
+  if (links(path).control->down.exchange(down) != down) {
+    log()->info("path {} {}", to_string(path), down ? "down" : "up");
+  }
+}
+
+bool Emulator::path_down(Path path) const {
+  return links(path).control->down.load(std::memory_order_relaxed);
+}
+
+void Emulator::set_path_loss(Path path, double probability) {
+  if (!(probability >= 0 && probability < 1)) {
+    throw std::invalid_argument(fmt::format("path {} loss {} is not a probability in [0, 1)",
+                                            to_string(path), probability));
+  }
+  if (links(path).control->random_loss.exchange(probability) != probability) {
+    log()->info("path {} random loss {:g}%", to_string(path), probability * 100);
+  }
+}
+
+double Emulator::path_loss(Path path) const {
+  return links(path).control->random_loss.load(std::memory_order_relaxed);
 }
 
 EmulatorStats Emulator::stats() const {
   EmulatorStats stats;
   stats.t = static_cast<double>(steady_ns() - started_ns_) / 1e9;
   const auto& sites = topology_.sites;
-  for (std::size_t from = 0; from < counters_.size(); ++from) {
-    const auto kernel = tuns_.size() > from ? tuns_[from]->kernel_stats() : TunKernelStats{};
-    for (std::size_t to = 0; to < counters_[from].size(); ++to) {
-      const auto& c = counters_[from][to];
-      if (!c) continue;
-      DirectionStats d;
-      d.from = sites[from].name;
-      d.to = sites[to].name;
-      d.packets_in = c->packets_in.load();
-      d.bytes_in = c->bytes_in.load();
-      d.packets_forwarded = c->packets_forwarded.load();
-      d.bytes_forwarded = c->bytes_forwarded.load();
-      d.emulated_loss_drops = c->emulated_loss_drops.load();
-      d.queue_drops = c->queue_drops.load();
-      d.overload_drops = c->overload_drops.load();
-      d.outage_drops = c->outage_drops.load();
-      // The TUN queue is per source site, not per destination: charge it to every direction
-      // out of the site (with two sites there is only one).
-      d.kernel_drops = kernel.tx_dropped;
-      d.late_packets = c->late_packets.load();
-      d.max_late_us = c->max_late_us.load();
-      d.peak_delay_line_bytes = c->peak_delay_line_bytes.load();
-      stats.directions.push_back(std::move(d));
+  for (const auto& links : paths_) {
+    PathStats path{links.path, links.control->down.load(), links.control->random_loss.load(), 0};
+    const auto& counters = links.counters;
+    for (std::size_t from = 0; from < counters.size(); ++from) {
+      const auto kernel =
+          links.tuns.size() > from ? links.tuns[from]->kernel_stats() : TunKernelStats{};
+      for (std::size_t to = 0; to < counters[from].size(); ++to) {
+        const auto& c = counters[from][to];
+        if (!c) continue;
+        DirectionStats d;
+        d.from = sites[from].name;
+        d.to = sites[to].name;
+        d.path = links.path;
+        d.packets_in = c->packets_in.load();
+        d.bytes_in = c->bytes_in.load();
+        d.packets_forwarded = c->packets_forwarded.load();
+        d.bytes_forwarded = c->bytes_forwarded.load();
+        d.emulated_loss_drops = c->emulated_loss_drops.load();
+        d.queue_drops = c->queue_drops.load();
+        d.overload_drops = c->overload_drops.load();
+        d.outage_drops = c->outage_drops.load();
+        // The TUN queue is per source site, not per destination: charge it to every direction
+        // out of the site (with two sites there is only one).
+        d.kernel_drops = kernel.tx_dropped;
+        d.late_packets = c->late_packets.load();
+        d.max_late_us = c->max_late_us.load();
+        d.peak_delay_line_bytes = c->peak_delay_line_bytes.load();
+        path.outage_drops += d.outage_drops;
+        stats.directions.push_back(std::move(d));
+      }
     }
+    stats.paths.push_back(path);
   }
   for (const auto& forwarder : forwarders_) stats.unroutable += forwarder->unroutable();
   stats.link_down = link_down();
@@ -206,6 +316,7 @@ nlohmann::ordered_json to_json(const EmulatorStats& stats) {
     directions.push_back({
         {"from", d.from},
         {"to", d.to},
+        {"path", to_string(d.path)},
         {"packets_in", d.packets_in},
         {"bytes_in", d.bytes_in},
         {"packets_forwarded", d.packets_forwarded},
@@ -220,12 +331,22 @@ nlohmann::ordered_json to_json(const EmulatorStats& stats) {
         {"peak_delay_line_bytes", d.peak_delay_line_bytes},
     });
   }
+  nlohmann::ordered_json paths = nlohmann::ordered_json::array();
+  for (const auto& p : stats.paths) {
+    paths.push_back({
+        {"path", to_string(p.path)},
+        {"down", p.down},
+        {"loss", p.random_loss},
+        {"outage_drops", p.outage_drops},
+    });
+  }
   return {
       {"type", "linkemu"},
       {"t", std::round(stats.t * 1000) / 1000},
       {"overloaded", stats.overloaded()},
       {"unroutable", stats.unroutable},
       {"link_down", stats.link_down},
+      {"paths", std::move(paths)},
       {"directions", std::move(directions)},
   };
 }

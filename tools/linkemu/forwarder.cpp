@@ -42,13 +42,12 @@ void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) {
 
 }  // namespace
 
-Forwarder::Forwarder(std::uint32_t source_site, int source_fd, std::vector<Route> routes,
-                     std::vector<Direction> directions,
-                     std::shared_ptr<const std::atomic<bool>> link_down)
-    : source_site_(source_site),
+Forwarder::Forwarder(std::string name, int source_fd, std::vector<Route> routes,
+                     std::vector<Direction> directions, std::shared_ptr<const LinkControl> control)
+    : name_(std::move(name)),
       source_fd_(source_fd),
       routes_(std::move(routes)),
-      link_down_(std::move(link_down)),
+      control_(std::move(control)),
       scratch_(new std::byte[kMaxPacketBytes]) {
   stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (stop_fd_ < 0) throw std::runtime_error(fmt::format("eventfd: {}", std::strerror(errno)));
@@ -110,6 +109,8 @@ void Forwarder::read_burst() {
       bump(c.outage_drops);
       continue;
     }
+    if (control_)
+      lane->model.set_random_loss(control_->random_loss.load(std::memory_order_relaxed));
     const Verdict verdict = lane->model.admit(monotonic_ns(), bytes);
     if (verdict.fate == Fate::lost) {
       bump(c.emulated_loss_drops);
@@ -160,7 +161,7 @@ std::int64_t Forwarder::flush(std::int64_t now_ns) {
 void Forwarder::run() {
   // Default timer slack (50 us) would add that much to every emulated delay.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  pthread_setname_np(pthread_self(), fmt::format("linkemu-{}", source_site_).c_str());
+  pthread_setname_np(pthread_self(), fmt::format("linkemu-{}", name_).c_str());
   // The emulator is the wire: on a shared 2-core machine a sender or a compiler must not delay
   // it. A low real-time priority does that; the thread sleeps in ppoll whenever it is idle, and
   // the kernel's RT throttling bounds it in the worst case. Without the privilege, run as is.
@@ -168,8 +169,7 @@ void Forwarder::run() {
   priority.sched_priority = 10;
   if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority) != 0) {
     logger("linkemu")->warn(
-        "forwarder {}: no real-time priority; emulated delays will be late under load",
-        source_site_);
+        "forwarder {}: no real-time priority; emulated delays will be late under load", name_);
   }
   pollfd fds[2] = {{source_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
   for (;;) {
@@ -184,7 +184,7 @@ void Forwarder::run() {
     }
     const int ready = ppoll(fds, 2, timeout_ptr, nullptr);
     if (ready < 0 && errno != EINTR) {
-      logger("linkemu")->error("forwarder {}: poll failed: {}", source_site_, std::strerror(errno));
+      logger("linkemu")->error("forwarder {}: poll failed: {}", name_, std::strerror(errno));
       return;
     }
     if (fds[1].revents & POLLIN) return;

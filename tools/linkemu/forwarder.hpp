@@ -1,8 +1,8 @@
 // Moves the packets one site sends into the link: a thread reads them from the site's TUN,
 // passes each through the LinkModel of the (source, destination) pair, holds it in that pair's
 // DelayLine and writes it into the destination site's TUN when due. One thread per sending site
-// (per direction for two sites); no allocation per packet; several packets per wakeup.
-//   Forwarder f(source, tun_fd, routes, links, stop_fd);  f.start();  ...  f.stop();
+// (per direction for two sites) and path; no allocation per packet; several packets per wakeup.
+//   Forwarder f("0", tun_fd, routes, directions, control);  f.start();  ...  f.stop();
 #pragma once
 
 #include <atomic>
@@ -33,6 +33,13 @@ struct DirectionCounters {
   std::atomic<std::uint64_t> peak_delay_line_bytes{0};
 };
 
+// Run-time state of one path, shared by the forwarders of that path: written from any thread
+// (Emulator::set_path_down, set_path_loss), read by the forwarding threads on every packet.
+struct LinkControl {
+  std::atomic<bool> down{false};       // the cable is pulled: every packet is an outage drop
+  std::atomic<double> random_loss{0};  // replaces the profile's random loss while running
+};
+
 // Delivered this much after its due time, a packet counts as late: the emulator, not the
 // emulated link, set its delay.
 inline constexpr std::int64_t kLateThresholdNs = 1'000'000;
@@ -53,12 +60,14 @@ struct Direction {
 
 class Forwarder {
  public:
+  // `name` tags the thread and its log lines ("0": site 0's sender; "b0": the same on path B).
   // `directions` holds one entry per destination site; `routes` maps addresses to sites.
-  // While `*link_down` is true (if given) every packet read, and every packet that falls due,
-  // is dropped and counted as an outage drop: the cable is pulled.
-  Forwarder(std::uint32_t source_site, int source_fd, std::vector<Route> routes,
+  // If `control` is given: while `control->down` is true every packet read, and every packet
+  // that falls due, is dropped and counted as an outage drop (the cable is pulled); and every
+  // packet is lost with probability `control->random_loss` instead of the profile's.
+  Forwarder(std::string name, int source_fd, std::vector<Route> routes,
             std::vector<Direction> directions,
-            std::shared_ptr<const std::atomic<bool>> link_down = nullptr);
+            std::shared_ptr<const LinkControl> control = nullptr);
   ~Forwarder();
   Forwarder(const Forwarder&) = delete;
   Forwarder& operator=(const Forwarder&) = delete;
@@ -78,16 +87,16 @@ class Forwarder {
   };
 
   void run();
-  bool link_down() const { return link_down_ && link_down_->load(std::memory_order_relaxed); }
+  bool link_down() const { return control_ && control_->down.load(std::memory_order_relaxed); }
   void read_burst();
   std::int64_t flush(std::int64_t now_ns);  // returns the next due time, or 0 if all empty
   Lane* lane_for(const std::byte* packet, std::size_t bytes);
 
-  std::uint32_t source_site_;
+  std::string name_;
   int source_fd_;
   int stop_fd_ = -1;  // eventfd
   std::vector<Route> routes_;
-  std::shared_ptr<const std::atomic<bool>> link_down_;
+  std::shared_ptr<const LinkControl> control_;
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::unique_ptr<std::byte[]> scratch_;
   std::atomic<std::uint64_t> unroutable_{0};

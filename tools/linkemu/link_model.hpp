@@ -55,6 +55,11 @@ class LinkModel {
   // Bytes waiting for or in the bottleneck at `now_ns`.
   std::uint64_t backlog_bytes(std::int64_t now_ns) const;
 
+  // Replaces the random loss probability from the next packet on (a run-time change; the burst
+  // model keeps its state). The caller keeps it in [0, 1).
+  void set_random_loss(double probability) { profile_.random_loss = probability; }
+  double random_loss() const { return profile_.random_loss; }
+
  private:
   double uniform();  // [0, 1)
   bool lose();

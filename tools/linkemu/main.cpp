@@ -4,6 +4,8 @@
 //   linkemu up --config tests/wan/sc99.toml --stats-file counters.jsonl
 //   linkemu down --prefix lsr-      linkemu sweep      linkemu list
 //   kill -USR1 <pid of up>   # link down (cable pulled)     kill -USR2 <pid of up>   # link up
+//   linkemu up --rtt 20ms --path-b-rtt 35ms      # a second, independent path on 198.19.x.y
+//   kill -s RTMIN <pid>  # path A down;  RTMIN+1 A up;  RTMIN+2 B down;  RTMIN+3 B up
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,7 +34,21 @@ struct UpFlags {
   double loss = 0;
   int mtu = 1500, hosts = 1;
   std::string interval = "1s";
+  // Path B, if any --path-b-* flag is given; unset keys default as [path_b]'s do.
+  bool path_b = false;
+  std::string path_b_rtt = "0", path_b_rate = "unlimited", path_b_queue, path_b_jitter;
+  double path_b_loss = 0;
+  int path_b_mtu = 1500;
 };
+
+// Real-time signals that take one path down or up: SIGRTMIN + this.
+struct PathSignal {
+  int offset;
+  Path path;
+  bool down;
+};
+constexpr PathSignal kPathSignals[] = {
+    {0, Path::a, true}, {1, Path::a, false}, {2, Path::b, true}, {3, Path::b, false}};
 
 // Flags become the same TOML a config file holds, so both go through one validator.
 std::string topology_toml(const UpFlags& f) {
@@ -40,6 +56,12 @@ std::string topology_toml(const UpFlags& f) {
                                  f.rtt, f.rate, f.mtu, f.loss);
   if (!f.queue.empty()) text += fmt::format("queue = \"{}\"\n", f.queue);
   if (!f.jitter.empty()) text += fmt::format("jitter = \"{}\"\n", f.jitter);
+  if (f.path_b) {
+    text += fmt::format("[path_b]\nrtt = \"{}\"\nrate = \"{}\"\nmtu = {}\nloss = {}\n",
+                        f.path_b_rtt, f.path_b_rate, f.path_b_mtu, f.path_b_loss);
+    if (!f.path_b_queue.empty()) text += fmt::format("queue = \"{}\"\n", f.path_b_queue);
+    if (!f.path_b_jitter.empty()) text += fmt::format("jitter = \"{}\"\n", f.path_b_jitter);
+  }
   std::size_t begin = 0;
   while (begin <= f.sites.size()) {
     const auto end = std::min(f.sites.find(',', begin), f.sites.size());
@@ -51,6 +73,9 @@ std::string topology_toml(const UpFlags& f) {
 }
 
 int run_up(const UpFlags& flags) {
+  if (flags.path_b && !flags.config.empty()) {
+    throw ConfigError("--path-b-* flags describe path B without --config; in a file, use [path_b]");
+  }
   Topology topology = flags.config.empty() ? parse_topology_text(topology_toml(flags), "flags")
                                            : load_topology(flags.config);
   if (!flags.prefix.empty()) topology.prefix = flags.prefix;
@@ -63,6 +88,7 @@ int run_up(const UpFlags& flags) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGUSR1);  // take the link down (a flap test pulls the cable)
   sigaddset(&signals, SIGUSR2);  // bring it back up
+  for (const auto& s : kPathSignals) sigaddset(&signals, SIGRTMIN + s.offset);  // one path
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   std::ofstream stats_out;
@@ -77,6 +103,10 @@ int run_up(const UpFlags& flags) {
   for (const auto& site : emulator.topology().sites) {
     hdstream::logger("linkemu")->info("site {}: namespace {}, hosts {}", site.name,
                                       emulator.netns(site.name), fmt::join(site.hosts, " "));
+    if (emulator.topology().path_b) {
+      hdstream::logger("linkemu")->info("site {}: path b hosts {}", site.name,
+                                        fmt::join(site.hosts_on(Path::b), " "));
+    }
   }
   if (!flags.ready_file.empty()) std::ofstream(flags.ready_file) << emulator.prefix() << '\n';
 
@@ -87,6 +117,14 @@ int run_up(const UpFlags& flags) {
     const int signal_number = sigtimedwait(&signals, nullptr, &wait);
     if (signal_number == SIGUSR1 || signal_number == SIGUSR2) {
       emulator.set_link_down(signal_number == SIGUSR1);
+    }
+    for (const auto& s : kPathSignals) {
+      if (signal_number != SIGRTMIN + s.offset) continue;
+      if (emulator.topology().has(s.path)) {
+        emulator.set_path_down(s.path, s.down);
+      } else {
+        hdstream::logger("linkemu")->warn("signal ignored: there is no path {}", to_string(s.path));
+      }
     }
     *out << emulator.stats_json().dump() << std::endl;
     if (signal_number == SIGINT || signal_number == SIGTERM) break;
@@ -102,7 +140,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   UpFlags up;
   auto* up_cmd = app.add_subcommand(
-      "up", "Bring a topology up; runs until SIGINT/SIGTERM; SIGUSR1 link down, SIGUSR2 up");
+      "up",
+      "Bring a topology up; runs until SIGINT/SIGTERM; SIGUSR1 link down, SIGUSR2 up; "
+      "SIGRTMIN+0/1 path A down/up, SIGRTMIN+2/3 path B down/up");
   up_cmd->add_option("--config", up.config, "TOML file with [link] and [[site]] tables");
   up_cmd->add_option("--prefix", up.prefix, "Namespace name prefix (default hds<pid>-)");
   up_cmd->add_option("--rtt", up.rtt, "Round-trip time, e.g. 97ms")->capture_default_str();
@@ -117,6 +157,14 @@ int main(int argc, char** argv) {
   up_cmd->add_option("--sites", up.sites, "Comma-separated site names")->capture_default_str();
   up_cmd->add_option("--hosts", up.hosts, "Host addresses per site (198.18.<site>.<n>)")
       ->capture_default_str();
+  const CLI::Option* path_b_flags[] = {
+      up_cmd->add_option("--path-b-rtt", up.path_b_rtt, "Path B: round-trip time (198.19.x.y)"),
+      up_cmd->add_option("--path-b-rate", up.path_b_rate, "Path B: bottleneck rate"),
+      up_cmd->add_option("--path-b-queue", up.path_b_queue, "Path B: drop-tail queue"),
+      up_cmd->add_option("--path-b-loss", up.path_b_loss, "Path B: random loss probability"),
+      up_cmd->add_option("--path-b-jitter", up.path_b_jitter, "Path B: delay jitter (+-)"),
+      up_cmd->add_option("--path-b-mtu", up.path_b_mtu, "Path B: MTU"),
+  };
   up_cmd->add_option("--stats-file", up.stats_file, "Counters as JSON lines (default stdout)");
   up_cmd->add_option("--interval", up.interval, "Counters interval")->capture_default_str();
   up_cmd->add_option("--ready-file", up.ready_file,
@@ -128,6 +176,7 @@ int main(int argc, char** argv) {
   auto* sweep_cmd = app.add_subcommand("sweep", "Delete namespaces left by crashed runs");
   auto* list_cmd = app.add_subcommand("list", "List namespaces");
   CLI11_PARSE(app, argc, argv);
+  for (const auto* flag : path_b_flags) up.path_b |= flag->count() > 0;
 
   try {
     if (up_cmd->parsed()) return run_up(up);

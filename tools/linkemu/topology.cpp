@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -60,9 +62,10 @@ auto parse_unit(std::string_view source, const toml::node& node, std::string_vie
   }
 }
 
-LinkProfile parse_link(std::string_view source, const toml::table& link) {
+// One path's table: [link] (path A) or [path_b]; `name` is the table's name, for messages.
+LinkProfile parse_link(std::string_view source, const toml::table& link, std::string_view name) {
   reject_unknown_keys(source, link, {"rtt", "rate", "queue", "loss", "jitter", "mtu", "burst"},
-                      "[link]");
+                      fmt::format("[{}]", name));
   LinkProfile profile;
   if (const auto* node = link.get("rtt")) {
     const auto rtt = parse_unit(source, *node, "rtt", parse_duration);
@@ -96,7 +99,7 @@ LinkProfile parse_link(std::string_view source, const toml::table& link) {
     if (!burst) fail(source, *node, "'burst' must be a table");
     reject_unknown_keys(source, *burst,
                         {"p_enter_bad", "p_leave_bad", "loss_in_bad", "loss_in_good"},
-                        "[link.burst]");
+                        fmt::format("[{}.burst]", name));
     for (const auto& [key, value] : *burst) {
       const double p = get_probability(source, value, key.str());
       if (key == "p_enter_bad") profile.burst.p_enter_bad = p;
@@ -123,13 +126,27 @@ LinkProfile parse_link(std::string_view source, const toml::table& link) {
   return profile;
 }
 
-bool in_benchmark_range(const std::string& address) {
+std::optional<std::uint32_t> parse_ipv4(const std::string& address) {
   in_addr parsed{};
-  if (inet_pton(AF_INET, address.c_str(), &parsed) != 1) return false;
-  return (ntohl(parsed.s_addr) & 0xfffe0000u) == 0xc6120000u;  // 198.18.0.0/15
+  if (inet_pton(AF_INET, address.c_str(), &parsed) != 1) return std::nullopt;
+  return ntohl(parsed.s_addr);
 }
 
-Site parse_site(std::string_view source, const toml::node& node, std::size_t index) {
+constexpr std::uint32_t kPathANetwork = 0xc6120000u;  // 198.18.0.0/16
+constexpr std::uint32_t kPathBNetwork = 0xc6130000u;  // 198.19.0.0/16
+
+bool in_benchmark_range(const std::string& address) {
+  const auto parsed = parse_ipv4(address);
+  return parsed && (*parsed & 0xfffe0000u) == kPathANetwork;  // 198.18.0.0/15
+}
+
+bool on_path_b(const std::string& address) {
+  const auto parsed = parse_ipv4(address);
+  return parsed && (*parsed & 0xffff0000u) == kPathBNetwork;
+}
+
+// With path B, `path_b` is true: its addresses (198.19.0.0/16) are derived, not given.
+Site parse_site(std::string_view source, const toml::node& node, std::size_t index, bool path_b) {
   const auto* table = node.as_table();
   if (!table) fail(source, node, "each [[site]] must be a table");
   reject_unknown_keys(source, *table, {"name", "hosts", "addresses"}, "[[site]]");
@@ -150,6 +167,12 @@ Site parse_site(std::string_view source, const toml::node& node, std::size_t ind
       if (!in_benchmark_range(address)) {
         fail(source, entry, fmt::format("'{}' is not an IPv4 address in 198.18.0.0/15", address));
       }
+      if (path_b && on_path_b(address)) {
+        fail(source, entry,
+             fmt::format("'{}' is in 198.19.0.0/16, which is path B's with [path_b]: give the "
+                         "host's path A address in 198.18.0.0/16",
+                         address));
+      }
       site.hosts.push_back(std::move(address));
     }
   } else {
@@ -167,6 +190,53 @@ Site parse_site(std::string_view source, const toml::node& node, std::size_t ind
 }
 
 }  // namespace
+
+std::string_view to_string(Path path) {
+  switch (path) {
+    case Path::a:
+      return "a";
+    case Path::b:
+      return "b";
+    case Path::invalid:
+      break;
+  }
+  return "invalid";
+}
+
+std::string address_on(Path path, const std::string& path_a_address) {
+  if (path == Path::a) return path_a_address;
+  if (path != Path::b) throw std::invalid_argument("no such path");
+  const auto parsed = parse_ipv4(path_a_address);
+  if (!parsed || (*parsed & 0xffff0000u) != kPathANetwork) {
+    throw std::invalid_argument(fmt::format(
+        "{} has no path B address: path B moves 198.18.0.0/16 to 198.19.0.0/16", path_a_address));
+  }
+  const std::uint32_t host = kPathBNetwork | (*parsed & 0xffffu);
+  return fmt::format("{}.{}.{}.{}", host >> 24, (host >> 16) & 0xff, (host >> 8) & 0xff,
+                     host & 0xff);
+}
+
+std::vector<std::string> Site::hosts_on(Path path) const {
+  std::vector<std::string> addresses;
+  for (const auto& host : hosts) addresses.push_back(address_on(path, host));
+  return addresses;
+}
+
+std::vector<Path> Topology::paths() const {
+  if (path_b) return {Path::a, Path::b};
+  return {Path::a};
+}
+
+bool Topology::has(Path path) const {
+  return path == Path::a || (path == Path::b && path_b.has_value());
+}
+
+const LinkProfile& Topology::profile(Path path) const {
+  if (path == Path::a) return link;
+  if (path == Path::b && path_b) return *path_b;
+  throw std::invalid_argument(
+      fmt::format("the topology has no path {} (no [path_b] table)", to_string(path)));
+}
 
 std::vector<std::string> default_hosts(std::size_t site_index, std::size_t count) {
   std::vector<std::string> hosts;
@@ -197,9 +267,14 @@ Topology parse_topology(const toml::table& root, std::string_view source) {
   if (const auto* link = root.get("link")) {
     const auto* table = link->as_table();
     if (!table) fail(source, *link, "'link' must be a table");
-    topology.link = parse_link(source, *table);
+    topology.link = parse_link(source, *table, "link");
   } else {
     topology.link.queue_bytes = 256 * 1024;
+  }
+  if (const auto* path_b = root.get("path_b")) {
+    const auto* table = path_b->as_table();
+    if (!table) fail(source, *path_b, "'path_b' must be a table ([path_b])");
+    topology.path_b = parse_link(source, *table, "path_b");
   }
   const auto* sites = root.get("site");
   if (!sites) throw ConfigError(fmt::format("{}: no [[site]] tables (need at least two)", source));
@@ -208,7 +283,7 @@ Topology parse_topology(const toml::table& root, std::string_view source) {
   if (array->size() < 2 || array->size() > 8) fail(source, *sites, "need 2 to 8 [[site]] tables");
   std::set<std::string> names, addresses;
   for (std::size_t i = 0; i < array->size(); ++i) {
-    Site site = parse_site(source, (*array)[i], i);
+    Site site = parse_site(source, (*array)[i], i, topology.path_b.has_value());
     if (!names.insert(site.name).second) {
       fail(source, (*array)[i], fmt::format("site name '{}' used twice", site.name));
     }

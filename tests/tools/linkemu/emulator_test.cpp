@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "tests/support/namespaces.hpp"
+#include "tests/tools/linkemu/emulator_support.hpp"
 #include "tools/linkemu/emulator.hpp"
 #include "tools/linkemu/netns.hpp"
 
@@ -44,34 +45,6 @@ class EmulatorTest : public ::testing::Test {
                                "test");
   }
 };
-
-// A socket created inside a namespace belongs to it wherever it is used afterwards.
-int socket_in(const std::string& netns, int type) {
-  int fd = -1;
-  in_netns(netns, [&] { fd = socket(AF_INET, type | SOCK_CLOEXEC, 0); });
-  if (fd < 0) throw std::runtime_error("socket failed");
-  return fd;
-}
-
-sockaddr_in address(const char* ip, std::uint16_t port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  inet_pton(AF_INET, ip, &a.sin_addr);
-  return a;
-}
-
-// Polls `condition` until it holds or `timeout` passes. Between polls the thread sleeps a
-// millisecond rather than spinning: on a 2-core machine a spinning test thread (each poll of
-// Emulator::stats() reads /proc/net/dev) takes the core the forwarder threads need.
-bool wait_until(const std::function<bool()>& condition, std::chrono::nanoseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  while (!condition()) {
-    if (Clock::now() > deadline) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
 
 TEST_F(EmulatorTest, TcpConnectTakesOneEmulatedRoundTrip) {
   Emulator wan(topology("[link]\nrtt = \"40ms\""));
@@ -142,73 +115,6 @@ TEST_F(EmulatorTest, TcpGoodputIsCappedAtTheBottleneckRate) {
   EXPECT_LT(mbps.load(), 100.0);
   EXPECT_GT(wan.stats().directions[0].queue_drops + wan.stats().directions[0].packets_forwarded,
             0u);
-}
-
-struct UdpRun {
-  std::vector<std::uint32_t> received;
-};
-
-// Datagrams a test lets into the emulator before it waits for some to come out. An unpaced
-// blast (20,000 datagrams in ~0.2 s) is not what any link carries: it overflows the TUN queue
-// and turns every scheduling hiccup of the forwarder (hypervisor steal, no real-time priority)
-// into thousands of late packets. A window paces the sender at the emulator's own speed.
-constexpr std::uint64_t kUdpWindow = 64;
-
-std::uint64_t settled(const DirectionStats& d) {
-  return d.packets_forwarded + d.emulated_loss_drops + d.queue_drops + d.overload_drops +
-         d.outage_drops;
-}
-
-// Reads every datagram waiting on `rx`, waiting up to `wait` for the first one.
-void receive_numbered(int rx, std::vector<std::uint32_t>& received,
-                      std::chrono::milliseconds wait) {
-  pollfd ready{rx, POLLIN, 0};
-  if (poll(&ready, 1, static_cast<int>(wait.count())) <= 0) return;
-  char buffer[256];
-  while (recv(rx, buffer, sizeof buffer, MSG_DONTWAIT) >= 4) {
-    std::uint32_t got = 0;
-    std::memcpy(&got, buffer, sizeof got);
-    received.push_back(got);
-  }
-}
-
-// Sends `count` numbered datagrams from a to b, never more than kUdpWindow of them inside the
-// emulator at once, reads until the emulator has delivered all it forwarded (or a deadline),
-// and returns the sequence numbers in arrival order.
-UdpRun udp_exchange(Emulator& wan, std::uint32_t count) {
-  const int rx = socket_in(wan.netns("b"), SOCK_DGRAM);
-  const int big = 8 << 20;
-  setsockopt(rx, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big);
-  auto server = address("198.18.1.1", 7003);
-  if (bind(rx, reinterpret_cast<sockaddr*>(&server), sizeof server) != 0)
-    throw std::runtime_error("bind");
-  const int tx = socket_in(wan.netns("a"), SOCK_DGRAM);
-  UdpRun run;
-  char buffer[256] = {};
-  const auto deadline = Clock::now() + 30s;
-  for (std::uint32_t seq = 0; seq < count; ++seq) {
-    // Inside the emulator: sent, not yet delivered, dropped or lost. Counted from the
-    // datagrams read first (cheap); the emulator's counters only when the window looks full.
-    while (seq - run.received.size() >= kUdpWindow &&
-           seq - settled(wan.stats().directions[0]) >= kUdpWindow && Clock::now() < deadline) {
-      receive_numbered(rx, run.received, 2ms);
-    }
-    std::memcpy(buffer, &seq, sizeof seq);
-    sendto(tx, buffer, 200, 0, reinterpret_cast<sockaddr*>(&server), sizeof server);
-    receive_numbered(rx, run.received, 0ms);
-  }
-  wait_until(
-      [&] {
-        receive_numbered(rx, run.received, 0ms);
-        // Done when every datagram has a fate and every forwarded one has been read.
-        const auto d = wan.stats().directions[0];
-        return d.packets_in == count && settled(d) == count &&
-               run.received.size() >= d.packets_forwarded;
-      },
-      10s);
-  close(rx);
-  close(tx);
-  return run;
 }
 
 TEST_F(EmulatorTest, RandomLossWithinStatisticalBounds) {

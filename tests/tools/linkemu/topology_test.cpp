@@ -1,7 +1,9 @@
 // Topology files: valid ones parse, hostile ones fail with one line naming file:line:col.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "tests/wan/scenario.hpp"
 #include "tools/linkemu/topology.hpp"
@@ -70,6 +72,141 @@ INSTANTIATE_TEST_SUITE_P(
         Hostile{"[[site]]\nname=\"a\"\nhosts=100000\n[[site]]\nname=\"b\"\n", "hosts"},
         Hostile{"", "no [[site]]"}),
     [](const ::testing::TestParamInfo<Hostile>& param_info) {
+      return "case" + std::to_string(param_info.index);
+    });
+
+TEST(Topology, PathBIsASecondIndependentPathOnTheSameHostsIn198_19) {
+  const auto t = parse_topology_text(
+      std::string("[link]\nrtt = \"20ms\"\n"
+                  "[path_b]\nrtt = \"35ms\"\nrate = \"50M\"\nqueue = \"2bdp\"\nmtu = 9000\n"
+                  "loss = 0.01\njitter = \"2ms\"\n"
+                  "[path_b.burst]\np_enter_bad = 0.001\np_leave_bad = 0.5\n") +
+          kSites,
+      "two.toml");
+  ASSERT_TRUE(t.path_b.has_value());
+  EXPECT_EQ(t.paths(), (std::vector<Path>{Path::a, Path::b}));
+  EXPECT_TRUE(t.has(Path::b));
+  const LinkProfile& b = t.profile(Path::b);
+  EXPECT_EQ(b.one_way_delay, std::chrono::microseconds(17500));
+  EXPECT_EQ(b.rate_bps, 50'000'000u);
+  EXPECT_EQ(b.queue_bytes, 2 * b.bdp_bytes());
+  EXPECT_EQ(b.mtu_bytes, 9000u);
+  EXPECT_DOUBLE_EQ(b.random_loss, 0.01);
+  EXPECT_EQ(b.jitter, std::chrono::milliseconds(2));
+  EXPECT_DOUBLE_EQ(b.burst.p_enter_bad, 0.001);
+  EXPECT_DOUBLE_EQ(b.burst.p_leave_bad, 0.5);
+  // Path A is [link] alone: nothing of path B leaks into it, nor the other way round.
+  EXPECT_EQ(t.link.one_way_delay, std::chrono::milliseconds(10));
+  EXPECT_EQ(t.link.rate_bps, 0u);
+  EXPECT_EQ(t.link.mtu_bytes, 1500u);
+  EXPECT_EQ(t.link.random_loss, 0.0);
+  EXPECT_FALSE(t.link.burst.enabled());
+  EXPECT_EQ(&t.profile(Path::a), &t.link);
+  // Same host numbering, second octet 19.
+  EXPECT_EQ(t.sites[0].hosts_on(Path::a), t.sites[0].hosts);
+  EXPECT_EQ(t.sites[0].hosts_on(Path::b),
+            (std::vector<std::string>{"198.19.0.1", "198.19.0.2", "198.19.0.3", "198.19.0.4",
+                                      "198.19.0.5"}));
+  EXPECT_EQ(t.sites[1].hosts_on(Path::b), (std::vector<std::string>{"198.19.1.1"}));
+}
+
+TEST(Topology, PathBDefaultsAreTheLinkDefaultsNotPathAsValues) {
+  const auto t = parse_topology_text(
+      std::string("[link]\nrtt = \"20ms\"\nrate = \"1G\"\nloss = 0.1\n[path_b]\n") + kSites,
+      "x.toml");
+  ASSERT_TRUE(t.path_b.has_value());
+  EXPECT_EQ(t.path_b->one_way_delay.count(), 0);
+  EXPECT_EQ(t.path_b->rate_bps, 0u);
+  EXPECT_EQ(t.path_b->random_loss, 0.0);
+  EXPECT_EQ(t.path_b->queue_bytes, 256u * 1024);
+}
+
+TEST(Topology, WithoutPathBThereIsOnlyPathAAndAll198_18Slash15StaysUsable) {
+  const auto t = parse_topology_text(
+      "[[site]]\nname = \"a\"\naddresses = [\"198.19.0.7\"]\n[[site]]\nname = \"b\"\n", "x.toml");
+  EXPECT_FALSE(t.path_b.has_value());
+  EXPECT_EQ(t.paths(), std::vector<Path>{Path::a});
+  EXPECT_FALSE(t.has(Path::b));
+  EXPECT_THROW(t.profile(Path::b), std::invalid_argument);
+  EXPECT_EQ(t.sites[0].hosts_on(Path::a), std::vector<std::string>{"198.19.0.7"});
+}
+
+TEST(Topology, AddressOnPathBMovesTheHostTo198_19) {
+  EXPECT_EQ(address_on(Path::b, "198.18.3.200"), "198.19.3.200");
+  EXPECT_EQ(address_on(Path::b, "198.18.0.1"), "198.19.0.1");
+  EXPECT_EQ(address_on(Path::a, "198.18.3.200"), "198.18.3.200");
+  EXPECT_THROW(address_on(Path::b, "198.19.0.1"), std::invalid_argument);
+  EXPECT_THROW(address_on(Path::b, "10.0.0.1"), std::invalid_argument);
+  EXPECT_THROW(address_on(Path::b, "198.18.0"), std::invalid_argument);
+  EXPECT_THROW(address_on(Path::invalid, "198.18.0.1"), std::invalid_argument);
+  EXPECT_EQ(to_string(Path::a), "a");
+  EXPECT_EQ(to_string(Path::b), "b");
+}
+
+TEST(Topology, AnErrorInPathBNamesItsOwnLineAndTable) {
+  try {
+    parse_topology_text(std::string("[link]\nrtt = \"20ms\"\n[path_b]\nrtt = \"35ms\"\n"
+                                    "los = 0.1\n") +
+                            kSites,
+                        "bad.toml");
+    FAIL() << "accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(), "bad.toml:5:7: unknown key 'los' in [path_b]");
+  }
+}
+
+struct HostilePathB {
+  std::string text;      // before the [[site]] tables
+  std::string expected;  // a fragment of the one-line message
+};
+
+class HostilePathBTopology : public ::testing::TestWithParam<HostilePathB> {};
+
+TEST_P(HostilePathBTopology, RejectedWithOneLine) {
+  const std::string text = GetParam().text + "\n[[site]]\nname=\"a\"\n[[site]]\nname=\"b\"\n";
+  try {
+    parse_topology_text(text, "bad.toml");
+    FAIL() << "accepted: " << text;
+  } catch (const ConfigError& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_EQ(message.rfind("bad.toml:", 0), 0u) << message;
+    EXPECT_NE(message.find(GetParam().expected), std::string::npos) << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, HostilePathBTopology,
+    ::testing::Values(
+        HostilePathB{"[path_b]\nlossy = 0.1", "unknown key 'lossy' in [path_b]"},
+        HostilePathB{"path_b = 5", "'path_b' must be a table"},
+        HostilePathB{"path_b = \"35ms\"", "'path_b' must be a table"},
+        HostilePathB{"[[path_b]]\nrtt = \"1ms\"", "'path_b' must be a table"},
+        HostilePathB{"[path_b]\nrtt = \"1ms\"\n[path_b]\nrtt = \"2ms\"", "bad.toml:3:"},
+        HostilePathB{"[path_b\nrtt = \"1ms\"", "bad.toml:1:"},
+        HostilePathB{"[path_b]\nrtt = \"fast\"", "'rtt'"},
+        HostilePathB{"[path_b]\nrtt = \"35ms; rm -rf /\"", "'rtt'"},
+        HostilePathB{"[path_b]\nrtt = 35", "'rtt' must be a string"},
+        HostilePathB{"[path_b]\nrtt = \"20s\"", "'rtt' must be at most 10s"},
+        HostilePathB{"[path_b]\nrtt = \"99999999999999999999999ms\"", "'rtt'"},
+        HostilePathB{"[path_b]\nrate = \"200G\"", "'rate' must be at most 100G"},
+        HostilePathB{"[path_b]\nrate = \"-5M\"", "'rate'"},
+        HostilePathB{"[path_b]\nloss = 1", "'loss' must be below 1"},
+        HostilePathB{"[path_b]\nloss = -0.5", "'loss' must be between 0 and 1"},
+        HostilePathB{"[path_b]\nloss = nan", "'loss' must be between 0 and 1"},
+        HostilePathB{"[path_b]\nloss = \"2%\"", "'loss' must be a number"},
+        HostilePathB{"[path_b]\nmtu = 70000", "'mtu'"},
+        HostilePathB{"[path_b]\nmtu = 1500.5", "'mtu'"},
+        HostilePathB{"[path_b]\nrtt = \"2ms\"\njitter = \"5ms\"", "'jitter'"},
+        HostilePathB{"[path_b]\nqueue = \"1bdp\"", "BDP needs"},
+        HostilePathB{"[path_b]\nrate = \"1G\"\nqueue = \"100\"", "at least one MTU"},
+        HostilePathB{"[path_b]\nburst = 3", "'burst' must be a table"},
+        HostilePathB{"[path_b.burst]\np_enter = 0.1", "unknown key 'p_enter' in [path_b.burst]"},
+        HostilePathB{"[path_b.burst]\np_enter_bad = 0.1\np_leave_bad = 0", "'p_leave_bad'"},
+        HostilePathB{"[path_b.burst]\np_enter_bad = 2", "'p_enter_bad' must be between 0 and 1"},
+        // With [path_b], 198.19.0.0/16 is path B's: no site may claim an address there.
+        HostilePathB{"[path_b]\n[[site]]\nname=\"c\"\naddresses=[\"198.19.0.7\"]", "path B's"}),
+    [](const ::testing::TestParamInfo<HostilePathB>& param_info) {
       return "case" + std::to_string(param_info.index);
     });
 
