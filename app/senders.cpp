@@ -50,9 +50,10 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats,
           make_sender(setup.wire, entry.strand, std::move(transport_options), stats_.stream(i));
     } else {
       // Two-path protection: one transport per leg, counting into the leg's counters.
-      std::array<std::shared_ptr<SenderTransport>, 2> made_legs;
+      std::array<ProtectedSender::LegTransport, 2> made_legs;
       for (std::size_t leg = 0; leg < 2; ++leg) {
-        made_legs[leg] = make_sender(setup.wire, entry.strand, legs[leg], stats_.leg(i, leg));
+        made_legs[leg] = {make_sender(setup.wire, entry.strand, legs[leg], stats_.leg(i, leg)),
+                          &stats_.leg(i, leg)};
       }
       entry.transport = std::make_shared<ProtectedSender>(entry.strand, std::move(made_legs),
                                                           stats_.stream(i), stream_id);

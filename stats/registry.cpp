@@ -21,6 +21,35 @@ std::string_view to_string(StreamState state) {
   return "invalid";
 }
 
+namespace {
+
+ProtectionSnapshot read_protection(const StreamCounters& feed,
+                                   const std::array<const StreamCounters*, 2>& legs) {
+  const ProtectionCounters& p = feed.protection;
+  ProtectionSnapshot snapshot;
+  snapshot.present = p.present.load(std::memory_order_relaxed);
+  if (!snapshot.present) return snapshot;
+  snapshot.protected_frames = p.protected_frames.load(std::memory_order_relaxed);
+  snapshot.legs_up = p.legs_up.load(std::memory_order_relaxed);
+  snapshot.skew_ms = p.skew_ms.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < legs.size(); ++i) {
+    const StreamCounters& c = *legs[i];
+    LegSnapshot leg;
+    leg.leg = static_cast<std::uint8_t>(i);
+    leg.state = c.state.load(std::memory_order_relaxed);
+    leg.bytes = c.bytes.load(std::memory_order_relaxed);
+    leg.frames = c.frames.load(std::memory_order_relaxed);
+    leg.drops = c.drops.load(std::memory_order_relaxed);
+    leg.rtt_ms = c.rtt_ms.load(std::memory_order_relaxed);
+    leg.retransmits = c.retransmits.load(std::memory_order_relaxed);
+    leg.only_frames = p.only_frames[i].load(std::memory_order_relaxed);
+    snapshot.legs.push_back(leg);
+  }
+  return snapshot;
+}
+
+}  // namespace
+
 std::string_view to_string(Role role) {
   return role == Role::send ? "send" : "recv";
 }
@@ -45,7 +74,8 @@ StatsRegistry::StatsRegistry(Role role, std::size_t streams, std::string transpo
       start_(std::chrono::steady_clock::now()),
       previous_time_(start_),
       previous_bytes_(streams, 0),
-      previous_subconnection_bytes_(streams) {}
+      previous_subconnection_bytes_(streams),
+      previous_leg_bytes_(2 * streams, 0) {}
 
 Snapshot StatsRegistry::read() const {
   const auto now = std::chrono::steady_clock::now();
@@ -126,6 +156,7 @@ Snapshot StatsRegistry::read() const {
     s.srt.dropped_packets = srt.dropped_packets.load(std::memory_order_relaxed);
     s.srt.belated_packets = srt.belated_packets.load(std::memory_order_relaxed);
     s.srt.buffer_ms = srt.buffer_ms.load(std::memory_order_relaxed);
+    s.protection = read_protection(c, {&legs_[2 * i], &legs_[2 * i + 1]});
     snapshot.streams.push_back(std::move(s));
   }
   return snapshot;
@@ -145,6 +176,11 @@ Snapshot StatsRegistry::sample() {
       auto& previous = previous_subconnection_bytes_[i][sub.index];
       sub.mbps = megabits_per_second(sub.bytes - previous, interval_s);
       previous = sub.bytes;
+    }
+    for (auto& leg : s.protection.legs) {
+      auto& previous = previous_leg_bytes_[2 * i + leg.leg];
+      leg.mbps = megabits_per_second(leg.bytes - previous, interval_s);
+      previous = leg.bytes;
     }
   }
   previous_time_ = now;

@@ -43,6 +43,7 @@ class StatsRegistry {
   std::chrono::steady_clock::time_point previous_time_;
   std::vector<std::uint64_t> previous_bytes_;
   std::vector<std::array<std::uint64_t, kMaxSubconnectionCounters>> previous_subconnection_bytes_;
+  std::vector<std::uint64_t> previous_leg_bytes_;
   LatencyHistogram latency_;
 };
 

@@ -18,6 +18,10 @@ void StatsReport::interval(const Snapshot& snapshot) {
       for (const auto& sub : s.mtcp.subconnections)
         out_ << subconnection_json(snapshot, s, sub).dump() << '\n';
       if (s.mtcp.present || s.srt.present) out_ << link_json(snapshot, s).dump() << '\n';
+      if (s.protection.present) {
+        out_ << protection_json(snapshot, s).dump() << '\n';
+        for (const auto& leg : s.protection.legs) out_ << leg_json(snapshot, s, leg).dump() << '\n';
+      }
       if (s.far_end.valid) out_ << far_end_json(snapshot, s).dump() << '\n';
       if (s.outages > 0) out_ << outage_json(snapshot, s).dump() << '\n';
       if (s.media) out_ << media_json(snapshot, s).dump() << '\n';

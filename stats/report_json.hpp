@@ -24,6 +24,10 @@ nlohmann::ordered_json subconnection_json(const Snapshot& snapshot, const Stream
 // Transport extras: mtcp re-sent / duplicate chunks, SRT lost / dropped / belated packets and
 // buffer; a "link" line when the transport has them.
 nlohmann::ordered_json link_json(const Snapshot& snapshot, const StreamSnapshot& stream);
+// A protected feed (two legs): what the second path saved, and one line per leg.
+nlohmann::ordered_json protection_json(const Snapshot& snapshot, const StreamSnapshot& stream);
+nlohmann::ordered_json leg_json(const Snapshot& snapshot, const StreamSnapshot& stream,
+                                const LegSnapshot& leg);
 // A feed whose session broke mid-feed: an "outage" line (count, seconds without a session,
 // frames lost across the breaks, whether it is cut off now), on both ends.
 nlohmann::ordered_json outage_json(const Snapshot& snapshot, const StreamSnapshot& stream);

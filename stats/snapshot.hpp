@@ -44,6 +44,25 @@ struct MtcpSnapshot {
   std::uint64_t duplicate_chunks = 0;
   std::vector<SubconnectionSnapshot> subconnections;  // the slots in use
 };
+// stats/counters.hpp's ProtectionCounters and each leg's own counters, read.
+struct LegSnapshot {
+  std::uint8_t leg = 0;  // 0 = A, 1 = B
+  StreamState state = StreamState::invalid;
+  std::uint64_t bytes = 0;
+  double mbps = 0;  // over the last interval
+  std::uint64_t frames = 0;
+  std::uint64_t drops = 0;  // frames this leg alone lost (its reassembler's, or its sender's)
+  double rtt_ms = 0;
+  std::uint64_t retransmits = 0;
+  std::uint64_t only_frames = 0;  // frames only this leg delivered (receiver)
+};
+struct ProtectionSnapshot {
+  bool present = false;
+  std::uint64_t protected_frames = 0;  // frames a single path would have lost
+  std::uint32_t legs_up = 0;
+  double skew_ms = 0;
+  std::vector<LegSnapshot> legs;  // A and B
+};
 struct SrtSnapshot {
   bool present = false;
   std::uint64_t lost_packets = 0;
@@ -87,8 +106,9 @@ struct StreamSnapshot {
   bool black = false;                       // the picture has been black for 1 s
   double latency_ms_p50 = 0;                // sender frame ready -> decoded, over the whole run
   double latency_ms_p99 = 0;
-  MtcpSnapshot mtcp;  // transport-specific extras: mtcp feeds
-  SrtSnapshot srt;    // srt feeds
+  MtcpSnapshot mtcp;              // transport-specific extras: mtcp feeds
+  SrtSnapshot srt;                // srt feeds
+  ProtectionSnapshot protection;  // protected feeds (two legs)
 };
 
 struct Snapshot {

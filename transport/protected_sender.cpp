@@ -16,14 +16,22 @@ char leg_name(std::size_t leg) {
 
 }  // namespace
 
-ProtectedSender::ProtectedSender(asio::any_io_executor executor,
-                                 std::array<std::shared_ptr<SenderTransport>, 2> legs,
+ProtectedSender::ProtectedSender(asio::any_io_executor executor, std::array<LegTransport, 2> legs,
                                  StreamCounters& counters, std::uint16_t stream_id)
     : executor_(std::move(executor)),
       counters_(counters),
       stream_id_(stream_id),
       changed_(executor_) {
-  for (std::size_t i = 0; i < legs.size(); ++i) legs_[i].transport = std::move(legs[i]);
+  for (std::size_t i = 0; i < legs.size(); ++i) {
+    legs_[i].transport = std::move(legs[i].transport);
+    legs_[i].counters = legs[i].counters;
+  }
+  counters_.protection.present.store(true, std::memory_order_relaxed);
+}
+
+void ProtectedSender::publish_legs_up() {
+  counters_.protection.legs_up.store(static_cast<std::uint32_t>(legs_[0].up + legs_[1].up),
+                                     std::memory_order_relaxed);
 }
 
 template <typename Step>
@@ -52,6 +60,7 @@ awaitable<bool> ProtectedSender::open() {
   const auto opened =
       co_await on_both([this](std::size_t i) { return legs_[i].transport->open(); });
   for (std::size_t i = 0; i < 2; ++i) legs_[i].up = opened[i];
+  publish_legs_up();
   if (!any_up()) {
     counters_.state.store(StreamState::failed, std::memory_order_relaxed);
     co_return false;
@@ -80,11 +89,13 @@ SubmitResult ProtectedSender::submit(FramePtr frame) {
         break;
       case SubmitResult::dropped:
         dropped = true;
+        leg.counters->drops.fetch_add(1, std::memory_order_relaxed);
         break;
       case SubmitResult::closed:
         // This leg's path broke: the other carries on while it comes back.
         leg.up = false;
         leg.restoring = true;
+        publish_legs_up();
         log()->warn("stream {}: leg {} lost; the feed runs on leg {} alone until it is back",
                     stream_id_, leg_name(i), leg_name(1 - i));
         asio::co_spawn(
@@ -106,6 +117,7 @@ awaitable<void> ProtectedSender::restore(std::size_t i, std::uint64_t first_fram
   const bool back = co_await legs_[i].transport->reopen(first_frame_seq);
   legs_[i].restoring = false;
   legs_[i].up = back && !stopped_ && !closing_;
+  publish_legs_up();
   if (legs_[i].up) {
     log()->info("stream {}: leg {} is back; the feed is protected again", stream_id_, leg_name(i));
   }

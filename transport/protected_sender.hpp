@@ -17,11 +17,15 @@ namespace hdstream {
 class ProtectedSender : public SenderTransport,
                         public std::enable_shared_from_this<ProtectedSender> {
  public:
-  // `legs`: made on `executor`, leg i announcing leg i of the same feed id and counting into
-  // the leg's counters; `counters`: the feed's (frames handed to at least one leg).
-  ProtectedSender(asio::any_io_executor executor,
-                  std::array<std::shared_ptr<SenderTransport>, 2> legs, StreamCounters& counters,
-                  std::uint16_t stream_id);
+  // A leg: its transport, made on the feed's executor announcing leg i of the feed id, and the
+  // counters it writes (StatsRegistry::leg), where the frames its full queue drops count too.
+  struct LegTransport {
+    std::shared_ptr<SenderTransport> transport;
+    StreamCounters* counters = nullptr;
+  };
+  // `counters`: the feed's (frames handed to at least one leg).
+  ProtectedSender(asio::any_io_executor executor, std::array<LegTransport, 2> legs,
+                  StreamCounters& counters, std::uint16_t stream_id);
 
   awaitable<bool> open() override;
   SubmitResult submit(FramePtr frame) override;
@@ -32,6 +36,7 @@ class ProtectedSender : public SenderTransport,
  private:
   struct Leg {
     std::shared_ptr<SenderTransport> transport;
+    StreamCounters* counters = nullptr;
     bool up = false;
     bool restoring = false;
   };
@@ -39,6 +44,7 @@ class ProtectedSender : public SenderTransport,
   template <typename Step>
   awaitable<std::array<bool, 2>> on_both(Step step);
   awaitable<void> restore(std::size_t leg, std::uint64_t first_frame_seq);
+  void publish_legs_up();
   bool any_up() const { return legs_[0].up || legs_[1].up; }
   bool any_restoring() const { return legs_[0].restoring || legs_[1].restoring; }
 

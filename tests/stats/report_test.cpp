@@ -78,6 +78,46 @@ TEST(Report, SubconnectionAndLinkLinesFollowTheirFeedsIntervalLine) {
   EXPECT_EQ(lines[5]["transport"], "mtcp");
 }
 
+TEST(Report, AProtectedFeedHasAProtectionLineAndALineForEachLeg) {
+  Snapshot snapshot = five_feeds();
+  auto& feed = snapshot.streams[3];
+  feed.protection.present = true;
+  feed.protection.protected_frames = 151;
+  feed.protection.legs_up = 1;
+  feed.protection.skew_ms = 48.3334;
+  feed.protection.legs = {
+      LegSnapshot{0, StreamState::waiting, 5000, 0.0, 20, 3, 20.5, 2, 0},
+      LegSnapshot{1, StreamState::running, 9000, 101.5, 171, 0, 35.25, 0, 151},
+  };
+  std::ostringstream out;
+  StatsReport(StatsFormat::json, out).interval(snapshot);
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(out.str());
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  std::vector<std::string> types;
+  for (const auto& line : lines) types.push_back(line.at("type"));
+  EXPECT_EQ(types, (std::vector<std::string>{"interval", "interval", "interval", "interval",
+                                             "protection", "leg", "leg", "interval", "aggregate"}));
+  EXPECT_EQ(
+      keys_of(protection_json(snapshot, feed)),
+      (std::vector<std::string>{"type", "t", "role", "stream", "legs_up", "protected", "skew_ms"}));
+  EXPECT_EQ(lines[4]["stream"], 3);
+  EXPECT_EQ(lines[4]["protected"], 151);
+  EXPECT_EQ(lines[4]["legs_up"], 1);
+  EXPECT_EQ(lines[4]["skew_ms"], 48.333);
+  EXPECT_EQ(
+      keys_of(leg_json(snapshot, feed, feed.protection.legs[0])),
+      (std::vector<std::string>{"type", "t", "role", "stream", "leg", "state", "bytes", "mbps",
+                                "frames", "drops", "rtt_ms", "retransmits", "only_frames"}));
+  EXPECT_EQ(lines[5]["leg"], "a");
+  EXPECT_EQ(lines[5]["state"], "waiting");
+  EXPECT_EQ(lines[5]["drops"], 3);
+  EXPECT_EQ(lines[6]["leg"], "b");
+  EXPECT_EQ(lines[6]["frames"], 171);
+  EXPECT_EQ(lines[6]["rtt_ms"], 35.25);
+  EXPECT_EQ(lines[6]["only_frames"], 151);
+}
+
 TEST(Report, TextSummaryStatesTheVerdictAndWhy) {
   Snapshot snapshot = five_feeds();
   snapshot.streams[0].drops = 1;
