@@ -18,11 +18,12 @@ SrtSender::SrtSender(asio::any_io_executor executor, SenderOptions options,
       counters_(counters),
       remote_{options_.destination.host,
               static_cast<std::uint16_t>(options_.destination.port + options_.stream_id)},
-      feed_(std::move(executor), options_.max_queued_frames) {
+      feed_(std::move(executor), options_.max_queued_frames),
+      chunk_bytes_(options_.hello.chunk_bytes) {
   // sender_options() (transport/feed_request.hpp) plans these; anything else is a caller's bug.
   const Hello& hello = options_.hello;
   if (hello.transport != TransportKind::srt || hello.connections != 1 ||
-      hello.chunk_bytes != kSrtChunkBytes ||
+      hello.chunk_bytes != srt_chunk_bytes(options_.srt) ||
       std::chrono::milliseconds(hello.latency_budget_ms) !=
           std::chrono::duration_cast<std::chrono::milliseconds>(options_.srt.latency)) {
     throw std::invalid_argument("SrtSender: options not planned by sender_options()");
@@ -53,6 +54,12 @@ bool SrtSender::connect_and_handshake() {
                                                           feed_.stop_flag(), options_.stream_id);
   if (!connected) return false;
   socket_ = std::move(*connected);
+  // A receiver with --srt-fec gives a sender without it its filter, and 4 bytes less a packet.
+  const int room = socket_.payload_bytes() - static_cast<int>(kHeaderBytes);
+  if (room > 0 && static_cast<std::uint32_t>(room) < chunk_bytes_) {
+    chunk_bytes_ = static_cast<std::uint32_t>(room);
+    options_.hello.chunk_bytes = chunk_bytes_;
+  }
   // The hdstream handshake rides inside the SRT connection: feed descriptor, first frame.
   auto hello = encode_hello(options_.stream_id, options_.hello);
   if (!send_message(hello)) return false;
@@ -89,7 +96,7 @@ bool SrtSender::connect_and_handshake() {
 }
 
 bool SrtSender::send_frame(const Frame& frame) {
-  packetize(frame, kSrtChunkBytes, chunks_);
+  packetize(frame, chunk_bytes_, chunks_);
   for (const auto& chunk : chunks_) {
     // libsrt has no gather send: header and payload are joined in one reused packet buffer.
     std::memcpy(packet_.data(), chunk.header.data(), kHeaderBytes);

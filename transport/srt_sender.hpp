@@ -1,5 +1,6 @@
 // One feed over SRT live mode: frames become hdstream chunks of one SRT packet each (1408 bytes
-// of payload + the 48-byte header = SRTO_PAYLOADSIZE 1456). libsrt's blocking API runs in the
+// of payload + the 48-byte header = SRTO_PAYLOADSIZE 1456; 4 bytes less when an FEC filter is
+// in force, asked for by --srt-fec or by the receiver). libsrt's blocking API runs in the
 // feed's own thread; every call there times out within 100 ms, so stop() is bounded.
 //   auto sender = std::make_shared<SrtSender>(strand, options, counters);  // port + stream id
 #pragma once
@@ -49,6 +50,9 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   SrtSocket socket_;
   FeedThread feed_;
 
+  // Chunk payload: as planned (srt_chunk_bytes()), or less once connected if the receiver's
+  // packet filter left less room in a packet; the HELLO announces it.
+  std::uint32_t chunk_bytes_;
   std::vector<EncodedChunk> chunks_;
   std::array<std::byte, kSrtMaxPayloadBytes> packet_{};
   // What the receiver says (live mode refuses to receive into less than a whole packet).
