@@ -146,6 +146,10 @@ double SrtFec::overhead() const {
   return row_packets + column_packets;
 }
 
+int SrtFec::matrix_packets() const {
+  return cols * std::abs(rows.value_or(1));
+}
+
 SrtFec parse_srt_fec(std::string_view text) {
   if (text.empty()) throw SrtFecError(fmt::format("empty; {}", kForms));
   if (text.size() > kMaxSpecBytes) {

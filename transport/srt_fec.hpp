@@ -39,6 +39,9 @@ struct SrtFec {
   // FEC packets sent per data packet: 1/cols for the rows (unless columns only) plus 1/|rows|
   // for the columns (when |rows| >= 2).
   double overhead() const;
+  // Packets a whole matrix spans: cols x |rows| (cols with rows only). Once this many more
+  // have been sent, every group a packet is in has its FEC packet, or has been given up.
+  int matrix_packets() const;
 };
 
 // Accepts "COLS,ROWS[,LAYOUT]" (e.g. 10,5 or 10,5,staircase) and libsrt's

@@ -38,6 +38,10 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   bool send_message(std::span<const std::byte> message);
   bool send_frame(const Frame& frame);
   bool finish(std::uint64_t frames_sent);
+  // END messages sent at once: 1, or enough to complete the packet filter's groups.
+  std::size_t end_repeats() const;
+  static constexpr std::size_t kMaxEndRepeats = 2048;
+  static constexpr std::chrono::milliseconds kEndRepeatInterval{100};
   void sample_stats(bool force = false);
   void read_feedback();
   // A message from the receiver, in reply_; true when it is the session's last report.
