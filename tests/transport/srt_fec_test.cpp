@@ -42,6 +42,13 @@ TEST(SrtFec, OverheadCountsRowAndColumnPackets) {
   EXPECT_DOUBLE_EQ(parse_srt_fec("2,2").overhead(), 1.0);
 }
 
+TEST(SrtFec, AMatrixSpansColsTimesRowsPackets) {
+  EXPECT_EQ(parse_srt_fec("10,5").matrix_packets(), 50);
+  EXPECT_EQ(parse_srt_fec("10,-5").matrix_packets(), 50);
+  EXPECT_EQ(parse_srt_fec("fec,cols:10").matrix_packets(), 10);  // a row
+  EXPECT_EQ(parse_srt_fec("256,256").matrix_packets(), 65536);
+}
+
 struct Hostile {
   std::string spec;
   std::string names;  // what the message must say
