@@ -47,6 +47,34 @@ void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& count
   srt.present.store(true, std::memory_order_relaxed);
 }
 
+namespace {
+
+// FEC rebuilds a packet once its row or column has arrived: a matrix that takes longer than the
+// latency to send at the feed's rate rebuilds nothing in time.
+void warn_if_fec_outlasts_latency(const std::string& filter, const SrtPlan& plan,
+                                  std::uint16_t stream_id) {
+  if (plan.rate_bps == 0) return;
+  std::optional<SrtFec> fec;
+  try {
+    fec = parse_srt_fec(filter);
+  } catch (const SrtFecError&) {
+    return;
+  }
+  const double packet_bits = 8.0 * plan.payload_bytes;
+  const auto spans = std::chrono::duration<double>(fec->matrix_packets() * packet_bits /
+                                                   static_cast<double>(plan.rate_bps));
+  if (spans > plan.latency) {
+    srt_log()->warn(
+        "stream {}: the FEC matrix ({} packets) takes {} to send at {}, longer than the latency "
+        "{}: FEC cannot rebuild a lost packet in time (a smaller --srt-fec or a larger --latency)",
+        stream_id, fec->matrix_packets(),
+        format_duration(std::chrono::duration_cast<std::chrono::nanoseconds>(spans)),
+        format_rate(static_cast<double>(plan.rate_bps)), format_duration(plan.latency));
+  }
+}
+
+}  // namespace
+
 std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
                                             std::chrono::nanoseconds patience,
                                             const std::atomic<bool>& stopped,
@@ -60,6 +88,7 @@ std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint&
       if (const std::string filter = socket.packet_filter(); !filter.empty()) {
         srt_log()->info("stream {}: SRT packet filter {}{}", stream_id, filter,
                         plan.fec ? "" : " (the receiver's --srt-fec)");
+        warn_if_fec_outlasts_latency(filter, plan, stream_id);
       }
       return socket;
     } catch (const SrtError& error) {

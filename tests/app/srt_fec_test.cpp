@@ -110,6 +110,24 @@ TEST(SrtFecFeeds, AReceiversFecIsTakenByASenderWithoutOne) {
   EXPECT_LE(sender["fec_packets"].get<double>(), 0.375 * kDataPackets + 100) << sender;
 }
 
+// 10 x 5 packets of 1452 bytes at 2 Mbps take 290 ms to send, more than the 120 ms latency.
+TEST(SrtFecFeeds, AMatrixThatOutlastsTheLatencyIsWarnedAbout) {
+  auto dir = test::scratch_dir("srt-fec-slow");
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--transport", "srt", "--duration", "20s"},
+      dir, "recv");
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--transport", "srt", "--srt-fec",
+                      "10,5", "--rate", "2M", "--duration", "1s"},
+                     dir, "send");
+  EXPECT_EQ(send.wait(30s), 0) << send.err();
+  EXPECT_EQ(recv.wait(30s), 0) << recv.err();
+  EXPECT_NE(send.err().find("the FEC matrix (50 packets) takes 290.4 ms to send at 2 Mbps, longer "
+                            "than the latency 120 ms"),
+            std::string::npos)
+      << send.err();
+}
+
 TEST(SrtFecFeeds, MatricesThatDisagreeAreRefusedWithAClearLineOnBothEnds) {
   auto dir = test::scratch_dir("srt-fec-conflict");
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
