@@ -16,6 +16,7 @@
 #include "presets/presets.hpp"
 #include "transport/frame_memory.hpp"
 #include "transport/key_file.hpp"
+#include "transport/srt_fec.hpp"
 
 namespace hdstream {
 namespace {
@@ -41,6 +42,18 @@ const CLI::Validator kDuration =
     unit_validator("DURATION", [](const std::string& t) { return parse_duration(t); });
 const CLI::Validator kBytes =
     unit_validator("SIZE", [](const std::string& t) { return parse_bytes(t); });
+
+// --srt-fec: the error text names what to fix (transport/srt_fec.hpp).
+const CLI::Validator kSrtFec(
+    [](std::string& text) -> std::string {
+      try {
+        parse_srt_fec(text);
+        return {};
+      } catch (const SrtFecError& error) {
+        return error.what();
+      }
+    },
+    "COLS,ROWS[,LAYOUT]");
 
 // Options are parsed as text and converted once parsing succeeded; each subcommand registers
 // the conversion to run if it was the one chosen.
@@ -264,6 +277,13 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
   command.add_option("--key-length", send.key_length_bytes, "srt: AES key length in bytes")
       ->check(CLI::IsMember({16, 24, 32}))
       ->capture_default_str();
+  command
+      .add_option("--srt-fec", send.srt_fec,
+                  "srt: forward error correction (libsrt's FEC filter), COLS,ROWS[,LAYOUT] "
+                  "(e.g. 10,5,staircase) or libsrt's fec,cols:10,rows:5,layout:staircase,"
+                  "arq:onreq; 1/COLS + 1/ROWS more packets, and the latency must cover "
+                  "COLS x ROWS of them")
+      ->check(kSrtFec);
 }
 
 void finish_send_options(SendOptions& send, const SendText& text) {
@@ -338,6 +358,12 @@ Finisher add_recv(CLI::App* command) {
               "srt: the least latency to play at (SRT uses the larger of both ends'); "
               "hdstream senders announce theirs, and buffers are sized for it",
               kDuration);
+  command
+      ->add_option("--srt-fec", recv->srt_fec,
+                   "srt: FEC every sender must use, as for send (libsrt merges it with a "
+                   "sender's and refuses one that conflicts); without it a sender's own "
+                   "--srt-fec is taken")
+      ->check(kSrtFec);
   auto mux = std::make_shared<std::string>("none");
   add_mux(*command, *mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer");
   auto max_memory = std::make_shared<std::string>("auto");
@@ -349,6 +375,9 @@ Finisher add_recv(CLI::App* command) {
     recv->duration = parse_duration(text->first);
     recv->transport = *transport_from_string(text->second);
     recv->latency = parse_duration(*latency);
+    if (!recv->srt_fec.empty() && recv->transport != TransportKind::srt) {
+      throw CLI::ValidationError("--srt-fec", "only applies to --transport srt");
+    }
     load_key(recv->common, recv->transport, recv->key_file);
     recv->mux = finish_mux(*mux, recv->transport);
     if (std::ranges::count(recv->outputs, "auto") > 0) {

@@ -63,6 +63,7 @@ struct SendOptions {
   bool latency_given = false;  // --latency set explicitly (srt otherwise: max(120ms, 4 x RTT))
   std::string key_file;        // srt passphrase file (--key-file)
   int key_length_bytes = 16;   // srt AES key length (--key-length)
+  std::string srt_fec;         // srt FEC filter as given (--srt-fec); empty: none
   Mux mux = Mux::none;         // ts: MPEG-TS (MPEG-2 4:2:2) over srt (--mux)
 };
 
@@ -79,6 +80,7 @@ struct RecvOptions {
   std::chrono::nanoseconds duration = 0s;    // 0: until every stream has ended, or interrupted
   std::string key_file;                      // srt passphrase file (--key-file)
   std::chrono::nanoseconds latency = 120ms;  // srt receive latency (--latency)
+  std::string srt_fec;                       // srt FEC filter as given (--srt-fec); empty: none
   Mux mux = Mux::none;                       // ts: MPEG-TS over srt (--mux)
   std::uint64_t max_memory_bytes = 0;        // --max-memory; 0: the receiver's default
 };

@@ -103,6 +103,9 @@ std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
   request.connect_patience = o.connect_patience;
   request.reconnect_patience = o.reconnect_patience;
   if (o.transport == TransportKind::srt) request.srt = srt_settings(o);
+  if (!o.srt_fec.empty() && o.transport != TransportKind::srt) {
+    throw UsageError("--srt-fec: only applies to --transport srt");
+  }
   request.key = o.common.key;
   base.format = plan.format.feed;
   base.rate_bps = o.rate_bps;

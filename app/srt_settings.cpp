@@ -31,10 +31,21 @@ std::string read_passphrase(const std::string& path) {
   return passphrase;
 }
 
+// --srt-fec was checked as the command line was parsed; this is its value.
+std::optional<SrtFec> fec_of(const std::string& spec) {
+  if (spec.empty()) return std::nullopt;
+  try {
+    return parse_srt_fec(spec);
+  } catch (const SrtFecError& error) {
+    throw UsageError(fmt::format("--srt-fec: {}", error.what()));
+  }
+}
+
 }  // namespace
 
 SrtSettings srt_settings(const SendOptions& options) {
   SrtSettings settings;
+  settings.fec = fec_of(options.srt_fec);
   settings.passphrase = read_passphrase(options.key_file);
   settings.key_length_bytes = static_cast<std::uint8_t>(options.key_length_bytes);
   // The sender's latency is a transport policy: sender_options() chooses it.
@@ -47,6 +58,7 @@ SrtSettings srt_settings(const RecvOptions& options) {
   SrtSettings settings;
   settings.passphrase = read_passphrase(options.key_file);
   settings.latency = options.latency;
+  settings.fec = fec_of(options.srt_fec);
   return settings;
 }
 

@@ -1,6 +1,6 @@
-// SRT settings from the command line: the passphrase read from --key-file, the key length, and
-// the latency (the sender's as its transport chooses it: latency_budget() in
-// transport/feed_request.hpp).
+// SRT settings from the command line: the passphrase read from --key-file, the key length, the
+// latency (the sender's as its transport chooses it: latency_budget() in
+// transport/feed_request.hpp) and the FEC filter (--srt-fec).
 //   SenderOptions o;  o.srt = srt_settings(send_options);   // throws UsageError
 #pragma once
 

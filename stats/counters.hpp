@@ -50,6 +50,10 @@ struct SrtCounters {
   std::atomic<std::uint64_t> dropped_packets{0};  // too late, dropped (frames then drop)
   std::atomic<std::uint64_t> belated_packets{0};  // arrived after their play time
   std::atomic<double> buffer_ms{0};               // receive (or send) buffer, ms
+  // libsrt's FEC filter (--srt-fec); all zero without it.
+  std::atomic<std::uint64_t> fec_packets{0};        // FEC packets sent (or received)
+  std::atomic<std::uint64_t> fec_recovered{0};      // receiver: lost packets FEC rebuilt
+  std::atomic<std::uint64_t> fec_uncorrectable{0};  // receiver: lost packets FEC could not
 };
 
 // A protected feed: sent in full over two paths, merged at the receiver (transport/leg_merge.hpp).

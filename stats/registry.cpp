@@ -156,6 +156,9 @@ Snapshot StatsRegistry::read() const {
     s.srt.dropped_packets = srt.dropped_packets.load(std::memory_order_relaxed);
     s.srt.belated_packets = srt.belated_packets.load(std::memory_order_relaxed);
     s.srt.buffer_ms = srt.buffer_ms.load(std::memory_order_relaxed);
+    s.srt.fec_packets = srt.fec_packets.load(std::memory_order_relaxed);
+    s.srt.fec_recovered = srt.fec_recovered.load(std::memory_order_relaxed);
+    s.srt.fec_uncorrectable = srt.fec_uncorrectable.load(std::memory_order_relaxed);
     s.protection = read_protection(c, {&legs_[2 * i], &legs_[2 * i + 1]});
     snapshot.streams.push_back(std::move(s));
   }

@@ -67,6 +67,9 @@ nlohmann::ordered_json link_json(const Snapshot& snapshot, const StreamSnapshot&
       {"dropped_packets", s.srt.dropped_packets},
       {"belated_packets", s.srt.belated_packets},
       {"buffer_ms", round3(s.srt.buffer_ms)},
+      {"fec_packets", s.srt.fec_packets},
+      {"fec_recovered", s.srt.fec_recovered},
+      {"fec_uncorrectable", s.srt.fec_uncorrectable},
   };
 }
 

@@ -26,6 +26,10 @@ void write_interval_text(std::ostream& out, const Snapshot& snapshot) {
                  snapshot.t, s.mtcp.resent_chunks, s.mtcp.duplicate_chunks, s.srt.lost_packets,
                  s.srt.dropped_packets, s.srt.belated_packets, s.srt.buffer_ms);
     }
+    if (s.srt.fec_packets > 0 || s.srt.fec_recovered > 0 || s.srt.fec_uncorrectable > 0) {
+      fmt::print(out, "{:7.1f}s     fec:    packets {}  recovered {}  uncorrectable {}\n",
+                 snapshot.t, s.srt.fec_packets, s.srt.fec_recovered, s.srt.fec_uncorrectable);
+    }
     if (s.far_end.valid) {
       fmt::print(out,
                  "{:7.1f}s     far end:          frames {:>7}  drops {:>4}  cksum {:>3}  jitter "

@@ -69,6 +69,9 @@ struct SrtSnapshot {
   std::uint64_t dropped_packets = 0;
   std::uint64_t belated_packets = 0;
   double buffer_ms = 0;
+  std::uint64_t fec_packets = 0;
+  std::uint64_t fec_recovered = 0;
+  std::uint64_t fec_uncorrectable = 0;
 };
 
 struct StreamSnapshot {

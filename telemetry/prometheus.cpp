@@ -35,6 +35,12 @@ std::string escape_label(std::string_view text) {
 
 const std::vector<Family>& families() {
   auto u = [](std::uint64_t v) { return std::optional<double>(static_cast<double>(v)); };
+  auto srt = [](auto pick) {
+    return [pick](const StreamSnapshot& s) -> std::optional<double> {
+      if (!s.srt.present) return std::nullopt;
+      return static_cast<double>(pick(s.srt));
+    };
+  };
   auto far = [](auto pick) {
     return [pick](const StreamSnapshot& s) -> std::optional<double> {
       if (!s.far_end.valid) return std::nullopt;
@@ -88,6 +94,15 @@ const std::vector<Family>& families() {
          if (!s.media) return std::nullopt;
          return s.black ? 1.0 : 0.0;
        }},
+      {"hdstream_srt_fec_packets_total", Kind::counter,
+       "SRT FEC packets (--srt-fec) sent (send) or received (recv); 0 without FEC.", std::nullopt,
+       srt([](const SrtSnapshot& t) { return t.fec_packets; })},
+      {"hdstream_srt_fec_recovered_total", Kind::counter,
+       "Lost SRT packets the receiver's FEC rebuilt.", Role::recv,
+       srt([](const SrtSnapshot& t) { return t.fec_recovered; })},
+      {"hdstream_srt_fec_uncorrectable_total", Kind::counter,
+       "Lost SRT packets FEC could not rebuild (left to retransmission, or dropped).", Role::recv,
+       srt([](const SrtSnapshot& t) { return t.fec_uncorrectable; })},
       {"hdstream_far_end_frames_received_total", Kind::counter,
        "Frames the receiver reports as delivered whole and verified (FEEDBACK).", Role::send,
        far([](const FarEndSnapshot& f) { return static_cast<double>(f.frames); })},

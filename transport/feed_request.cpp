@@ -49,8 +49,10 @@ SenderOptions sender_options(const FeedRequest& request) {
         static_cast<std::uint64_t>(std::ceil(static_cast<double>(request.unpaced_frame_bytes) *
                                              8.0 * hello.feed.frames_per_second())));
   }
-  // SRT carries one chunk per packet: its chunk size is fixed by the packet size.
-  hello.chunk_bytes = transport == TransportKind::srt ? kSrtChunkBytes : request.chunk_bytes;
+  // SRT carries one chunk per packet: its chunk size is fixed by the packet size (less the
+  // FEC filter's header with --srt-fec).
+  hello.chunk_bytes =
+      transport == TransportKind::srt ? srt_chunk_bytes(request.srt) : request.chunk_bytes;
   // mtcp: at most kMaxSubconnections (a preset may ask for more; the receiver refuses more).
   hello.connections = static_cast<std::uint8_t>(
       transport != TransportKind::mtcp ? 1

@@ -19,7 +19,13 @@ SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings,
   plan.rtt = rtt;
   plan.passphrase = settings.passphrase;
   plan.key_length_bytes = settings.key_length_bytes;
+  plan.fec = settings.fec;
+  if (plan.fec) plan.payload_bytes = kSrtMaxPayloadBytes - kSrtFecHeaderBytes;
   return plan;
+}
+
+std::uint32_t srt_chunk_bytes(const SrtSettings& settings) {
+  return settings.fec ? kSrtFecChunkBytes : kSrtChunkBytes;
 }
 
 void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& counters) {
@@ -33,8 +39,41 @@ void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& count
   srt.belated_packets.store(stats.belated, std::memory_order_relaxed);
   srt.buffer_ms.store(sender ? stats.send_buffer_ms : stats.receive_buffer_ms,
                       std::memory_order_relaxed);
+  // FEC: the feed's FEC packets as sent or received; only the receiver rebuilds the feed's
+  // packets (a sender's filter sees just the receiver's reports).
+  srt.fec_packets.store(sender ? stats.fec_sent : stats.fec_received, std::memory_order_relaxed);
+  srt.fec_recovered.store(sender ? 0 : stats.fec_recovered, std::memory_order_relaxed);
+  srt.fec_uncorrectable.store(sender ? 0 : stats.fec_uncorrectable, std::memory_order_relaxed);
   srt.present.store(true, std::memory_order_relaxed);
 }
+
+namespace {
+
+// FEC rebuilds a packet once its row or column has arrived: a matrix that takes longer than the
+// latency to send at the feed's rate rebuilds nothing in time.
+void warn_if_fec_outlasts_latency(const std::string& filter, const SrtPlan& plan,
+                                  std::uint16_t stream_id) {
+  if (plan.rate_bps == 0) return;
+  std::optional<SrtFec> fec;
+  try {
+    fec = parse_srt_fec(filter);
+  } catch (const SrtFecError&) {
+    return;
+  }
+  const double packet_bits = 8.0 * plan.payload_bytes;
+  const auto spans = std::chrono::duration<double>(fec->matrix_packets() * packet_bits /
+                                                   static_cast<double>(plan.rate_bps));
+  if (spans > plan.latency) {
+    srt_log()->warn(
+        "stream {}: the FEC matrix ({} packets) takes {} to send at {}, longer than the latency "
+        "{}: FEC cannot rebuild a lost packet in time (a smaller --srt-fec or a larger --latency)",
+        stream_id, fec->matrix_packets(),
+        format_duration(std::chrono::duration_cast<std::chrono::nanoseconds>(spans)),
+        format_rate(static_cast<double>(plan.rate_bps)), format_duration(plan.latency));
+  }
+}
+
+}  // namespace
 
 std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
                                             std::chrono::nanoseconds patience,
@@ -46,6 +85,11 @@ std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint&
     try {
       SrtSocket socket = SrtSocket::caller(plan);
       socket.connect(remote);
+      if (const std::string filter = socket.packet_filter(); !filter.empty()) {
+        srt_log()->info("stream {}: SRT packet filter {}{}", stream_id, filter,
+                        plan.fec ? "" : " (the receiver's --srt-fec)");
+        warn_if_fec_outlasts_latency(filter, plan, stream_id);
+      }
       return socket;
     } catch (const SrtError& error) {
       if (error.wrong_passphrase()) {
@@ -53,6 +97,13 @@ std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint&
             "stream {}: {} refused the connection: wrong passphrase (check --key-file "
             "on both ends)",
             stream_id, remote.to_string());
+        return std::nullopt;
+      }
+      if (error.filter_conflict()) {
+        srt_log()->error(
+            "stream {}: {} refused the connection: its packet filter does not agree with this "
+            "sender's --srt-fec {} (check --srt-fec on both ends)",
+            stream_id, remote.to_string(), plan.fec ? plan.fec->filter() : "(none)");
         return std::nullopt;
       }
       if (stopped || std::chrono::steady_clock::now() + backoff > deadline) {

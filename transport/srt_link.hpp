@@ -27,8 +27,13 @@ namespace hdstream {
 // The `srt` logger every SRT end writes to.
 std::shared_ptr<spdlog::logger> srt_log();
 
-// Chunk payload that fills one SRT packet.
+// Chunk payload that fills one SRT packet (1408 bytes), and one that leaves room for the FEC
+// filter's header (1404): libsrt lowers SRTO_PAYLOADSIZE to 1452 once a filter is in force.
 inline constexpr std::uint32_t kSrtChunkBytes = kSrtMaxPayloadBytes - kHeaderBytes;
+inline constexpr std::uint32_t kSrtFecChunkBytes = kSrtChunkBytes - kSrtFecHeaderBytes;
+
+// The chunk size a sender with these settings plans (with --srt-fec, kSrtFecChunkBytes).
+std::uint32_t srt_chunk_bytes(const SrtSettings& settings);
 
 // The SRT settings every sender and receiver derives from the feed and the options.
 SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings, std::chrono::nanoseconds rtt);
@@ -38,7 +43,8 @@ void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& count
 
 // The caller side shared by every SRT sender (hdstream chunks or MPEG-TS): connects, retrying
 // with backoff (20 ms doubling to 1 s) for `patience`. nullopt, with the reason logged, on a
-// wrong passphrase, once patience runs out, or once `stopped` is set.
+// wrong passphrase or a packet filter the listener does not agree with (--srt-fec), once
+// patience runs out, or once `stopped` is set. Logs the packet filter in force, if any.
 std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
                                             std::chrono::nanoseconds patience,
                                             const std::atomic<bool>& stopped,

@@ -1,5 +1,7 @@
 #include "transport/srt_receiver.hpp"
 
+#include <algorithm>
+
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
@@ -92,9 +94,13 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
     } else if (refusal = validate_hello(*hello); !refusal.empty()) {
     } else if (hello->transport != TransportKind::srt) {
       refusal = fmt::format("this listener serves srt, not {}", to_string(hello->transport));
-    } else if (hello->chunk_bytes > kSrtChunkBytes) {
-      refusal = fmt::format("chunks of {} bytes do not fit an SRT message (at most {})",
-                            hello->chunk_bytes, kSrtChunkBytes);
+    } else if (const int room = socket.payload_bytes() - static_cast<int>(kHeaderBytes);
+               hello->chunk_bytes > static_cast<std::uint32_t>(std::max(room, 0))) {
+      // 1408 bytes, or 1404 with a packet filter (FEC) in force.
+      refusal = fmt::format(
+          "chunks of {} bytes do not fit this connection's SRT messages (at "
+          "most {})",
+          hello->chunk_bytes, room);
     } else if (header.stream_id != stream) {
       status = AckStatus::bad_stream;
       refusal = fmt::format("UDP port {} carries stream {}, not {}", socket.local_port(), stream,
@@ -153,10 +159,12 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
   if (probe) {
     measured_probe->started(*hello, "over SRT");
   } else {
-    srt_log()->info("stream {}: feed from {} accepted over SRT ({} {}x{} @ {:.2f} fps, {})", stream,
-                    peer, to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
-                    hello->feed.frames_per_second(),
-                    format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
+    const std::string filter = socket.packet_filter();
+    srt_log()->info("stream {}: feed from {} accepted over SRT ({} {}x{} @ {:.2f} fps, {}{}{})",
+                    stream, peer, to_string(hello->feed.codec), hello->feed.width,
+                    hello->feed.height, hello->feed.frames_per_second(),
+                    format_rate(static_cast<double>(hello->feed.bit_rate_bps)),
+                    filter.empty() ? "" : ", packet filter ", filter);
     counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
     counters.state.store(StreamState::running, std::memory_order_relaxed);
     consumer_.session_started(stream, *hello);

@@ -1,5 +1,6 @@
 #include "transport/srt_sender.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -18,11 +19,12 @@ SrtSender::SrtSender(asio::any_io_executor executor, SenderOptions options,
       counters_(counters),
       remote_{options_.destination.host,
               static_cast<std::uint16_t>(options_.destination.port + options_.stream_id)},
-      feed_(std::move(executor), options_.max_queued_frames) {
+      feed_(std::move(executor), options_.max_queued_frames),
+      chunk_bytes_(options_.hello.chunk_bytes) {
   // sender_options() (transport/feed_request.hpp) plans these; anything else is a caller's bug.
   const Hello& hello = options_.hello;
   if (hello.transport != TransportKind::srt || hello.connections != 1 ||
-      hello.chunk_bytes != kSrtChunkBytes ||
+      hello.chunk_bytes != srt_chunk_bytes(options_.srt) ||
       std::chrono::milliseconds(hello.latency_budget_ms) !=
           std::chrono::duration_cast<std::chrono::milliseconds>(options_.srt.latency)) {
     throw std::invalid_argument("SrtSender: options not planned by sender_options()");
@@ -53,6 +55,12 @@ bool SrtSender::connect_and_handshake() {
                                                           feed_.stop_flag(), options_.stream_id);
   if (!connected) return false;
   socket_ = std::move(*connected);
+  // A receiver with --srt-fec gives a sender without it its filter, and 4 bytes less a packet.
+  const int room = socket_.payload_bytes() - static_cast<int>(kHeaderBytes);
+  if (room > 0 && static_cast<std::uint32_t>(room) < chunk_bytes_) {
+    chunk_bytes_ = static_cast<std::uint32_t>(room);
+    options_.hello.chunk_bytes = chunk_bytes_;
+  }
   // The hdstream handshake rides inside the SRT connection: feed descriptor, first frame.
   auto hello = encode_hello(options_.stream_id, options_.hello);
   if (!send_message(hello)) return false;
@@ -89,7 +97,7 @@ bool SrtSender::connect_and_handshake() {
 }
 
 bool SrtSender::send_frame(const Frame& frame) {
-  packetize(frame, kSrtChunkBytes, chunks_);
+  packetize(frame, chunk_bytes_, chunks_);
   for (const auto& chunk : chunks_) {
     // libsrt has no gather send: header and payload are joined in one reused packet buffer.
     std::memcpy(packet_.data(), chunk.header.data(), kHeaderBytes);
@@ -134,17 +142,41 @@ void SrtSender::sample_stats(bool force) {
   publish_srt_stats(socket_.stats(), /*sender=*/true, counters_);
 }
 
+// END is the feed's last packet: if it is lost no later packet shows the gap, and live mode
+// resends only what the receiver reports missing. So END is repeated until the receiver's last
+// report (the receiver acts on the first and drains the rest). With a packet filter, the feed's
+// last packets are in FEC groups that only later packets complete: a matrix and a row of
+// repeats at once gives every such group its FEC packet (or its dismissal, which reports what
+// FEC cannot rebuild for retransmission), so a loss among them is not left to the latency.
+std::size_t SrtSender::end_repeats() const {
+  const std::string filter = socket_.packet_filter();
+  if (filter.empty()) return 1;
+  try {
+    const SrtFec fec = parse_srt_fec(filter);
+    return std::min<std::size_t>(kMaxEndRepeats, fec.matrix_packets() + fec.cols);
+  } catch (const SrtFecError&) {
+    return kMaxEndRepeats;  // a filter hdstream did not ask for: libsrt's syntax changed
+  }
+}
+
 bool SrtSender::finish(std::uint64_t frames_sent) {
   auto end = encode_end(options_.stream_id, End{frames_sent});
-  if (!send_message(end)) return false;
+  for (std::size_t i = end_repeats(); i > 0; --i) {
+    if (!send_message(end)) return false;
+  }
   // Live mode has no linger: closing now could discard packets still in the send buffer. The
   // receiver closes once it has END, which ends this read.
   const auto deadline =
       std::chrono::steady_clock::now() + options_.handshake_timeout + options_.srt.latency;
   socket_.set_receive_blocking(true);
+  auto repeat_at = std::chrono::steady_clock::now() + kEndRepeatInterval;
   while (!stopped() && std::chrono::steady_clock::now() < deadline) {
     std::size_t received = 0;
     sample_stats();
+    if (const auto now = std::chrono::steady_clock::now(); now >= repeat_at) {
+      repeat_at = now + kEndRepeatInterval;
+      if (!send_message(end)) return false;
+    }
     const SrtIo io = socket_.receive(reply_, received);
     if (io == SrtIo::closed) return true;
     // The receiver's last report has the final counts; then this side closes.

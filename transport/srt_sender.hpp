@@ -1,5 +1,6 @@
 // One feed over SRT live mode: frames become hdstream chunks of one SRT packet each (1408 bytes
-// of payload + the 48-byte header = SRTO_PAYLOADSIZE 1456). libsrt's blocking API runs in the
+// of payload + the 48-byte header = SRTO_PAYLOADSIZE 1456; 4 bytes less when an FEC filter is
+// in force, asked for by --srt-fec or by the receiver). libsrt's blocking API runs in the
 // feed's own thread; every call there times out within 100 ms, so stop() is bounded.
 //   auto sender = std::make_shared<SrtSender>(strand, options, counters);  // port + stream id
 #pragma once
@@ -37,6 +38,10 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   bool send_message(std::span<const std::byte> message);
   bool send_frame(const Frame& frame);
   bool finish(std::uint64_t frames_sent);
+  // END messages sent at once: 1, or enough to complete the packet filter's groups.
+  std::size_t end_repeats() const;
+  static constexpr std::size_t kMaxEndRepeats = 2048;
+  static constexpr std::chrono::milliseconds kEndRepeatInterval{100};
   void sample_stats(bool force = false);
   void read_feedback();
   // A message from the receiver, in reply_; true when it is the session's last report.
@@ -49,6 +54,9 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   SrtSocket socket_;
   FeedThread feed_;
 
+  // Chunk payload: as planned (srt_chunk_bytes()), or less once connected if the receiver's
+  // packet filter left less room in a packet; the HELLO announces it.
+  std::uint32_t chunk_bytes_;
   std::vector<EncodedChunk> chunks_;
   std::array<std::byte, kSrtMaxPayloadBytes> packet_{};
   // What the receiver says (live mode refuses to receive into less than a whole packet).

@@ -57,10 +57,12 @@ void srt_log_handler(void*, int level, const char*, int, const char*, const char
       code = reason.substr(0, dash);
       reason = reason.substr(dash + 3);
     }
-    log()->warn("refused an SRT caller: {} (libsrt reject code {}){}", reason, code,
-                reason.find("passphrase") != std::string_view::npos
-                    ? "; check --key-file on both ends"
-                    : "");
+    const char* hint = reason.find("passphrase") != std::string_view::npos
+                           ? "; check --key-file on both ends"
+                       : reason.find("Packet Filter") != std::string_view::npos  // 1014
+                           ? "; check --srt-fec on both ends"
+                           : "";
+    log()->warn("refused an SRT caller: {} (libsrt reject code {}){}", reason, code, hint);
     return;
   }
   if (level <= LOG_ERR) {
@@ -107,7 +109,10 @@ int configured(const SrtPlan& plan) {
                                       kSrtMaxPayloadBytes / (kSrtMaxPayloadBytes - 48.0);
       set<std::int64_t>(socket, SRTO_INPUTBW, static_cast<std::int64_t>(wire_bytes_per_s),
                         "SRTO_INPUTBW");
-      set<std::int64_t>(socket, SRTO_MAXBW, static_cast<std::int64_t>(1.5 * wire_bytes_per_s),
+      // FEC packets ride on top of the feed's (libsrt applies MAXBW to both).
+      const double fec = plan.fec ? plan.fec->overhead() : 0.0;
+      set<std::int64_t>(socket, SRTO_MAXBW,
+                        static_cast<std::int64_t>(1.5 * (1 + fec) * wire_bytes_per_s),
                         "SRTO_MAXBW");
     }
     const SrtBufferSizes sizes = plan_srt_buffers(plan);
@@ -115,6 +120,14 @@ int configured(const SrtPlan& plan) {
     set<int>(socket, SRTO_RCVBUF, sizes.receive_buffer_bytes, "SRTO_RCVBUF");
     set<int>(socket, SRTO_UDP_RCVBUF, sizes.udp_buffer_bytes, "SRTO_UDP_RCVBUF");
     set<int>(socket, SRTO_UDP_SNDBUF, sizes.udp_buffer_bytes, "SRTO_UDP_SNDBUF");
+    if (plan.fec) {
+      // After SRTO_PAYLOADSIZE: libsrt refuses a filter whose header does not fit beside it.
+      const std::string filter = plan.fec->filter();
+      if (srt_setsockflag(socket, SRTO_PACKETFILTER, filter.data(),
+                          static_cast<int>(filter.size())) == SRT_ERROR) {
+        throw_last(fmt::format("setting SRTO_PACKETFILTER '{}'", filter));
+      }
+    }
     if (!plan.passphrase.empty()) {
       if (srt_setsockflag(socket, SRTO_PASSPHRASE, plan.passphrase.data(),
                           static_cast<int>(plan.passphrase.size())) == SRT_ERROR) {
@@ -154,6 +167,10 @@ int size_for_caller(void* opaque, SRTSOCKET accepted, int, const sockaddr*, cons
 
 bool SrtError::wrong_passphrase() const {
   return reject_reason_ == SRT_REJ_BADSECRET;
+}
+
+bool SrtError::filter_conflict() const {
+  return reject_reason_ == SRT_REJ_FILTER;
 }
 
 SrtBufferSizes plan_srt_buffers(const SrtPlan& plan) {
@@ -286,12 +303,30 @@ SrtStats SrtSocket::stats() {
   stats.belated = static_cast<std::uint64_t>(raw.pktRcvBelated);
   stats.send_buffer_ms = raw.msSndBuf;
   stats.receive_buffer_ms = raw.msRcvBuf;
+  stats.fec_sent = static_cast<std::uint64_t>(raw.pktSndFilterExtraTotal);
+  stats.fec_received = static_cast<std::uint64_t>(raw.pktRcvFilterExtraTotal);
+  stats.fec_recovered = static_cast<std::uint64_t>(raw.pktRcvFilterSupplyTotal);
+  stats.fec_uncorrectable = static_cast<std::uint64_t>(raw.pktRcvFilterLossTotal);
   return stats;
 }
 
 std::size_t SrtSocket::unacknowledged_bytes() const {
   std::size_t bytes = 0;
   if (srt_getsndbuffer(socket_, nullptr, &bytes) == SRT_ERROR) return 0;
+  return bytes;
+}
+
+std::string SrtSocket::packet_filter() const {
+  char filter[513] = {};  // SRTO_PACKETFILTER holds at most 512 bytes
+  int length = sizeof filter - 1;
+  if (srt_getsockflag(socket_, SRTO_PACKETFILTER, filter, &length) == SRT_ERROR) return {};
+  return std::string(filter, static_cast<std::size_t>(length));
+}
+
+int SrtSocket::payload_bytes() const {
+  int bytes = 0;
+  int length = sizeof bytes;
+  if (srt_getsockflag(socket_, SRTO_PAYLOADSIZE, &bytes, &length) == SRT_ERROR) return 0;
   return bytes;
 }
 

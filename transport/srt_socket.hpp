@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/endpoint.hpp"
+#include "transport/srt_fec.hpp"
 
 namespace hdstream {
 
@@ -27,6 +28,7 @@ class SrtError : public std::runtime_error {
   int srt_code() const { return srt_code_; }
   int reject_reason() const { return reject_reason_; }  // SRT_REJ_* when a connect was refused
   bool wrong_passphrase() const;
+  bool filter_conflict() const;  // the peer's packet filter (--srt-fec) does not agree with ours
 
  private:
   int srt_code_;
@@ -42,6 +44,9 @@ struct SrtPlan {
   std::uint8_t key_length_bytes = 16;
   int payload_bytes = 1456;  // SRTO_PAYLOADSIZE: one message per packet
   bool probe = false;        // a caller's stream id announces a `check` capacity probe
+  // SRTO_PACKETFILTER (--srt-fec); srt_plan() then leaves its header room in payload_bytes.
+  // A listener without one takes a caller's filter; with one, it must agree with the caller's.
+  std::optional<SrtFec> fec;
 };
 inline constexpr int kSrtMaxPayloadBytes = 1456;  // SRT_LIVE_MAX_PLSIZE
 inline constexpr int kSrtTsPayloadBytes = 1316;   // 7 x 188: what MPEG-TS tools expect
@@ -68,6 +73,11 @@ struct SrtStats {
   std::uint64_t belated = 0;               // arrived after their play time
   double send_buffer_ms = 0;
   double receive_buffer_ms = 0;
+  // The packet filter's (FEC's), zero without one.
+  std::uint64_t fec_sent = 0;           // FEC packets we sent (pktSndFilterExtraTotal)
+  std::uint64_t fec_received = 0;       // FEC packets we received (pktRcvFilterExtraTotal)
+  std::uint64_t fec_recovered = 0;      // lost packets FEC rebuilt (pktRcvFilterSupplyTotal)
+  std::uint64_t fec_uncorrectable = 0;  // lost packets FEC could not (pktRcvFilterLossTotal)
 };
 
 // Callers libsrt holds for a listener before refusing more ("backlog exceeded"). The listener's
@@ -119,6 +129,12 @@ class SrtSocket {
   // An accepted socket's caller announces a capacity probe in its stream id
   // (transport/srt_stream_id.hpp).
   bool announces_probe() const;
+  // The packet filter in force (SRTO_PACKETFILTER): once connected, what both ends agreed on
+  // (keys neither end gave are libsrt's defaults, not spelled out); empty: none.
+  std::string packet_filter() const;
+  // The largest message this socket sends (SRTO_PAYLOADSIZE): 4 bytes less once a filter that
+  // the peer asked for is in force.
+  int payload_bytes() const;
   // SRTO_FC, SRTO_RCVBUF and SRTO_UDP_RCVBUF as libsrt holds them (RCVBUF in whole packets).
   SrtBufferSizes buffer_sizes() const;
   // false: receive() returns SrtIo::timeout at once when no message is waiting.

@@ -19,6 +19,7 @@
 #include "protocol/handshake.hpp"
 #include "stats/counters.hpp"
 #include "stats/registry.hpp"
+#include "transport/srt_fec.hpp"
 #include "transport/tcp_tuning.hpp"
 
 namespace hdstream {
@@ -36,6 +37,7 @@ struct SrtSettings {
   std::string passphrase;                    // empty: unencrypted; else 10..79 characters
   std::uint8_t key_length_bytes = 16;        // AES-128/192/256: 16, 24 or 32
   std::chrono::nanoseconds latency = 120ms;  // SRTO_LATENCY
+  std::optional<SrtFec> fec;                 // --srt-fec: libsrt's FEC filter (SRTO_PACKETFILTER)
 };
 
 struct SenderOptions {

@@ -118,6 +118,36 @@ TEST(Report, AProtectedFeedHasAProtectionLineAndALineForEachLeg) {
   EXPECT_EQ(lines[6]["only_frames"], 151);
 }
 
+// libsrt's FEC figures (--srt-fec) ride in the "link" line, and in text a "fec:" line once there
+// are any.
+TEST(Report, SrtFecFiguresAreInTheLinkLineAndInTextWhenFecRuns) {
+  Snapshot snapshot = five_feeds();
+  auto& srt = snapshot.streams[2];
+  srt.transport = "srt";
+  srt.srt.present = true;
+  EXPECT_EQ(keys_of(link_json(snapshot, srt)),
+            (std::vector<std::string>{"type", "t", "role", "stream", "transport", "resent_chunks",
+                                      "duplicate_chunks", "lost_packets", "dropped_packets",
+                                      "belated_packets", "buffer_ms", "fec_packets",
+                                      "fec_recovered", "fec_uncorrectable"}));
+  std::ostringstream without;
+  StatsReport(StatsFormat::text, without).interval(snapshot);
+  EXPECT_EQ(without.str().find("fec:"), std::string::npos) << without.str();
+
+  srt.srt.fec_packets = 4000;
+  srt.srt.fec_recovered = 130;
+  srt.srt.fec_uncorrectable = 2;
+  const auto line = link_json(snapshot, srt);
+  EXPECT_EQ(line["fec_packets"], 4000);
+  EXPECT_EQ(line["fec_recovered"], 130);
+  EXPECT_EQ(line["fec_uncorrectable"], 2);
+  std::ostringstream with;
+  StatsReport(StatsFormat::text, with).interval(snapshot);
+  EXPECT_NE(with.str().find("fec:    packets 4000  recovered 130  uncorrectable 2\n"),
+            std::string::npos)
+      << with.str();
+}
+
 TEST(Report, TextSummaryStatesTheVerdictAndWhy) {
   Snapshot snapshot = five_feeds();
   snapshot.streams[0].drops = 1;

@@ -14,6 +14,7 @@
 #include "stats/snapshot_json.hpp"
 #include "telemetry/http_client.hpp"
 #include "telemetry/metrics_server.hpp"
+#include "telemetry/prometheus.hpp"
 
 namespace hdstream {
 namespace {
@@ -377,6 +378,39 @@ TEST_F(MetricsServerTest, HostileClientsAreClosedWithoutDisturbingTheServer) {
   const std::string both = keep.read_all();
   EXPECT_EQ(both.rfind("HTTP/1.1 200", 0), 0u);
   EXPECT_NE(both.find("HTTP/1.1 200", 10), std::string::npos);
+}
+
+// libsrt's FEC figures (--srt-fec): a family per figure, samples for SRT feeds only, the
+// recovered and uncorrectable packets on the receiving side only.
+TEST(Metrics, SrtFecFiguresAreCountersOfSrtFeeds) {
+  Snapshot received;
+  received.role = Role::recv;
+  received.streams.resize(2);
+  received.streams[0].transport = "tcp";
+  received.streams[1].stream = 1;
+  received.streams[1].transport = "srt";
+  received.streams[1].srt.present = true;
+  received.streams[1].srt.fec_packets = 4000;
+  received.streams[1].srt.fec_recovered = 130;
+  received.streams[1].srt.fec_uncorrectable = 2;
+  Snapshot sent = received;
+  sent.role = Role::send;
+  const std::vector<LabeledSnapshot> sources{{"h", "e", sent}, {"h", "e", received}};
+  const auto samples = parse_exposition(prometheus_text(sources));
+  auto values = [&](const std::string& name) {
+    std::vector<std::string> found;
+    for (const auto& s : samples) {
+      if (s.name == name) {
+        found.push_back(s.labels.at("role") + "/" + s.labels.at("stream") + "=" +
+                        std::to_string(static_cast<int>(s.value)));
+      }
+    }
+    return found;
+  };
+  EXPECT_EQ(values("hdstream_srt_fec_packets_total"),
+            (std::vector<std::string>{"send/1=4000", "recv/1=4000"}));
+  EXPECT_EQ(values("hdstream_srt_fec_recovered_total"), (std::vector<std::string>{"recv/1=130"}));
+  EXPECT_EQ(values("hdstream_srt_fec_uncorrectable_total"), (std::vector<std::string>{"recv/1=2"}));
 }
 
 TEST(MetricsListen, PortOnlyBindsLoopback) {

@@ -36,6 +36,10 @@ TEST(FeedRequest, SrtCarriesOnePacketPerChunkWhateverChunkSizeWasAsked) {
   EXPECT_EQ(options.hello.chunk_bytes, kSrtChunkBytes);
   EXPECT_EQ(options.hello.connections, 1);
   EXPECT_EQ(options.hello.transport, TransportKind::srt);
+  // With FEC, libsrt's filter takes 4 bytes of every packet: 1404-byte chunks, 1452 on the wire.
+  request.srt.fec = parse_srt_fec("10,5");
+  EXPECT_EQ(sender_options(request).hello.chunk_bytes, kSrtFecChunkBytes);
+  EXPECT_EQ(kSrtFecChunkBytes + kHeaderBytes, 1452u);
 }
 
 TEST(FeedRequest, SrtChoosesFourRttsWithinItsBounds) {
