@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -27,6 +28,28 @@ inline std::optional<nlohmann::json> find_line(const std::string& text, const st
   std::optional<nlohmann::json> found;
   for (auto& line : json_lines(text)) {
     if (line.at("type") == type) found = line;
+  }
+  return found;
+}
+
+// Every complete line of a stats file that may still be being written: a half-written last line
+// is skipped, not an error.
+inline std::vector<nlohmann::json> read_stats_file(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object()) lines.push_back(std::move(j));
+  }
+  return lines;
+}
+
+// The last of `lines` of a given type, if any.
+inline std::optional<nlohmann::json> last_line(const std::vector<nlohmann::json>& lines,
+                                               const std::string& type) {
+  std::optional<nlohmann::json> found;
+  for (const auto& j : lines) {
+    if (j.value("type", "") == type) found = j;
   }
   return found;
 }

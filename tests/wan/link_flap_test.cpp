@@ -19,7 +19,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/eventually.hpp"
 #include "tests/support/namespaces.hpp"
+#include "tests/support/stats_lines.hpp"
 #include "tests/wan/netns_process.hpp"
 #include "tools/linkemu/emulator.hpp"
 #include "tools/linkemu/topology.hpp"
@@ -38,26 +40,6 @@ constexpr auto kRecoveryLimit = 4s;     // frames flowing again after the link r
 constexpr auto kNominalRateLimit = 6s;  // each feed back at >= 80 % of its rate
 constexpr double kNominalFraction = 0.8;
 
-// Every complete JSON line of a stats file that is still being written.
-std::vector<json> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<json> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object()) lines.push_back(std::move(j));  // a half-written last line is skipped
-  }
-  return lines;
-}
-
-std::optional<json> last_of(const std::vector<json>& lines, const std::string& type) {
-  std::optional<json> found;
-  for (const auto& j : lines) {
-    if (j.value("type", "") == type) found = j;
-  }
-  return found;
-}
-
 // Cumulative received frames per stream, from the last interval line of each.
 std::map<int, std::uint64_t> frames_per_stream(const std::vector<json>& lines) {
   std::map<int, std::uint64_t> frames;
@@ -65,17 +47,6 @@ std::map<int, std::uint64_t> frames_per_stream(const std::vector<json>& lines) {
     if (j.value("type", "") == "interval") frames[j.value("stream", -1)] = j.value("frames", 0ULL);
   }
   return frames;
-}
-
-// Polls `condition` every 20 ms until it holds or `timeout` passes.
-template <typename Condition>
-bool poll_until(Condition condition, Clock::duration timeout) {
-  const auto deadline = Clock::now() + timeout;
-  while (!condition()) {
-    if (Clock::now() > deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
 }
 
 class LinkFlap : public ::testing::TestWithParam<std::string> {
@@ -120,9 +91,9 @@ TEST_P(LinkFlap, FeedsRecoverAfterATwoSecondOutageAndTheLostFramesAreCounted) {
                       file("send.out"), file("send.err"));
 
   // Every feed flowing (a second of frames) before the cable is pulled.
-  ASSERT_TRUE(poll_until(
+  ASSERT_TRUE(test::eventually(
       [&] {
-        const auto frames = frames_per_stream(read_lines(recv_stats));
+        const auto frames = frames_per_stream(test::read_stats_file(recv_stats));
         if (frames.size() != kStreams) return false;
         for (const auto& [stream, n] : frames) {
           if (n < 30) return false;
@@ -135,17 +106,17 @@ TEST_P(LinkFlap, FeedsRecoverAfterATwoSecondOutageAndTheLostFramesAreCounted) {
   wan.set_link_down(true);
   // The outage itself: the fault lasts this long by definition; nothing is being waited for.
   std::this_thread::sleep_for(kOutage);
-  const auto during = frames_per_stream(read_lines(recv_stats));
+  const auto during = frames_per_stream(test::read_stats_file(recv_stats));
   wan.set_link_down(false);
   const auto link_up = Clock::now();
-  const auto lines_before_recovery = read_lines(recv_stats).size();
+  const auto lines_before_recovery = test::read_stats_file(recv_stats).size();
 
   // Recovery: every stream has received 10 more frames (a third of a second) than it had when
   // the link came back.
   std::map<int, std::uint64_t> after;
-  const bool recovered = poll_until(
+  const bool recovered = test::eventually(
       [&] {
-        after = frames_per_stream(read_lines(recv_stats));
+        after = frames_per_stream(test::read_stats_file(recv_stats));
         for (const auto& [stream, n] : during) {
           if (after[stream] < n + 10) return false;
         }
@@ -163,9 +134,9 @@ TEST_P(LinkFlap, FeedsRecoverAfterATwoSecondOutageAndTheLostFramesAreCounted) {
   // burst of the few frames the sender held) at >= 80 % of its rate, written after the link
   // came back.
   std::map<int, double> back_at_s;
-  poll_until(
+  test::eventually(
       [&] {
-        const auto lines = read_lines(recv_stats);
+        const auto lines = test::read_stats_file(recv_stats);
         std::map<int, int> consecutive;
         for (std::size_t i = lines_before_recovery; i < lines.size(); ++i) {
           const auto& j = lines[i];
@@ -194,9 +165,10 @@ TEST_P(LinkFlap, FeedsRecoverAfterATwoSecondOutageAndTheLostFramesAreCounted) {
   EXPECT_EQ(sender.exit_code(), 3) << "see " << file("send.err");
   EXPECT_EQ(receiver.exit_code(), 3) << "see " << file("recv.err");
 
-  const auto recv_lines = read_lines(recv_stats), send_lines = read_lines(send_stats);
-  const auto recv_summary = last_of(recv_lines, "summary");
-  const auto send_summary = last_of(send_lines, "summary");
+  const auto recv_lines = test::read_stats_file(recv_stats),
+             send_lines = test::read_stats_file(send_stats);
+  const auto recv_summary = test::last_line(recv_lines, "summary");
+  const auto send_summary = test::last_line(send_lines, "summary");
   ASSERT_TRUE(recv_summary && send_summary);
   EXPECT_EQ(recv_summary->value("checksum_errors", 1ULL), 0u);
   const auto sender_drops = send_summary->value("drops", 0ULL);
@@ -260,18 +232,19 @@ TEST_P(SilentPath, SessionsBreakAndTheFeedResumesWithinSecondsOfThePathsReturn) 
                        "--rate", "20M", "--rtt", "4ms", "--duration", "22s", "--stats", "json",
                        "--stats-file", send_stats, "--interval", "250ms"},
                       file("send.out"), file("send.err"));
-  ASSERT_TRUE(poll_until([&] { return frames_per_stream(read_lines(recv_stats))[0] >= 30; }, 20s))
+  ASSERT_TRUE(test::eventually(
+      [&] { return frames_per_stream(test::read_stats_file(recv_stats))[0] >= 30; }, 20s))
       << "the feed never started; see " << dir_;
 
   wan.set_link_down(true);
   std::this_thread::sleep_for(kSilence);  // the outage itself: its length is the scenario
   EXPECT_FALSE(receiver.wait_for(0s)) << "the receiver exited during the outage";
   EXPECT_FALSE(sender.wait_for(0s)) << "the sender exited during the outage";
-  const auto during = frames_per_stream(read_lines(recv_stats))[0];
+  const auto during = frames_per_stream(test::read_stats_file(recv_stats))[0];
   wan.set_link_down(false);
   const auto link_up = Clock::now();
-  ASSERT_TRUE(
-      poll_until([&] { return frames_per_stream(read_lines(recv_stats))[0] >= during + 15; }, 8s))
+  ASSERT_TRUE(test::eventually(
+      [&] { return frames_per_stream(test::read_stats_file(recv_stats))[0] >= during + 15; }, 8s))
       << "the feed did not resume; see " << dir_;
   // 15 frames are half a second: the feed was back half a second before this.
   const double resume_s = std::chrono::duration<double>(Clock::now() - link_up).count() - 0.5;
@@ -283,10 +256,11 @@ TEST_P(SilentPath, SessionsBreakAndTheFeedResumesWithinSecondsOfThePathsReturn) 
   ASSERT_TRUE(receiver.wait_for(20s)) << "receiver did not finish after the feed ended";
   EXPECT_EQ(sender.exit_code(), 3) << "see " << file("send.err");
   EXPECT_EQ(receiver.exit_code(), 3) << "see " << file("recv.err");
-  const auto recv_lines = read_lines(recv_stats), send_lines = read_lines(send_stats);
+  const auto recv_lines = test::read_stats_file(recv_stats),
+             send_lines = test::read_stats_file(send_stats);
   const double silence_s = std::chrono::duration<double>(kSilence).count();
   for (const auto* lines : {&recv_lines, &send_lines}) {
-    const auto outage = last_of(*lines, "outage");
+    const auto outage = test::last_line(*lines, "outage");
     ASSERT_TRUE(outage) << "no outage line; see " << dir_;
     EXPECT_EQ(outage->value("outages", 0), 1) << outage->dump();
     EXPECT_FALSE(outage->value("in_progress", true));
@@ -299,7 +273,7 @@ TEST_P(SilentPath, SessionsBreakAndTheFeedResumesWithinSecondsOfThePathsReturn) 
     EXPECT_GE(outage->value("frames_lost", 0), static_cast<int>((silence_s - 5.5) * 29.97))
         << outage->dump();
   }
-  const auto recv_summary = last_of(recv_lines, "summary");
+  const auto recv_summary = test::last_line(recv_lines, "summary");
   ASSERT_TRUE(recv_summary);
   EXPECT_EQ(recv_summary->value("checksum_errors", 1ULL), 0u);
 }

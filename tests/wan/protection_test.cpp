@@ -16,7 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/eventually.hpp"
 #include "tests/support/namespaces.hpp"
+#include "tests/support/stats_lines.hpp"
 #include "tests/wan/netns_process.hpp"
 #include "tools/linkemu/emulator.hpp"
 #include "tools/linkemu/topology.hpp"
@@ -32,25 +34,6 @@ constexpr int kStreams = 2;
 constexpr auto kOutage = 5s;
 constexpr double kFps = 30000.0 / 1001.0;
 
-std::vector<json> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<json> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object()) lines.push_back(std::move(j));  // a half-written last line is skipped
-  }
-  return lines;
-}
-
-std::optional<json> last_of(const std::vector<json>& lines, const std::string& type) {
-  std::optional<json> found;
-  for (const auto& j : lines) {
-    if (j.value("type", "") == type) found = j;
-  }
-  return found;
-}
-
 // The latest cumulative figure `field` of each stream's lines of `type` (leg lines: of `leg`).
 std::map<int, std::uint64_t> latest(const std::vector<json>& lines, const std::string& type,
                                     const std::string& field, const std::string& leg = {}) {
@@ -61,16 +44,6 @@ std::map<int, std::uint64_t> latest(const std::vector<json>& lines, const std::s
     values[j.value("stream", -1)] = j.value(field, 0ULL);
   }
   return values;
-}
-
-template <typename Condition>
-bool poll_until(Condition condition, Clock::duration timeout) {
-  const auto deadline = Clock::now() + timeout;
-  while (!condition()) {
-    if (Clock::now() > deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
 }
 
 // Every stream's figure is at least `at_least` (and every stream has one).
@@ -114,9 +87,9 @@ TEST(Protection, PathACutForFiveSecondsCostsNoFrame) {
                       file("send.out"), file("send.err"));
 
   // Both legs of every feed delivering before path A is cut.
-  ASSERT_TRUE(poll_until(
+  ASSERT_TRUE(test::eventually(
       [&] {
-        const auto lines = read_lines(recv_stats);
+        const auto lines = test::read_stats_file(recv_stats);
         return all_at_least(latest(lines, "leg", "frames", "a"), 30) &&
                all_at_least(latest(lines, "leg", "frames", "b"), 30);
       },
@@ -127,16 +100,17 @@ TEST(Protection, PathACutForFiveSecondsCostsNoFrame) {
   // The fault lasts this long by definition; nothing is being waited for.
   std::this_thread::sleep_for(kOutage);
   wan.set_path_down(linkemu::Path::a, false);
-  const auto a_frames_at_restore = latest(read_lines(recv_stats), "leg", "frames", "a");
+  const auto a_frames_at_restore = latest(test::read_stats_file(recv_stats), "leg", "frames", "a");
 
   ASSERT_TRUE(sender.wait_for(60s)) << "sender did not finish";
   ASSERT_TRUE(receiver.wait_for(30s)) << "receiver did not finish after the feeds ended";
   EXPECT_EQ(sender.exit_code(), 0) << "see " << file("send.err");
   EXPECT_EQ(receiver.exit_code(), 0) << "see " << file("recv.err");
 
-  const auto recv_lines = read_lines(recv_stats), send_lines = read_lines(send_stats);
-  const auto recv_summary = last_of(recv_lines, "summary");
-  const auto send_summary = last_of(send_lines, "summary");
+  const auto recv_lines = test::read_stats_file(recv_stats),
+             send_lines = test::read_stats_file(send_stats);
+  const auto recv_summary = test::last_line(recv_lines, "summary");
+  const auto send_summary = test::last_line(send_lines, "summary");
   ASSERT_TRUE(recv_summary && send_summary);
   // round(16 s x 29.97 fps) = 480 frames per feed, every one delivered once.
   EXPECT_EQ((*send_summary)["frames"], kStreams * 480);

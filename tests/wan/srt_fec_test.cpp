@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/namespaces.hpp"
+#include "tests/support/stats_lines.hpp"
 #include "tests/wan/netns_process.hpp"
 #include "tools/linkemu/emulator.hpp"
 #include "tools/linkemu/topology.hpp"
@@ -50,24 +51,6 @@ using nlohmann::json;
 constexpr int kFrames = 360;  // round(12 s x 29.97 fps)
 constexpr double kDataPackets = kFrames * 238.0;
 constexpr double kLoss = 0.01;
-
-std::vector<json> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<json> lines;
-  for (std::string line; std::getline(in, line);) {
-    auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object()) lines.push_back(std::move(j));
-  }
-  return lines;
-}
-
-std::optional<json> last_of(const std::vector<json>& lines, const std::string& type) {
-  std::optional<json> found;
-  for (const auto& j : lines) {
-    if (j.value("type", "") == type) found = j;
-  }
-  return found;
-}
 
 // One feed across the link: a receiver in site b, its sender in site a.
 struct Feed {
@@ -137,14 +120,14 @@ TEST_F(SrtFecWan, FecDeliversEveryFrameWhereRetransmissionAloneDropsSome) {
 
   json summary[2], links[2];
   for (Feed* feed : {&off, &on}) {
-    const auto lines = read_lines(feed->recv_stats);
-    const auto s = last_of(lines, "summary");
-    const auto l = last_of(lines, "link");
+    const auto lines = test::read_stats_file(feed->recv_stats);
+    const auto s = test::last_line(lines, "summary");
+    const auto l = test::last_line(lines, "link");
     ASSERT_TRUE(s && l) << feed->name << ": see " << dir_;
     const int i = feed == &on;
     summary[i] = *s;
     links[i] = *l;
-    const auto sent = last_of(read_lines(feed->send_stats), "summary");
+    const auto sent = test::last_line(test::read_stats_file(feed->send_stats), "summary");
     ASSERT_TRUE(sent);
     EXPECT_EQ((*sent)["frames"], kFrames) << feed->name;
     EXPECT_EQ((*sent)["drops"], 0) << feed->name;
