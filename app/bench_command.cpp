@@ -28,9 +28,10 @@ int run_bench_receiver(const BenchOptions& options) {
   StatsRegistry& stats =
       run.add_registry(Role::recv, options.send.streams,
                        std::string(to_string(options.send.transport)), {.lines = Lines::json_only});
-  ReceiverGroup receivers(run.runtime(), stats, Wire{options.send.transport}, listen, run.part(),
-                          MediaOutput{}, SrtSettings{}, options.common.key,
-                          options.max_memory_bytes);
+  ReceiverGroup receivers(
+      run.runtime(), stats, Wire{options.send.transport},
+      {.listen = listen, .max_memory_bytes = options.max_memory_bytes, .key = options.common.key},
+      run.part());
   run.on_finish([&] { receivers.stop(); });
   receivers.start();
   run.finish_on_interrupt();

@@ -14,6 +14,7 @@
 #include "common/units.hpp"
 #include "mux/wire.hpp"
 #include "presets/presets.hpp"
+#include "protocol/feed_limits.hpp"
 #include "transport/frame_memory.hpp"
 #include "transport/key_file.hpp"
 #include "transport/srt_fec.hpp"
@@ -368,13 +369,24 @@ Finisher add_recv(CLI::App* command) {
   add_mux(*command, *mux, "srt: wire framing; ts = MPEG-TS from ffmpeg/GStreamer");
   auto max_memory = std::make_shared<std::string>("auto");
   add_max_memory(*command, *max_memory);
+  auto skew = std::make_shared<std::string>();
+  add_checked(*command, "--skew", *skew,
+              "Two-path feeds (send --dest-b): how long a frame one path lacks waits for the "
+              "other; default: the paths' RTT difference + 4 x jitter + one frame",
+              kDuration);
   add_common(*command, recv->common, *common);
-  return [command, recv, text, common, decode_delay, latency, max_memory, mux]() -> Command {
+  return [command, recv, text, common, decode_delay, latency, max_memory, mux, skew]() -> Command {
     finish_common(*command, recv->common, *common);
     recv->max_memory_bytes = parse_max_memory(*max_memory);
     recv->duration = parse_duration(text->first);
     recv->transport = *transport_from_string(text->second);
     recv->latency = parse_duration(*latency);
+    if (!skew->empty()) {
+      recv->skew = parse_duration(*skew);
+      if (*recv->skew > std::chrono::milliseconds(kMaxLatencyBudgetMs)) {
+        throw CLI::ValidationError("--skew", fmt::format("at most {} ms", kMaxLatencyBudgetMs));
+      }
+    }
     if (!recv->srt_fec.empty() && recv->transport != TransportKind::srt) {
       throw CLI::ValidationError("--srt-fec", "only applies to --transport srt");
     }

@@ -50,8 +50,8 @@ int run_demo(const DemoOptions& options) {
   // The run ends when both groups have: the senders after their last frame (or Ctrl-C, at
   // their next frame, with END), the receivers once every feed has ended.
   ReceiverGroup receivers(run.runtime(), received, Wire{TransportKind::tcp},
-                          Endpoint{"127.0.0.1", 0}, run.part(), std::move(media), SrtSettings{},
-                          options.common.key);
+                          {.listen = Endpoint{"127.0.0.1", 0}, .key = options.common.key},
+                          run.part(), std::move(media));
   receivers.start();
 
   SendPlan plan;

@@ -83,6 +83,9 @@ struct RecvOptions {
   std::string srt_fec;                       // srt FEC filter as given (--srt-fec); empty: none
   Mux mux = Mux::none;                       // ts: MPEG-TS over srt (--mux)
   std::uint64_t max_memory_bytes = 0;        // --max-memory; 0: the receiver's default
+  // --skew: how long a protected feed's frame one leg lacks waits for the other; unset: sized
+  // from the legs' RTTs and jitter.
+  std::optional<std::chrono::nanoseconds> skew;
 };
 
 // `hdstream bench`: the sending side with --dest, the receiving side with --listen.

@@ -1,5 +1,6 @@
 // N receiving feeds behind one listen address. Used by `recv`, `demo` and `bench --listen`.
-//   ReceiverGroup receivers(runtime, stats, Wire{TransportKind::tcp}, listen, [&] { ended(); });
+//   ReceiverGroup receivers(runtime, stats, Wire{TransportKind::tcp}, {.listen = listen},
+//                           [&] { ended(); });
 //   receivers.start();  ...  receivers.stop();
 #pragma once
 
@@ -18,10 +19,10 @@ class ReceiverGroup {
  public:
   // Once every feed has ended (with END), the group stops listening and calls `on_all_ended`.
   // `output` decodes video feeds and sends them to a sink (pipeline/media_output.hpp).
-  ReceiverGroup(Runtime& runtime, StatsRegistry& stats, const Wire& wire, Endpoint listen,
-                std::function<void()> on_all_ended, MediaOutput output = {}, SrtSettings srt = {},
-                std::optional<PresharedKey> key = std::nullopt,
-                std::uint64_t max_memory_bytes = 0);  // --max-memory; 0: the default
+  // `options`: what the command sets (listen, srt, key, max memory, skew); the streams are the
+  // registry's.
+  ReceiverGroup(Runtime& runtime, StatsRegistry& stats, const Wire& wire, ReceiverOptions options,
+                std::function<void()> on_all_ended, MediaOutput output = {});
 
   // Binds and listens; throws std::system_error naming the address.
   void start() { transport_->start(); }

@@ -29,9 +29,13 @@ int run_recv(const RecvOptions& options) {
   const SrtSettings srt =
       options.transport == TransportKind::srt ? srt_settings(options) : SrtSettings{};
   // Ends when every stream has had its session end, the duration passes, or on a signal.
-  ReceiverGroup receivers(run.runtime(), stats, Wire{options.transport, options.mux}, listen,
-                          run.part(), std::move(media), srt, options.common.key,
-                          options.max_memory_bytes);
+  ReceiverGroup receivers(run.runtime(), stats, Wire{options.transport, options.mux},
+                          {.listen = listen,
+                           .max_memory_bytes = options.max_memory_bytes,
+                           .srt = srt,
+                           .key = options.common.key,
+                           .skew = options.skew},
+                          run.part(), std::move(media));
   run.on_finish([&] { receivers.stop(); });
   receivers.start();
   run.finish_on_interrupt();

@@ -120,8 +120,15 @@ void LegMerge::release(std::uint16_t stream, std::uint8_t leg) {
 
 ReassemblerConfig LegMerge::reserved_config(const Hello& hello,
                                             ReassemblerConfig reassembly) const {
-  if (hello.legs > 1) reassembly.max_frames_in_flight += options_.max_held_frames;
+  if (hello.legs > 1) reassembly.max_frames_in_flight += held_limit(hello.feed.frames_per_second());
   return reassembly;
+}
+
+std::size_t LegMerge::held_limit(double fps) const {
+  if (!options_.skew) return options_.max_held_frames;
+  // A fixed skew holds what arrives within it (and one more), however long it is.
+  const double frames = std::ceil(fps * std::chrono::duration<double>(*options_.skew).count());
+  return std::max(options_.max_held_frames, static_cast<std::size_t>(frames) + 1);
 }
 
 FrameConsumer& LegMerge::leg(std::uint8_t leg) {
@@ -147,6 +154,9 @@ void LegMerge::started(std::uint8_t leg, std::uint16_t stream, const Hello& hell
   auto& protection = stats_.stream(stream).protection;
   protection.present.store(true, std::memory_order_relaxed);
   protection.legs_up.fetch_add(1, std::memory_order_relaxed);
+  // The window in force from the start (from the legs' plans until they are measured).
+  protection.skew_ms.store(static_cast<double>(skew_ns(stream, feed)) / 1e6,
+                           std::memory_order_relaxed);
   if (!feed.started) {
     // The feed's own counters, as a receiver's session sets them for a feed of one leg.
     StreamCounters& counters = stats_.stream(stream);
@@ -253,7 +263,7 @@ void LegMerge::release_ready(std::uint16_t stream, Feed& feed, std::int64_t now_
         return l.up && l.passed <= feed.next_seq;
       });
       const bool waited = now_ns - first->second.since_ns >= skew;
-      if (!nobody_can && !waited && feed.held.size() <= options_.max_held_frames) break;
+      if (!nobody_can && !waited && feed.held.size() <= held_limit(feed.fps)) break;
       counters.drops.fetch_add(first->first - feed.next_seq, std::memory_order_relaxed);
       feed.next_seq = first->first;
     }

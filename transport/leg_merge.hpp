@@ -36,7 +36,8 @@ struct LegMergeOptions {
   // legs as measured, skew_window() below.
   std::optional<std::chrono::nanoseconds> skew;
   // Frames held back waiting for an earlier one, per feed, at most (beyond: the oldest missing
-  // frame is given up). The receiver reserves memory for them (receiver --max-memory).
+  // frame is given up); with a fixed skew, at least what arrives within it. The receiver
+  // reserves memory for them (receiver --max-memory).
   std::size_t max_held_frames = 8;
   std::function<std::int64_t()> clock;  // monotonic ns; default: monotonic_ns()
 };
@@ -79,6 +80,7 @@ class LegMerge {
   void release_ready(std::uint16_t stream, Feed& feed, std::int64_t now_ns);
   void retire_delivered(std::uint16_t stream, Feed& feed, std::size_t keep);
   std::int64_t skew_ns(std::uint16_t stream, const Feed& feed) const;
+  std::size_t held_limit(double fps) const;  // frames held per feed at most
 
   FrameConsumer& consumer_;
   StatsRegistry& stats_;

@@ -39,7 +39,9 @@ MultiTcpReceiver::Group::Group(std::shared_ptr<MultiTcpReceiver> owner, std::uin
       hello_(hello),
       probe_(is_capacity_probe(hello) ? std::make_unique<CapacityProbe>(log(), stream, peer)
                                       : nullptr),
-      counters_(probe_ ? probe_->counters() : owner_->stats_.stream(stream)),
+      // A leg of a protected feed counts in the leg's counters (LegMerge).
+      counters_(probe_ ? probe_->counters() : owner_->merge_.counters(stream, hello)),
+      consumer_(owner_->merge_.leg(hello.leg)),
       memory_(std::move(memory)),
       reassembler_(stream, reassembler_config(hello, owner_->options_), owner_->memory_.pool()),
       members_(hello.connections),
@@ -65,7 +67,7 @@ void MultiTcpReceiver::Group::start() {
     counters_.mtcp.subconnections[i].state.store(StreamState::waiting, std::memory_order_relaxed);
   }
   down_since_ = std::chrono::steady_clock::now();
-  if (!probe_) owner_->consumer_.session_started(stream_, hello_);
+  if (!probe_) consumer_.session_started(stream_, hello_);
   asio::co_spawn(
       strand_, [self = shared_from_this()] { return self->ticker(); }, asio::detached);
 }
@@ -267,7 +269,7 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
 }
 
 void MultiTcpReceiver::Group::deliver(std::int64_t now_ns) {
-  deliver_ready_frames(reassembler_, now_ns, probe_.get(), owner_->consumer_, stream_, publisher_,
+  deliver_ready_frames(reassembler_, now_ns, probe_.get(), consumer_, stream_, publisher_,
                        counters_);
   counters_.mtcp.duplicate_chunks.store(reassembler_.counters().duplicate_chunks,
                                         std::memory_order_relaxed);
@@ -344,12 +346,12 @@ void MultiTcpReceiver::Group::end_session(bool clean, bool stopping) {
   counters_.state.store(clean ? StreamState::finished : StreamState::failed,
                         std::memory_order_relaxed);
   memory_.reset();  // before the stream is free: its next session reserves afresh
-  owner_->group_ended(stream_, this);
   if (probe_) {
     probe_->ended(clean);
   } else {
-    owner_->consumer_.session_ended(stream_, clean, reassembler_.next_seq());
+    consumer_.session_ended(stream_, clean, reassembler_.next_seq());
   }
+  owner_->group_ended(stream_, hello_.leg, this);
 }
 
 }  // namespace hdstream

@@ -82,6 +82,7 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
   Hello hello_;
   std::unique_ptr<CapacityProbe> probe_;  // set: a `check` capacity probe, not a feed
   StreamCounters& counters_;
+  FrameConsumer& consumer_;  // the merge's leg (unused by a probe)
   MemoryReservation memory_;
   Reassembler reassembler_;
   std::vector<Member> members_;

@@ -31,12 +31,11 @@ MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions op
                                    StatsRegistry& stats, FrameConsumer& consumer)
     : context_(context),
       options_(std::move(options)),
-      stats_(stats),
-      consumer_(consumer),
+      merge_(consumer, stats, {.streams = options_.streams, .skew = options_.skew}),
       listener_(std::make_shared<TcpListener>(context, "mtcp")),
       memory_(options_.max_memory_bytes, options_.streams, 8 * options_.streams + 8, "mtcp"),
       groups_(options_.streams) {
-  for (std::size_t i = 0; i < options_.streams; ++i)
+  for (std::size_t i = 0; i < options_.streams * kMaxLegs; ++i)
     strands_.push_back(asio::make_strand(context_));
 }
 
@@ -77,25 +76,8 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
       reason = fmt::format("this receiver serves streams 0..{}", options_.streams - 1);
     } else if (is_capacity_probe(hello)) {
       group = admit_probe(stream, hello, peer, status, reason, logged);
-    } else if (groups_[stream] && groups_[stream]->session_id() != hello.session_id) {
-      status = AckStatus::stream_busy;
-      reason = "another sender session is already connected";
-    } else if (groups_[stream] && groups_[stream]->connections() != hello.connections) {
-      status = AckStatus::bad_request;
-      reason = fmt::format("this session has {} sub-connections, not {}",
-                           groups_[stream]->connections(), hello.connections);
-    } else if (groups_[stream]) {
-      group = groups_[stream];
-    } else if (auto memory = memory_.admit(Group::reassembler_config(hello, options_),
-                                           /*readers=*/hello.connections, peer, stream, reason)) {
-      // A new session: it reserves, for all its sub-connections, what its frames may need.
-      group = std::make_shared<Group>(shared_from_this(), stream, hello, std::move(*memory),
-                                      strands_[stream], peer);
-      groups_[stream] = group;
-      asio::post(strands_[stream], [group] { group->start(); });
     } else {
-      status = AckStatus::bad_request;
-      logged = true;
+      group = admit_feed(stream, hello, peer, status, reason, logged);
     }
   }
   if (status != AckStatus::accepted) {
@@ -115,6 +97,41 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
   asio::post(group->strand(), [group, index = hello.subconnection, moved, peer] {
     group->attach(index, moved, peer);
   });
+}
+
+std::shared_ptr<MultiTcpReceiver::Group> MultiTcpReceiver::admit_feed(
+    std::uint16_t stream, const Hello& hello, const std::string& peer, AckStatus& status,
+    std::string& reason, bool& logged) {
+  const std::shared_ptr<Group>& existing = groups_[stream][hello.leg];
+  if (existing && existing->session_id() != hello.session_id) {
+    status = AckStatus::stream_busy;
+    reason = "another sender session is already connected";
+    return nullptr;
+  }
+  if (existing && existing->connections() != hello.connections) {
+    status = AckStatus::bad_request;
+    reason = fmt::format("this session has {} sub-connections, not {}", existing->connections(),
+                         hello.connections);
+    return nullptr;
+  }
+  if (existing) return existing;
+  // A new session: its leg's place on the stream, then, for all its sub-connections, what its
+  // frames (and the merge's, for a protected feed) may need.
+  if (status = merge_.claim(stream, hello, reason); status != AckStatus::accepted) return nullptr;
+  auto memory =
+      memory_.admit(merge_.reserved_config(hello, Group::reassembler_config(hello, options_)),
+                    /*readers=*/hello.connections, peer, stream, reason);
+  if (!memory) {
+    merge_.release(stream, hello.leg);
+    status = AckStatus::bad_request;
+    logged = true;
+    return nullptr;
+  }
+  auto group = std::make_shared<Group>(shared_from_this(), stream, hello, std::move(*memory),
+                                       strands_[stream * kMaxLegs + hello.leg], peer);
+  groups_[stream][hello.leg] = group;
+  asio::post(group->strand(), [group] { group->start(); });
+  return group;
 }
 
 // A probe's sub-connections join its own group (same session id), never the feed's; it runs on
@@ -152,12 +169,13 @@ std::shared_ptr<MultiTcpReceiver::Group> MultiTcpReceiver::admit_probe(
   return group;
 }
 
-void MultiTcpReceiver::group_ended(std::uint16_t stream, const Group* group) {
+void MultiTcpReceiver::group_ended(std::uint16_t stream, std::uint8_t leg, const Group* group) {
   std::lock_guard lock(mutex_);
   if (group->probe()) {
     std::erase_if(probes_, [&](const auto& probe) { return probe.get() == group; });
-  } else if (stream < groups_.size() && groups_[stream].get() == group) {
-    groups_[stream].reset();
+  } else if (groups_[stream][leg].get() == group) {
+    groups_[stream][leg].reset();
+    merge_.release(stream, leg);
   }
 }
 
@@ -166,8 +184,10 @@ void MultiTcpReceiver::stop() {
   {
     std::lock_guard lock(mutex_);
     stopped_ = true;
-    for (auto& group : groups_) {
-      if (group) groups.push_back(group);
+    for (auto& legs : groups_) {
+      for (auto& group : legs) {
+        if (group) groups.push_back(group);
+      }
     }
     groups.insert(groups.end(), probes_.begin(), probes_.end());
   }

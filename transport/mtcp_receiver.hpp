@@ -1,15 +1,18 @@
 // Serves N mtcp feeds on one TCP listen address: each feed arrives as K sub-connections (one
 // HELLO each, same session id), grouped into one reassembler that reorders within the latency
-// budget; every chunk read is acknowledged on its own sub-connection.
+// budget; every chunk read is acknowledged on its own sub-connection. Each leg of a protected
+// feed is a group of its own; LegMerge merges the legs' frames.
 //   auto rx = std::make_shared<MultiTcpReceiver>(io, options, stats, consumer);  rx->start();
 #pragma once
 
+#include <array>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "common/tcp_listener.hpp"
 #include "transport/frame_memory.hpp"
+#include "transport/leg_merge.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -36,19 +39,25 @@ class MultiTcpReceiver : public ReceiverTransport,
   std::shared_ptr<Group> admit_probe(std::uint16_t stream, const Hello& hello,
                                      const std::string& peer, AckStatus& status,
                                      std::string& reason, bool& logged);
-  void group_ended(std::uint16_t stream, const Group* group);
+  // After the group's session_ended: frees its place and its claim on the stream.
+  void group_ended(std::uint16_t stream, std::uint8_t leg, const Group* group);
+  // Under mutex_: the feed group of `hello`'s leg of `stream`, joined or new; null (with
+  // `status`, `reason`, and `logged` when FrameMemory logged it) to refuse.
+  std::shared_ptr<Group> admit_feed(std::uint16_t stream, const Hello& hello,
+                                    const std::string& peer, AckStatus& status, std::string& reason,
+                                    bool& logged);
 
   asio::io_context& context_;
   ReceiverOptions options_;
-  StatsRegistry& stats_;
-  FrameConsumer& consumer_;
+  LegMerge merge_;  // the feeds' consumer, merging the legs of protected feeds
   std::shared_ptr<TcpListener> listener_;  // accepts; its sessions are connections in admit()
   FrameMemory memory_;                     // frame buffers of all feeds, within --max-memory
-  // One strand per stream: every sub-connection of a feed runs on it, so they share one
-  // reassembler without locks and the consumer sees one caller per stream.
-  std::vector<asio::strand<asio::io_context::executor_type>> strands_;
-  std::mutex mutex_;                            // guards the members below
-  std::vector<std::shared_ptr<Group>> groups_;  // per stream; null when free
+  // One strand per stream and leg: every sub-connection of a feed's leg runs on it, so they
+  // share one reassembler without locks and the merge sees one caller per stream and leg.
+  std::vector<asio::strand<asio::io_context::executor_type>> strands_;  // [stream][leg], flat
+  std::mutex mutex_;                                                    // guards the members below
+  // Per stream and leg (a feed of one leg is leg 0); null when free.
+  std::vector<std::array<std::shared_ptr<Group>, kMaxLegs>> groups_;
   std::vector<std::shared_ptr<Group>> probes_;  // capacity probes, apart from the feeds
   bool stopped_ = false;
 };

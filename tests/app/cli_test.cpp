@@ -86,6 +86,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"recv", "--listen", ":9000", "--output", "projector"}, "--output"},
         BadInput{{"recv", "--listen", ":9000", "--max-memory", "lots"}, "--max-memory"},
         BadInput{{"recv", "--listen", ":9000", "--max-memory", "64K"}, "at least 1M"},
+        BadInput{{"recv", "--listen", ":9000", "--skew", "soon"}, "--skew"},
+        BadInput{{"recv", "--listen", ":9000", "--skew", "11s"}, "--skew: at most 10000 ms"},
         BadInput{{"send", "--dest", "127.0.0.1:9000", "--latency", "11s"},
                  "a receiver accepts at most 10 s"},
         BadInput{{"demo", "--interval", "1ms"}, "--interval"},

@@ -30,17 +30,23 @@ std::map<std::pair<int, std::string>, int> frames_per_leg(const std::string& sta
   return frames;
 }
 
-TEST(Protection, BothLegsCarryEveryFrameAndTheReceiverDeliversEachOnce) {
-  auto dir = test::scratch_dir("protection_loopback");
+class Protection : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Protection, BothLegsCarryEveryFrameAndTheReceiverDeliversEachOnce) {
+  const std::string transport = GetParam();
+  auto dir = test::scratch_dir("protection_loopback_" + transport);
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams",
-                      std::to_string(kStreams), "--duration", "60s", "--stats", "json",
-                      "--interval", "200ms", "--stats-file", (dir / "r.jsonl").string()},
-                     dir, "recv");
-  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--dest-b", address, "--streams",
-                      std::to_string(kStreams), "--rate", "100M", "--duration", "5s", "--stats",
-                      "json", "--interval", "200ms", "--stats-file", (dir / "s.jsonl").string()},
-                     dir, "send");
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--skew", "150ms", "--transport", transport,
+       "--streams", std::to_string(kStreams), "--duration", "60s", "--stats", "json", "--interval",
+       "200ms", "--stats-file", (dir / "r.jsonl").string()},
+      dir, "recv");
+  test::Process send(
+      {HDSTREAM_BINARY, "send",        "--dest",     address,        "--dest-b",
+       address,         "--transport", transport,    "--streams",    std::to_string(kStreams),
+       "--rate",        "100M",        "--duration", "5s",           "--stats",
+       "json",          "--interval",  "200ms",      "--stats-file", (dir / "s.jsonl").string()},
+      dir, "send");
   ASSERT_EQ(send.wait(60s), 0) << send.err();
   ASSERT_EQ(recv.wait(60s), 0) << recv.err();
   const std::string sent = test::read_file(dir / "s.jsonl");
@@ -72,17 +78,21 @@ TEST(Protection, BothLegsCarryEveryFrameAndTheReceiverDeliversEachOnce) {
     ++protection_lines;
     EXPECT_EQ(line["protected"], 0);
     EXPECT_LE(line["legs_up"].get<int>(), 2);
+    EXPECT_DOUBLE_EQ(line["skew_ms"].get<double>(), 150.0);  // recv --skew
   }
   EXPECT_GT(protection_lines, 0);
 }
 
-TEST(Protection, ASecondPathOverMtcpIsRefusedWithOneLine) {
-  auto dir = test::scratch_dir("protection_mtcp");
+INSTANTIATE_TEST_SUITE_P(Transports, Protection, ::testing::Values("tcp", "mtcp"),
+                         [](const auto& param) { return param.param; });
+
+TEST(ProtectionRefusal, ASecondPathOverSrtIsRefusedWithOneLine) {
+  auto dir = test::scratch_dir("protection_srt");
   test::Process send({HDSTREAM_BINARY, "send", "--dest", "127.0.0.1:9", "--dest-b", "127.0.0.1:9",
-                      "--transport", "mtcp", "--duration", "1s"},
+                      "--transport", "srt", "--duration", "1s"},
                      dir, "send");
   EXPECT_EQ(send.wait(30s), 2);
-  EXPECT_NE(send.err().find("--dest-b: two paths work over tcp so far, not mtcp"),
+  EXPECT_NE(send.err().find("--dest-b: two paths work over tcp and mtcp so far, not srt"),
             std::string::npos)
       << send.err();
 }

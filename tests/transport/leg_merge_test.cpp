@@ -148,7 +148,7 @@ TEST_F(LegMergeTest, AHeldFrameWaitsTheSkewWindowAndNoLonger) {
 }
 
 TEST_F(LegMergeTest, HoldsAtMostItsBoundOfFrames) {
-  make(10s, /*max_held=*/4);
+  make(std::nullopt, /*max_held=*/4);  // the clock stands still: only the bound gives up
   start_both();
   deliver(0, 0);
   for (std::uint64_t seq = 2; seq <= 5; ++seq) deliver(0, seq);  // four held: at the bound
@@ -156,6 +156,24 @@ TEST_F(LegMergeTest, HoldsAtMostItsBoundOfFrames) {
   deliver(0, 6);  // a fifth would pass it: 1 is given up
   EXPECT_EQ(recorder_.seqs, (std::vector<std::uint64_t>{0, 2, 3, 4, 5, 6}));
   EXPECT_EQ(stats_.stream(0).drops.load(), 1u);
+}
+
+TEST_F(LegMergeTest, AFixedSkewHoldsWhatArrivesWithinItAndReservesIt) {
+  make(500ms, /*max_held=*/8);  // 500 ms at 30 fps: 15 frames, and one more
+  start_both();
+  deliver(0, 0);
+  for (std::uint64_t seq = 2; seq <= 17; ++seq) deliver(0, seq);  // sixteen held
+  EXPECT_EQ(recorder_.seqs.size(), 1u);
+  deliver(0, 18);  // a seventeenth would pass it: 1 is given up
+  EXPECT_EQ(recorder_.seqs.size(), 18u);
+  EXPECT_EQ(stats_.stream(0).drops.load(), 1u);
+
+  ReassemblerConfig reassembly;
+  reassembly.max_frames_in_flight = 8;
+  EXPECT_EQ(merge_->reserved_config(leg_hello(0), reassembly).max_frames_in_flight, 8u + 16u);
+  Hello one_leg = leg_hello(0);
+  one_leg.legs = 1;
+  EXPECT_EQ(merge_->reserved_config(one_leg, reassembly).max_frames_in_flight, 8u);
 }
 
 TEST_F(LegMergeTest, ALegThatBreaksAndComesBackIsInvisibleToTheConsumer) {
