@@ -183,12 +183,22 @@ TEST(FeedRequest, ASecondPathMakesTwoLegsOfOneFeed) {
   EXPECT_EQ(legs[0].max_queued_frames, legs[1].max_queued_frames);
 }
 
-TEST(FeedRequest, ASecondPathIsRefusedWhereItDoesNotWorkYet) {
-  for (TransportKind transport : {TransportKind::mtcp, TransportKind::srt}) {
-    FeedRequest request = request_for(transport);
-    request.destination_b = Endpoint{"198.19.1.1", 9000};
-    EXPECT_THROW(leg_options(request), FeedRequestError) << to_string(transport);
+TEST(FeedRequest, AnMtcpFeedOfTwoPathsIsTwoStripedLegs) {
+  FeedRequest request = request_for(TransportKind::mtcp);
+  request.destination_b = Endpoint{"198.19.1.1", 9000};
+  const auto legs = leg_options(request);
+  ASSERT_EQ(legs.size(), 2u);
+  for (std::uint8_t leg = 0; leg < 2; ++leg) {
+    EXPECT_EQ(legs[leg].hello.leg, leg);
+    EXPECT_EQ(legs[leg].hello.connections, kDefaultMtcpConnections);
   }
+  EXPECT_EQ(legs[0].hello.feed_id, legs[1].hello.feed_id);
+}
+
+TEST(FeedRequest, ASecondPathIsRefusedWhereItDoesNotWorkYet) {
+  FeedRequest request = request_for(TransportKind::srt);
+  request.destination_b = Endpoint{"198.19.1.1", 9000};
+  EXPECT_THROW(leg_options(request), FeedRequestError);
   FeedRequest probe = request_for(TransportKind::tcp);
   probe.probe = true;
   probe.destination_b = Endpoint{"198.19.1.1", 9000};
