@@ -19,10 +19,15 @@ int run_send(const SendOptions& options) {
                        std::string(to_string(plan.options.transport)), {.record = true});
   SenderGroup senders(run.runtime(), stats, plan_feeds(plan), run.part());
 
+  const auto path = [](const std::vector<Endpoint>& endpoints, const std::string& source) {
+    return fmt::format("{}{}{}", endpoints.front().to_string(), endpoints.size() > 1 ? ", ..." : "",
+                       source.empty() ? "" : " from " + source);
+  };
   logger("hdstream")
       ->info("sending {} {} feed(s) of {} to {} ({}{})", plan.options.streams, plan.format.name,
              format_rate(static_cast<double>(plan.options.rate_bps)), plan.destination.name,
-             plan.endpoints.front().to_string(), plan.endpoints.size() > 1 ? ", ..." : "");
+             path(plan.endpoints, plan.source_a),
+             plan.endpoints_b.empty() ? "" : "; path B " + path(plan.endpoints_b, plan.source_b));
   run.start_stats();
   senders.start();
   run.run_with_frontends(want_gui(plan.options.common, /*default_on=*/false),

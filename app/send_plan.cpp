@@ -70,7 +70,11 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   if (!o.dest_b.empty()) {
     const DestinationPreset path_b = resolve_destination(store, o.dest_b);
     for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints_b.push_back(path_b.endpoint_for(i));
+  } else if (!d.hosts_b.empty()) {
+    for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints_b.push_back(d.endpoint_b_for(i));
   }
+  plan.source_a = d.bind_a.value_or("");
+  plan.source_b = d.bind_b.value_or("");
   return plan;
 }
 
@@ -122,6 +126,8 @@ std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
   for (std::size_t i = 0; i < feeds.size(); ++i) {
     feeds[i].request.destination = plan.endpoints.at(i);
     if (!plan.endpoints_b.empty()) feeds[i].request.destination_b = plan.endpoints_b.at(i);
+    feeds[i].request.source = plan.source_a;
+    feeds[i].request.source_b = plan.source_b;
     feeds[i].request.stream_id = static_cast<std::uint16_t>(i);
     feeds[i].source = sources.at(i);
   }
@@ -134,6 +140,8 @@ std::vector<std::pair<std::string, std::string>> describe(const SendPlan& plan) 
       {"destination", plan.destination.name},
       {"description", plan.destination.description},
       {"first feed address", plan.endpoints.empty() ? "" : plan.endpoints.front().to_string()},
+      {"path B (protection)",
+       plan.endpoints_b.empty() ? "none" : plan.endpoints_b.front().to_string()},
       {"feeds", std::to_string(o.streams)},
       {"format", plan.format.name},
       {"rate per feed", format_rate(static_cast<double>(plan.rate_per_feed_bps()))},

@@ -16,8 +16,10 @@ struct SendPlan {
   SendOptions options;  // with preset values filled in where the user gave none
   DestinationPreset destination;
   FormatPreset format;
-  std::vector<Endpoint> endpoints;    // one per feed
-  std::vector<Endpoint> endpoints_b;  // --dest-b: each feed's second path; empty: one path
+  std::vector<Endpoint> endpoints;  // one per feed
+  // Each feed's second path (--dest-b, or the destination's hosts_b); empty: one path.
+  std::vector<Endpoint> endpoints_b;
+  std::string source_a, source_b;  // the destination's bind_a / bind_b; empty: the kernel's
 
   // --rate sizes synthetic frames; a media format runs at its own rate.
   std::uint64_t rate_per_feed_bps() const {

@@ -16,8 +16,9 @@ namespace {
 const std::map<PresetKind, std::vector<std::string_view>>& known_keys() {
   static const std::map<PresetKind, std::vector<std::string_view>> keys{
       {PresetKind::destination,
-       {"description", "hosts", "port", "transport", "conns", "streams", "rate", "format", "rtt",
-        "link_rate", "mtu", "distance_km", "latency", "key_file", "cc"}},
+       {"description", "hosts", "hosts_b", "bind_a", "bind_b", "port", "transport", "conns",
+        "streams", "rate", "format", "rtt", "link_rate", "mtu", "distance_km", "latency",
+        "key_file", "cc"}},
       {PresetKind::format,
        {"description", "codec", "width", "height", "frame_rate", "rate", "source"}},
       {PresetKind::profile,
@@ -46,7 +47,8 @@ PresetValue convert(const toml::node& node, const std::string& source, std::stri
     for (const auto& item : *array) {
       auto text_item = item.value_exact<std::string>();
       if (!text_item) {
-        throw PresetError(fmt::format("{}: '{}' must be a list of strings", where(item, source), key));
+        throw PresetError(
+            fmt::format("{}: '{}' must be a list of strings", where(item, source), key));
       }
       items.push_back(*text_item);
     }
@@ -61,9 +63,12 @@ PresetValue convert(const toml::node& node, const std::string& source, std::stri
 
 std::string_view to_string(PresetKind kind) {
   switch (kind) {
-    case PresetKind::destination: return "destination";
-    case PresetKind::format: return "format";
-    case PresetKind::profile: return "profile";
+    case PresetKind::destination:
+      return "destination";
+    case PresetKind::format:
+      return "format";
+    case PresetKind::profile:
+      return "profile";
   }
   return "preset";
 }
@@ -120,9 +125,9 @@ std::vector<Setting> settings_of(const toml::table& document, const std::string&
     } else if (section_name == "profiles") {
       kind = PresetKind::profile;
     } else {
-      throw PresetError(fmt::format(
-          "{}: unknown section '{}' (expected destinations, formats or profiles)",
-          where(node, source), section_name));
+      throw PresetError(
+          fmt::format("{}: unknown section '{}' (expected destinations, formats or profiles)",
+                      where(node, source), section_name));
     }
     const auto* entries = node.as_table();
     if (!entries) {

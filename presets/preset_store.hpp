@@ -27,7 +27,7 @@ std::string_view to_string(PresetKind kind);
 // One key of a preset entry, as finally in force.
 struct PresetValue {
   std::variant<std::string, std::int64_t, double, bool, std::vector<std::string>> value;
-  std::string origin;  // "path:line"
+  std::string origin;        // "path:line"
   std::string text() const;  // as written in TOML, for `presets show`
 };
 
@@ -64,7 +64,8 @@ std::filesystem::path installed_presets();
 
 // Where presets are looked for, lowest precedence first: the installed presets/, /etc/hdstream/,
 // $XDG_CONFIG_HOME/hdstream/ (or ~/.config/hdstream/), then `config_file` if given.
-std::vector<std::filesystem::path> preset_search_path(const std::optional<std::filesystem::path>& config_file);
+std::vector<std::filesystem::path> preset_search_path(
+    const std::optional<std::filesystem::path>& config_file);
 
 // Loads every *.toml along the search path. Throws PresetError.
 PresetStore load_presets(const std::optional<std::filesystem::path>& config_file);

@@ -1,5 +1,8 @@
 #include "presets/presets.hpp"
 
+#include <arpa/inet.h>
+
+#include <array>
 #include <charconv>
 #include <limits>
 
@@ -26,7 +29,8 @@ class EntryReader {
 
   std::optional<std::string> text(std::string_view key) const { return get<std::string>(key); }
 
-  std::optional<std::uint32_t> count(std::string_view key, std::int64_t min, std::int64_t max) const {
+  std::optional<std::uint32_t> count(std::string_view key, std::int64_t min,
+                                     std::int64_t max) const {
     auto number = get<std::int64_t>(key);
     if (!number) return std::nullopt;
     if (*number < min || *number > max) {
@@ -45,6 +49,17 @@ class EntryReader {
     return parsed(key, [](const std::string& t) {
       if (auto kind = transport_from_string(t)) return *kind;
       throw UnitError(fmt::format("unknown transport '{}' (expected tcp, mtcp or srt)", t));
+    });
+  }
+  // An IPv4 or IPv6 address literal (a local address to send from).
+  std::optional<std::string> address(std::string_view key) const {
+    return parsed(key, [](const std::string& t) {
+      std::array<unsigned char, sizeof(in6_addr)> bytes{};
+      if (inet_pton(AF_INET, t.c_str(), bytes.data()) != 1 &&
+          inet_pton(AF_INET6, t.c_str(), bytes.data()) != 1) {
+        throw UnitError(fmt::format("'{}' is not an IP address", t));
+      }
+      return t;
     });
   }
   std::optional<double> number(std::string_view key) const {
@@ -85,8 +100,11 @@ T unknown(const PresetStore& store, PresetKind kind, std::string_view name) {
 }  // namespace
 
 Endpoint DestinationPreset::endpoint_for(std::size_t stream) const {
-  const std::string& host = hosts.size() == 1 ? hosts.front() : hosts.at(stream % hosts.size());
-  return Endpoint{host, port};
+  return Endpoint{hosts.at(stream % hosts.size()), port};
+}
+
+Endpoint DestinationPreset::endpoint_b_for(std::size_t stream) const {
+  return Endpoint{hosts_b.at(stream % hosts_b.size()), port};
 }
 
 DestinationPreset destination_from(const PresetEntry& entry) {
@@ -100,6 +118,9 @@ DestinationPreset destination_from(const PresetEntry& entry) {
     throw PresetError(fmt::format("{}: destination '{}' needs hosts = [\"HOST\", ...]",
                                   any ? any->origin : std::string("presets"), entry.name));
   }
+  d.hosts_b = r.get<std::vector<std::string>>("hosts_b").value_or(std::vector<std::string>{});
+  d.bind_a = r.address("bind_a");
+  d.bind_b = r.address("bind_b");
   d.port = static_cast<std::uint16_t>(r.count("port", 1, 65535).value_or(9000));
   d.transport = r.transport("transport");
   d.conns = r.count("conns", 1, 64);
@@ -125,8 +146,9 @@ FormatPreset format_from(const PresetEntry& entry) {
   auto codec = codec_from_string(codec_name);
   if (!codec) {
     const PresetValue* value = entry.get("codec");
-    throw PresetError(fmt::format("{}: format '{}' needs a known codec (synthetic, dnxhd, v210, uyvy)",
-                                  value ? value->origin : std::string("presets"), entry.name));
+    throw PresetError(
+        fmt::format("{}: format '{}' needs a known codec (synthetic, dnxhd, v210, uyvy)",
+                    value ? value->origin : std::string("presets"), entry.name));
   }
   f.feed.codec = *codec;
   f.feed.width = static_cast<std::uint16_t>(r.count("width", 16, 8192).value_or(1920));

@@ -21,6 +21,11 @@ struct DestinationPreset {
   std::string name;  // the preset name, or the HOST:PORT text given
   std::string description;
   std::vector<std::string> hosts;  // feed i -> hosts[i]; one host takes every feed
+  // A second path (two-path protection): feed i also goes to hosts_b[i] (or the only one) at
+  // `port`; empty: one path. bind_a / bind_b: the local address each path sends from.
+  std::vector<std::string> hosts_b;
+  std::optional<std::string> bind_a;
+  std::optional<std::string> bind_b;
   std::uint16_t port = 9000;
   std::optional<TransportKind> transport;
   std::optional<std::uint32_t> conns;
@@ -35,8 +40,10 @@ struct DestinationPreset {
   std::optional<std::string> key_file;
   std::optional<std::string> cc;
 
-  // Where feed `stream` goes: hosts[stream] (or the only host) at `port`.
+  // Where feed `stream` goes: hosts[stream] (or the only host) at `port`; on path B, from
+  // hosts_b (which must not be empty).
   Endpoint endpoint_for(std::size_t stream) const;
+  Endpoint endpoint_b_for(std::size_t stream) const;
 };
 
 struct FormatPreset {

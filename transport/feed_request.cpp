@@ -31,6 +31,7 @@ SenderOptions sender_options(const FeedRequest& request) {
   const bool unpaced = request.unpaced_frame_bytes > 0;
   SenderOptions options;
   options.destination = request.destination;
+  options.source = request.source;
   options.stream_id = request.stream_id;
   options.expected_rtt = request.expected_rtt;
   options.connect_patience = request.connect_patience;
@@ -128,6 +129,7 @@ std::vector<SenderOptions> leg_options(const FeedRequest& request) {
     legs[leg].hello.feed_id = feed_id;
   }
   legs[1].destination = *request.destination_b;
+  legs[1].source = request.source_b;
   return legs;
 }
 

@@ -33,6 +33,9 @@ struct FeedRequest {
   Endpoint destination;  // srt: the feed's port is destination.port + stream_id
   // Two-path protection: the feed goes in full to `destination` (leg A) and here (leg B).
   std::optional<Endpoint> destination_b;
+  // Local addresses each path sends from (presets bind_a, bind_b); empty: the kernel's choice.
+  std::string source;
+  std::string source_b;
   std::uint16_t stream_id = 0;
   FeedDescriptor feed;
   // Unpaced (bench): every frame has exactly this many bytes and goes out as fast as the

@@ -17,9 +17,20 @@
 namespace hdstream {
 
 awaitable<bool> connect_with_retry(tcp::socket& socket, const Endpoint& destination,
-                                   std::chrono::nanoseconds patience, const bool& stopped,
-                                   const std::string& component, const std::string& label) {
+                                   const std::string& source, std::chrono::nanoseconds patience,
+                                   const bool& stopped, const std::string& component,
+                                   const std::string& label) {
   auto log = logger(component);
+  std::optional<tcp::endpoint> local;
+  if (!source.empty()) {
+    error_code ec;
+    const auto address = asio::ip::make_address(source, ec);
+    if (ec) {
+      log->error("{}: source address '{}' is not an IP address", label, source);
+      co_return false;
+    }
+    local = tcp::endpoint(address, 0);
+  }
   auto executor = socket.get_executor();
   tcp::resolver resolver(executor);
   const auto deadline = deadline_after(patience);
@@ -40,7 +51,22 @@ awaitable<bool> connect_with_retry(tcp::socket& socket, const Endpoint& destinat
     attempt.async_wait([&socket](error_code ec) {
       if (!ec) socket.close(ec);
     });
-    co_await asio::async_connect(socket, results, nothrow(connect_ec));
+    for (const auto& entry : results) {
+      error_code ignored;
+      socket.close(ignored);
+      socket.open(entry.endpoint().protocol(), connect_ec);
+      if (!connect_ec && local) {
+        socket.set_option(tcp::socket::reuse_address(true), ignored);
+        socket.bind(*local, connect_ec);
+        if (connect_ec) {
+          // Not an address of this host (or of the destination's family): no retry helps.
+          log->error("{}: cannot send from {}: {}", label, source, connect_ec.message());
+          co_return false;
+        }
+      }
+      if (!connect_ec) co_await socket.async_connect(entry.endpoint(), nothrow(connect_ec));
+      if (!connect_ec || attempt.expiry() <= asio::steady_timer::clock_type::now()) break;
+    }
     const bool timed_out = attempt.expiry() <= asio::steady_timer::clock_type::now();
     attempt.cancel();
     if (!connect_ec) co_return true;

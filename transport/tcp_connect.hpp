@@ -1,8 +1,9 @@
 // The client side of a feed connection, shared by tcp and mtcp: connect with backoff, socket
 // tuning (with the sysctl fix when the kernel caps buffers), and the HELLO / HELLO_ACK exchange
 // under a watchdog.
-//   if (co_await connect_with_retry(socket, options.destination, options.connect_patience,
-//                                   stopped, label)) { tune_sender_socket(socket, options, label);
+//   if (co_await connect_with_retry(socket, options.destination, options.source,
+//                                   options.connect_patience, stopped, "tcp", label)) {
+//                                   tune_sender_socket(socket, options, label);
 //     auto outcome = co_await client_handshake(socket, hello_bytes, 5s, keep_alive); }
 #pragma once
 
@@ -24,12 +25,14 @@ namespace hdstream {
 inline constexpr std::chrono::milliseconds kConnectAttemptTimeout{1000};
 
 // Resolves and connects, retrying a refused or unanswered connect (each attempt bounded by
-// kConnectAttemptTimeout) with exponential backoff (20 ms .. 1 s) for `patience`. Logs the final
-// failure on `component`'s logger, naming `label` (e.g. "stream 2"). `stopped` is checked between
-// attempts (it lives on the caller's strand).
+// kConnectAttemptTimeout) with exponential backoff (20 ms .. 1 s) for `patience`, from local
+// address `source` when it is set (a path's own interface: presets bind_a / bind_b). Logs the
+// final failure on `component`'s logger, naming `label` (e.g. "stream 2"). `stopped` is checked
+// between attempts (it lives on the caller's strand).
 awaitable<bool> connect_with_retry(tcp::socket& socket, const Endpoint& destination,
-                                   std::chrono::nanoseconds patience, const bool& stopped,
-                                   const std::string& component, const std::string& label);
+                                   const std::string& source, std::chrono::nanoseconds patience,
+                                   const bool& stopped, const std::string& component,
+                                   const std::string& label);
 
 // TCP_NODELAY, congestion control, NOTSENT_LOWAT, pacing and the send buffer from rate x RTT;
 // warns with the exact sysctl fix when the kernel caps the buffer. Returns the effective send

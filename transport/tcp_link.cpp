@@ -22,8 +22,8 @@ awaitable<HandshakeOutcome> TcpLink::connect(const SenderOptions& options,
                                              std::span<const std::byte> hello,
                                              std::chrono::nanoseconds patience,
                                              const bool& stopped) {
-  if (!co_await connect_with_retry(socket_, options.destination, patience, stopped, component_,
-                                   label_)) {
+  if (!co_await connect_with_retry(socket_, options.destination, options.source, patience, stopped,
+                                   component_, label_)) {
     co_return HandshakeOutcome{};
   }
   tune_sender_socket(socket_, options, component_, label_);

@@ -3,6 +3,7 @@
 // (Losing a path is tests/wan/protection_test.cpp's, through linkemu.)
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <utility>
 
@@ -85,6 +86,42 @@ TEST_P(Protection, BothLegsCarryEveryFrameAndTheReceiverDeliversEachOnce) {
 
 INSTANTIATE_TEST_SUITE_P(Transports, Protection, ::testing::Values("tcp", "mtcp"),
                          [](const auto& param) { return param.param; });
+
+// A destination preset's second path (hosts_b) and the address each path sends from (bind_a,
+// bind_b): the receiver sees leg A from 127.0.0.2 and leg B from 127.0.0.3.
+TEST(ProtectionPresets, HostsBAndEachPathsSourceAddressComeFromTheDestination) {
+  auto dir = test::scratch_dir("protection_presets");
+  const auto port = test::free_port();
+  std::ofstream(dir / "paths.toml") << "[destinations.two]\nhosts = [\"127.0.0.1\"]\n"
+                                    << "hosts_b = [\"127.0.0.1\"]\nbind_a = \"127.0.0.2\"\n"
+                                    << "bind_b = \"127.0.0.3\"\nport = " << port << "\n"
+                                    << "[destinations.stray]\nhosts = [\"127.0.0.1\"]\n"
+                                    << "bind_a = \"192.0.2.1\"\nport = " << port << "\n";
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + std::to_string(port),
+                      "--duration", "60s"},
+                     dir, "recv");
+  test::Process send({HDSTREAM_BINARY, "send", "--config", (dir / "paths.toml").string(), "--dest",
+                      "two", "--rate", "20M", "--duration", "1s"},
+                     dir, "send");
+  ASSERT_EQ(send.wait(60s), 0) << send.err();
+  ASSERT_EQ(recv.wait(60s), 0) << recv.err();
+  EXPECT_NE(send.err().find("(127.0.0.1:" + std::to_string(port) +
+                            " from 127.0.0.2; path B 127.0.0.1:" + std::to_string(port) +
+                            " from 127.0.0.3)"),
+            std::string::npos)
+      << send.err();
+  EXPECT_NE(recv.err().find("feed from 127.0.0.2:"), std::string::npos) << recv.err();
+  EXPECT_NE(recv.err().find("feed from 127.0.0.3:"), std::string::npos) << recv.err();
+
+  // An address this host does not have: one line naming it, and the feed does not start.
+  test::Process stray({HDSTREAM_BINARY, "send", "--config", (dir / "paths.toml").string(), "--dest",
+                       "stray", "--duration", "1s"},
+                      dir, "stray");
+  EXPECT_EQ(stray.wait(60s), 1);
+  EXPECT_NE(stray.err().find("cannot send from 192.0.2.1: Cannot assign requested address"),
+            std::string::npos)
+      << stray.err();
+}
 
 TEST(ProtectionRefusal, ASecondPathOverSrtIsRefusedWithOneLine) {
   auto dir = test::scratch_dir("protection_srt");

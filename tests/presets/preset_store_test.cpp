@@ -29,7 +29,8 @@ TEST(PresetStore, ShippedPresetsCarryTheSeedsFigures) {
   const auto bratislava = resolve_destination(store, "bratislava");
   EXPECT_EQ(bratislava.rtt, 3ms);
   EXPECT_EQ(bratislava.mtu, 1500u);
-  for (const char* name : {"loopback", "seattle"}) EXPECT_NO_THROW(resolve_destination(store, name));
+  for (const char* name : {"loopback", "seattle"})
+    EXPECT_NO_THROW(resolve_destination(store, name));
   EXPECT_EQ(resolve_profile(store, "sc99").destination, "portland");
   EXPECT_EQ(resolve_format(store, "synthetic").feed.frame_rate_den, 1001u);
 }
@@ -64,6 +65,28 @@ TEST(PresetStore, HostPortIsAnAdHocDestination) {
   EXPECT_THROW(resolve_destination(store, "nowhere"), EndpointError);
 }
 
+TEST(PresetStore, ADestinationMayNameASecondPathAndTheAddressEachPathSendsFrom) {
+  PresetStore store;
+  store.load_text(R"([destinations.two]
+hosts = ["198.18.1.1", "198.18.1.2"]
+hosts_b = ["198.19.1.1"]
+bind_a = "198.18.2.1"
+bind_b = "2001:db8::1"
+port = 9100
+)",
+                  "two.toml");
+  const auto two = destination_from(*store.find(PresetKind::destination, "two"));
+  EXPECT_EQ(two.endpoint_for(1), (Endpoint{"198.18.1.2", 9100}));
+  EXPECT_EQ(two.endpoint_b_for(0), (Endpoint{"198.19.1.1", 9100}));
+  EXPECT_EQ(two.endpoint_b_for(1), (Endpoint{"198.19.1.1", 9100}));  // one host takes all
+  EXPECT_EQ(two.bind_a, "198.18.2.1");
+  EXPECT_EQ(two.bind_b, "2001:db8::1");
+  // Without them: one path, the kernel's source address.
+  const auto one = resolve_destination(store, "198.18.0.2:9000");
+  EXPECT_TRUE(one.hosts_b.empty());
+  EXPECT_FALSE(one.bind_a || one.bind_b);
+}
+
 struct BadPreset {
   const char* text;
   const char* message;  // the one line the user sees
@@ -91,28 +114,47 @@ TEST_P(MalformedPresets, AreRejectedWithFileLineAndWhy) {
 INSTANTIATE_TEST_SUITE_P(
     Presets, MalformedPresets,
     ::testing::Values(
-        BadPreset{"[destinations.x\nhosts = []", "bad.toml:1: Error while parsing table header: expected ']', saw '\\n'"},
+        BadPreset{"[destinations.x\nhosts = []",
+                  "bad.toml:1: Error while parsing table header: expected ']', saw '\\n'"},
         BadPreset{"[destinations.x]\nhosts = [\"h\"]\nrtt = \"fast\"",
                   "bad.toml:3: 'rtt' of 'x' invalid duration 'fast': expected a number first"},
         BadPreset{"[destinations.x]\nhosts = [\"h\"]\nport = 70000",
                   "bad.toml:3: 'port' of 'x' must be between 1 and 65535"},
         BadPreset{"[destinations.x]\nhosts = [\"h\"]\nprot = 9000",
                   "bad.toml:3: unknown key 'prot' in destination 'x' (known: description, hosts, "
-                  "port, transport, conns, streams, rate, format, rtt, link_rate, mtu, "
-                  "distance_km, latency, key_file, cc)"},
-        BadPreset{"[destinations.x]\nhosts = [1, 2]", "bad.toml:2: 'hosts' must be a list of strings"},
-        BadPreset{"[destinations.x]\nport = 9000", "bad.toml:2: destination 'x' needs hosts = [\"HOST\", ...]"},
-        BadPreset{"[destinations.x]\nhosts = [\"h\"]\ntransport = \"udp\"",
-                  "bad.toml:3: 'transport' of 'x' unknown transport 'udp' (expected tcp, mtcp or srt)"},
-        BadPreset{"[destinations.x]\nhosts = \"h\"", "bad.toml:2: 'hosts' of 'x' has the wrong type"},
-        BadPreset{"[stations.x]\nhosts = [\"h\"]",
-                  "bad.toml:1: unknown section 'stations' (expected destinations, formats or profiles)"},
-        BadPreset{"destinations = 5", "bad.toml:1: 'destinations' must be a table of named entries"},
+                  "hosts_b, bind_a, bind_b, port, transport, conns, streams, rate, format, rtt, "
+                  "link_rate, mtu, distance_km, latency, key_file, cc)"},
+        BadPreset{"[destinations.x]\nhosts = [\"h\"]\nbind_a = \"eth0\"",
+                  "bad.toml:3: 'bind_a' of 'x' 'eth0' is not an IP address"},
+        BadPreset{"[destinations.x]\nhosts = [\"h\"]\nbind_b = \"10.0.0.256\"",
+                  "bad.toml:3: 'bind_b' of 'x' '10.0.0.256' is not an IP address"},
+        BadPreset{"[destinations.x]\nhosts = [\"h\"]\nbind_a = 10",
+                  "bad.toml:3: 'bind_a' of 'x' has the wrong type"},
+        BadPreset{"[destinations.x]\nhosts = [\"h\"]\nhosts_b = \"h2\"",
+                  "bad.toml:3: 'hosts_b' of 'x' has the wrong type"},
+        BadPreset{"[destinations.x]\nhosts = [\"h\"]\nhosts_b = [1]",
+                  "bad.toml:3: 'hosts_b' must be a list of strings"},
+        BadPreset{"[destinations.x]\nhosts = [1, 2]",
+                  "bad.toml:2: 'hosts' must be a list of strings"},
+        BadPreset{"[destinations.x]\nport = 9000",
+                  "bad.toml:2: destination 'x' needs hosts = [\"HOST\", ...]"},
+        BadPreset{
+            "[destinations.x]\nhosts = [\"h\"]\ntransport = \"udp\"",
+            "bad.toml:3: 'transport' of 'x' unknown transport 'udp' (expected tcp, mtcp or srt)"},
+        BadPreset{"[destinations.x]\nhosts = \"h\"",
+                  "bad.toml:2: 'hosts' of 'x' has the wrong type"},
+        BadPreset{
+            "[stations.x]\nhosts = [\"h\"]",
+            "bad.toml:1: unknown section 'stations' (expected destinations, formats or profiles)"},
+        BadPreset{"destinations = 5",
+                  "bad.toml:1: 'destinations' must be a table of named entries"},
         BadPreset{"[formats.f]\ncodec = \"h266\"",
                   "bad.toml:2: format 'f' needs a known codec (synthetic, dnxhd, v210, uyvy)"},
         BadPreset{"[formats.f]\ncodec = \"synthetic\"\nframe_rate = \"30000/0\"",
                   "bad.toml:3: 'frame_rate' of 'f' must look like 30000/1001 or 25"}),
-    [](const ::testing::TestParamInfo<BadPreset>& param) { return "case" + std::to_string(param.index); });
+    [](const ::testing::TestParamInfo<BadPreset>& param) {
+      return "case" + std::to_string(param.index);
+    });
 
 TEST(PresetStore, ABadFileChangesNothing) {
   PresetStore store;
