@@ -48,6 +48,7 @@ int run_recv(const RecvOptions& options) {
 
   const Snapshot last = stats.sample();
   run.report().media(last);
+  run.report().protection(last);
   run.report().outages(last);
   if (const LatencySummary latency = stats.latency().summary(); latency.frames > 0) {
     run.report().latency(Role::recv, latency);

@@ -37,6 +37,7 @@ int run_send(const SendOptions& options) {
   const Snapshot last = stats.sample();
   const Summary summary = summarize(last);
   run.report().far_end(last);
+  run.report().protection(last);
   run.report().outages(last);
   run.report().summary(summary);
   if (plan.options.report) {

@@ -56,6 +56,19 @@ void StatsReport::far_end(const Snapshot& snapshot) {
   }
 }
 
+void StatsReport::protection(const Snapshot& snapshot) {
+  for (const auto& s : snapshot.streams) {
+    if (!s.protection.present) continue;
+    if (format_ == StatsFormat::json) {
+      out_ << protection_json(snapshot, s).dump() << '\n';
+      for (const auto& leg : s.protection.legs) out_ << leg_json(snapshot, s, leg).dump() << '\n';
+    } else {
+      write_final_protection_text(out_, snapshot.role, s);
+    }
+  }
+  out_.flush();
+}
+
 void StatsReport::outages(const Snapshot& snapshot) {
   for (const auto& s : snapshot.streams) {
     if (s.outages == 0) continue;

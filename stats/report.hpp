@@ -32,6 +32,8 @@ class StatsReport {
   void far_end(const Snapshot& snapshot);
   // Final outage figures of the streams that had any, before the summary.
   void outages(const Snapshot& snapshot);
+  // Final protection and leg figures of protected feeds, before the summary.
+  void protection(const Snapshot& snapshot);
   void latency(Role role, const LatencySummary& latency);
 
  private:

@@ -30,6 +30,7 @@ void write_interval_text(std::ostream& out, const Snapshot& snapshot) {
       fmt::print(out, "{:7.1f}s     fec:    packets {}  recovered {}  uncorrectable {}\n",
                  snapshot.t, s.srt.fec_packets, s.srt.fec_recovered, s.srt.fec_uncorrectable);
     }
+    if (s.protection.present) write_protection_text(out, fmt::format("{:7.1f}s", snapshot.t), s);
     if (s.far_end.valid) {
       fmt::print(out,
                  "{:7.1f}s     far end:          frames {:>7}  drops {:>4}  cksum {:>3}  jitter "
@@ -50,6 +51,23 @@ void write_interval_text(std::ostream& out, const Snapshot& snapshot) {
   fmt::print(out, "{:7.1f}s {} all {:>2} streams     {:8.1f} Mbps  drops {}\n", snapshot.t,
              to_string(snapshot.role), snapshot.streams.size(), snapshot.aggregate_mbps(),
              snapshot.aggregate_drops());
+}
+
+void write_protection_text(std::ostream& out, const std::string& prefix, const StreamSnapshot& s) {
+  const ProtectionSnapshot& p = s.protection;
+  fmt::print(out, "{}     protect: legs up {}/{}  protected {}  skew {:.1f} ms\n", prefix,
+             p.legs_up, p.legs.size(), p.protected_frames, p.skew_ms);
+  for (const auto& leg : p.legs) {
+    fmt::print(out,
+               "{}     leg {}:  {:<8} {:8.1f} Mbps  frames {:>7}  drops {:>4}  rtt {:7.2f} ms  "
+               "retx {}  only it {}\n",
+               prefix, static_cast<char>('A' + leg.leg), to_string(leg.state), leg.mbps, leg.frames,
+               leg.drops, leg.rtt_ms, leg.retransmits, leg.only_frames);
+  }
+}
+
+void write_final_protection_text(std::ostream& out, Role role, const StreamSnapshot& s) {
+  write_protection_text(out, fmt::format("final   {} #{:<2}", to_string(role), s.stream), s);
 }
 
 void write_outage_text(std::ostream& out, double t, const StreamSnapshot& s) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "stats/latency.hpp"
 #include "stats/snapshot.hpp"
@@ -18,6 +19,10 @@ void write_interval_text(std::ostream& out, const Snapshot& snapshot);
 void write_outage_text(std::ostream& out, double t, const StreamSnapshot& stream);
 // The final lines of a stream, written once after the run: its media figures, what its
 // receiver last reported (FEEDBACK), its outages.
+// A protected feed's protection line and a line per leg, after `prefix` (time or "final").
+void write_protection_text(std::ostream& out, const std::string& prefix,
+                           const StreamSnapshot& stream);
+void write_final_protection_text(std::ostream& out, Role role, const StreamSnapshot& stream);
 void write_final_media_text(std::ostream& out, Role role, const StreamSnapshot& stream);
 void write_final_far_end_text(std::ostream& out, Role role, const StreamSnapshot& stream);
 void write_final_outage_text(std::ostream& out, const Snapshot& snapshot,

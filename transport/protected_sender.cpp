@@ -10,6 +10,9 @@ std::shared_ptr<spdlog::logger> log() {
   return logger("protect");
 }
 
+// How long a feed whose first leg is up waits for the other at the start, at most.
+constexpr auto kOtherLegGrace = std::chrono::seconds(1);
+
 char leg_name(std::size_t leg) {
   return static_cast<char>('A' + leg);
 }
@@ -57,28 +60,77 @@ awaitable<std::array<bool, 2>> ProtectedSender::on_both(Step step) {
 }
 
 awaitable<bool> ProtectedSender::open() {
-  const auto opened =
-      co_await on_both([this](std::size_t i) { return legs_[i].transport->open(); });
-  for (std::size_t i = 0; i < 2; ++i) legs_[i].up = opened[i];
-  publish_legs_up();
+  // The feed starts as soon as one leg is up: a path that is down at the start of the show
+  // holds up nothing. The other leg joins when it connects, or is retried in the background.
+  for (std::size_t i = 0; i < 2; ++i) {
+    legs_[i].restoring = true;
+    asio::co_spawn(
+        executor_, [self = shared_from_this(), i] { return self->open_leg(i); }, asio::detached);
+  }
+  while (!any_up() && any_restoring() && !stopped_) co_await changed_.wait_for_notify();
   if (!any_up()) {
     counters_.state.store(StreamState::failed, std::memory_order_relaxed);
     co_return false;
   }
+  if (any_restoring()) {
+    // Both legs carry the feed from its first frame when the other is a moment behind.
+    asio::steady_timer grace(executor_, kOtherLegGrace);
+    auto expired = std::make_shared<bool>(false);
+    grace.async_wait([self = shared_from_this(), expired](error_code ec) {
+      if (ec) return;
+      *expired = true;
+      self->changed_.notify();
+    });
+    while (any_restoring() && !*expired && !stopped_) co_await changed_.wait_for_notify();
+    grace.cancel();
+  }
+  started_ = true;
   for (std::size_t i = 0; i < 2; ++i) {
-    if (!opened[i]) {
-      log()->warn("stream {}: leg {} did not connect; the feed runs on leg {} alone, unprotected",
-                  stream_id_, leg_name(i), leg_name(1 - i));
-    }
+    if (legs_[i].up) continue;
+    log()->warn(
+        "stream {}: leg {} is not connected yet; the feed starts on leg {} alone, unprotected, "
+        "until it is",
+        stream_id_, leg_name(i), leg_name(1 - i));
+    if (!legs_[i].restoring) retry(i, first_seq_);  // its first connection already failed
   }
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
   co_return true;
+}
+
+awaitable<void> ProtectedSender::open_leg(std::size_t i) {
+  bool opened = false;
+  try {
+    opened = co_await legs_[i].transport->open();
+  } catch (const std::exception& error) {
+    log()->error("stream {} leg {}: {}", stream_id_, leg_name(i), error.what());
+  }
+  legs_[i].restoring = false;
+  if (opened && !stopped_ && !closing_) {
+    legs_[i].up = true;
+    publish_legs_up();
+    if (started_) {
+      log()->info("stream {}: leg {} connected; the feed is protected", stream_id_, leg_name(i));
+    }
+  } else if (!opened && started_ && !stopped_ && !closing_) {
+    retry(i, first_seq_);  // the feed runs on the other leg; keep trying this one
+  }
+  changed_.notify();
+}
+
+void ProtectedSender::retry(std::size_t i, std::uint64_t first_frame_seq) {
+  legs_[i].restoring = true;
+  asio::co_spawn(
+      executor_,
+      [self = shared_from_this(), i, first_frame_seq] { return self->restore(i, first_frame_seq); },
+      asio::detached);
 }
 
 SubmitResult ProtectedSender::submit(FramePtr frame) {
   if (stopped_ || closing_) return SubmitResult::closed;
   bool queued = false, dropped = false;
   const std::uint64_t seq = frame->seq;
+  if (!submitted_any_) first_seq_ = seq;
+  submitted_any_ = true;
   const std::size_t bytes = frame->data.size();
   for (std::size_t i = 0; i < 2; ++i) {
     Leg& leg = legs_[i];
@@ -94,13 +146,10 @@ SubmitResult ProtectedSender::submit(FramePtr frame) {
       case SubmitResult::closed:
         // This leg's path broke: the other carries on while it comes back.
         leg.up = false;
-        leg.restoring = true;
         publish_legs_up();
         log()->warn("stream {}: leg {} lost; the feed runs on leg {} alone until it is back",
                     stream_id_, leg_name(i), leg_name(1 - i));
-        asio::co_spawn(
-            executor_, [self = shared_from_this(), i, seq] { return self->restore(i, seq + 1); },
-            asio::detached);
+        retry(i, seq + 1);
         break;
     }
   }

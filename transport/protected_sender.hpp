@@ -2,7 +2,8 @@
 // one per leg, each with its own connection(s), congestion control and buffers. Every frame
 // goes to every leg that is up; a leg whose session breaks is re-established in the background
 // (its transport's reopen()) while the other carries on, and the feed only sees a break when
-// both legs are down. The receiver merges the legs (transport/leg_merge.hpp).
+// both legs are down. The feed starts once one leg is up; a leg that is not joins when it
+// connects. The receiver merges the legs (transport/leg_merge.hpp).
 //   auto sender = std::make_shared<ProtectedSender>(strand, std::move(legs), counters);
 #pragma once
 
@@ -38,11 +39,17 @@ class ProtectedSender : public SenderTransport,
     std::shared_ptr<SenderTransport> transport;
     StreamCounters* counters = nullptr;
     bool up = false;
-    bool restoring = false;
+    bool restoring = false;  // connecting, at first or again
   };
   // Runs step(0) and step(1) (awaitable<bool>) at once; what each returned.
   template <typename Step>
   awaitable<std::array<bool, 2>> on_both(Step step);
+  awaitable<void> open_leg(std::size_t leg);  // the leg's first connection
+  // A leg that broke or never connected: its transport's reopen() in the background, for a
+  // session from `first_frame_seq` (the frame after the last it took, or the feed's first).
+  // The receiver counts the frames it missed meanwhile as the leg's drops: each leg's frames
+  // and drops add up to the feed's.
+  void retry(std::size_t leg, std::uint64_t first_frame_seq);
   awaitable<void> restore(std::size_t leg, std::uint64_t first_frame_seq);
   void publish_legs_up();
   bool any_up() const { return legs_[0].up || legs_[1].up; }
@@ -52,7 +59,10 @@ class ProtectedSender : public SenderTransport,
   std::array<Leg, 2> legs_;
   StreamCounters& counters_;
   std::uint16_t stream_id_;
-  AsyncEvent changed_;  // a leg came back or gave up
+  AsyncEvent changed_;           // a leg came back or gave up
+  std::uint64_t first_seq_ = 0;  // the feed's first frame, once submitted
+  bool submitted_any_ = false;
+  bool started_ = false;  // open() has returned true
   bool stopped_ = false;
   bool closing_ = false;
 };

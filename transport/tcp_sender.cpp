@@ -60,6 +60,10 @@ awaitable<bool> TcpSender::open() {
     } else {
       link->fail(outcome.error);
     }
+    // No session loops run: the sender is broken, and reopen() may try again.
+    broken_ = true;
+    writer_done_.set();
+    reader_done_.set();
     co_return false;
   }
   if (options_.key && !outcome.challenged) {
@@ -178,8 +182,6 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
   co_await reader_done_.wait();
   counters_.drops.fetch_add(queue_.size(), std::memory_order_relaxed);
   queue_.clear();
-  writer_done_ = AsyncEvent(executor_);
-  reader_done_ = AsyncEvent(executor_);
   options_.hello.first_frame_seq = first_frame_seq;
   log()->warn("stream {}: reconnecting to {} to resume at frame {} (retrying for {})",
               options_.stream_id, options_.destination.to_string(), first_frame_seq,
@@ -194,6 +196,8 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
     link_->close();
     link_ = new_link();
     broken_ = false;
+    writer_done_ = AsyncEvent(executor_);  // set by this attempt's loops, or its failure
+    reader_done_ = AsyncEvent(executor_);
     counters_.state.store(StreamState::waiting, std::memory_order_relaxed);
     if (co_await open()) {
       log()->info("stream {}: resumed at frame {}", options_.stream_id, first_frame_seq);
@@ -207,9 +211,7 @@ awaitable<bool> TcpSender::reopen(std::uint64_t first_frame_seq) {
   }
   broken_ = true;
   counters_.state.store(StreamState::failed, std::memory_order_relaxed);
-  writer_done_.set();  // no session loops run: close() must not wait for them
-  reader_done_.set();
-  co_return false;
+  co_return false;  // the last attempt's failure has set writer_done_ and reader_done_
 }
 
 void TcpSender::stop() {

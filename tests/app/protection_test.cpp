@@ -17,16 +17,13 @@ using namespace std::chrono_literals;
 
 constexpr int kStreams = 2;
 constexpr int kFramesPerFeed = 150;  // round(5 s x 29.97 fps)
-// Frames a leg's last JSON line may lag its end by: one 200 ms interval at 29.97 fps, rounded up.
-constexpr int kFramesPerInterval = 7;
 
-// The largest cumulative `frames` of each (stream, leg) in a run's leg lines.
+// The last cumulative `frames` of each (stream, leg) in a run's leg lines: the final lines'.
 std::map<std::pair<int, std::string>, int> frames_per_leg(const std::string& stats) {
   std::map<std::pair<int, std::string>, int> frames;
   for (const auto& line : test::json_lines(stats)) {
     if (line["type"] != "leg") continue;
-    auto& most = frames[{line["stream"].get<int>(), line["leg"].get<std::string>()}];
-    most = std::max(most, line["frames"].get<int>());
+    frames[{line["stream"].get<int>(), line["leg"].get<std::string>()}] = line["frames"].get<int>();
   }
   return frames;
 }
@@ -68,8 +65,7 @@ TEST_P(Protection, BothLegsCarryEveryFrameAndTheReceiverDeliversEachOnce) {
     const auto frames = frames_per_leg(*stats);
     ASSERT_EQ(frames.size(), 2u * kStreams) << *stats;
     for (const auto& [key, count] : frames) {
-      EXPECT_GE(count, kFramesPerFeed - kFramesPerInterval) << key.first << key.second;
-      EXPECT_LE(count, kFramesPerFeed) << key.first << key.second;
+      EXPECT_EQ(count, kFramesPerFeed) << key.first << key.second;
     }
   }
   // On a path that loses nothing, no frame needed the second leg.

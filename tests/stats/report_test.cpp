@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <sstream>
 
 #include "stats/report_json.hpp"
@@ -116,6 +118,48 @@ TEST(Report, AProtectedFeedHasAProtectionLineAndALineForEachLeg) {
   EXPECT_EQ(lines[6]["frames"], 171);
   EXPECT_EQ(lines[6]["rtt_ms"], 35.25);
   EXPECT_EQ(lines[6]["only_frames"], 151);
+}
+
+// In text, a protected feed has a protect: line and a line per leg, in each interval and at
+// the end (where the JSON lines are repeated with the run's totals).
+TEST(Report, AProtectedFeedInTextAndAtTheEnd) {
+  Snapshot snapshot = five_feeds();
+  auto& feed = snapshot.streams[1];
+  feed.protection.present = true;
+  feed.protection.protected_frames = 7;
+  feed.protection.legs_up = 2;
+  feed.protection.skew_ms = 50.25;
+  feed.protection.legs = {
+      LegSnapshot{0, StreamState::running, 5000, 99.5, 300, 12, 20.5, 2, 0},
+      LegSnapshot{1, StreamState::running, 9000, 101.5, 312, 0, 35.25, 0, 7},
+  };
+  std::ostringstream text;
+  StatsReport(StatsFormat::text, text).interval(snapshot);
+  EXPECT_NE(text.str().find("protect: legs up 2/2  protected 7  skew 50.2 ms\n"), std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("leg A:  running      99.5 Mbps  frames     300  drops   12  rtt   "
+                            "20.50 ms  retx 2  only it 0\n"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("leg B:  running     101.5 Mbps  frames     312  drops    0  rtt   "
+                            "35.25 ms  retx 0  only it 7\n"),
+            std::string::npos)
+      << text.str();
+
+  std::ostringstream final_text, final_json;
+  StatsReport(StatsFormat::text, final_text).protection(snapshot);
+  const std::string last = final_text.str();
+  EXPECT_EQ(last.rfind("final   ", 0), 0u) << last;
+  EXPECT_EQ(std::count(last.begin(), last.end(), '\n'), 3) << last;
+  StatsReport(StatsFormat::json, final_json).protection(snapshot);
+  std::istringstream in(final_json.str());
+  std::vector<std::string> types;
+  for (std::string line; std::getline(in, line);) {
+    const auto json = nlohmann::json::parse(line);
+    EXPECT_EQ(json["stream"], 1);
+    types.push_back(json.at("type"));
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"protection", "leg", "leg"}));
 }
 
 // libsrt's FEC figures (--srt-fec) ride in the "link" line, and in text a "fec:" line once there

@@ -158,6 +158,86 @@ TEST_P(Protection, PathACutForFiveSecondsCostsNoFrame) {
   }
 }
 
+// Path B is down when the show starts: the feed starts at once on path A, and leg B joins when
+// its path comes back. tcp: its first connection gives up after --connect-timeout 1s and the
+// leg is retried in the background; mtcp: its first connection is still being retried (10 s)
+// when the path returns.
+TEST_P(Protection, PathBDownAtTheStartJoinsWhenItComesBack) {
+  if (auto why = test::namespaces_unavailable()) GTEST_SKIP() << *why;
+  const std::string transport = GetParam();
+  const auto dir = std::filesystem::path(WAN_WORK_DIR) / ("protection-late-" + transport);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto file = [&](const std::string& name) { return (dir / name).string(); };
+
+  linkemu::Emulator wan(
+      linkemu::parse_topology_text("[link]\nrtt = \"20ms\"\nrate = \"1G\"\nmtu = 9000\n"
+                                   "[path_b]\nrtt = \"35ms\"\nrate = \"1G\"\nmtu = 9000\n"
+                                   "[[site]]\nname = \"a\"\n[[site]]\nname = \"b\"\n",
+                                   "protection"));
+  wan.up();
+  wan.set_path_down(linkemu::Path::b, true);
+  const std::string recv_stats = file("recv.jsonl"), send_stats = file("send.jsonl");
+  NetnsProcess receiver(wan.netns("b"),
+                        {HDSTREAM_BINARY, "recv", "--listen", "0.0.0.0:9000", "--transport",
+                         transport, "--streams", std::to_string(kStreams), "--stats", "json",
+                         "--stats-file", recv_stats, "--interval", "250ms"},
+                        file("recv.out"), file("recv.err"));
+  std::vector<std::string> send_args{HDSTREAM_BINARY, "send",
+                                     "--dest",        "198.18.1.1:9000",
+                                     "--dest-b",      "198.19.1.1:9000",
+                                     "--transport",   transport,
+                                     "--streams",     std::to_string(kStreams),
+                                     "--rate",        "100M",
+                                     "--rtt",         "35ms",
+                                     "--duration",    "12s",
+                                     "--stats",       "json",
+                                     "--stats-file",  send_stats,
+                                     "--interval",    "250ms"};
+  if (transport == "tcp") {
+    send_args.insert(send_args.end(), {"--connect-timeout", "1s"});
+  }
+  NetnsProcess sender(wan.netns("a"), send_args, file("send.out"), file("send.err"));
+
+  // The feeds start on leg A alone, while path B is still down.
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        return all_at_least(latest(test::read_stats_file(recv_stats), "leg", "frames", "a"), 30);
+      },
+      20s))
+      << "the feeds did not start on path A; see " << dir;
+  const auto b_before = latest(test::read_stats_file(recv_stats), "leg", "frames", "b");
+  for (const auto& [stream, frames] : b_before) EXPECT_EQ(frames, 0u) << "stream " << stream;
+  wan.set_path_down(linkemu::Path::b, false);
+
+  // Leg B joins and carries a second of frames on every feed.
+  EXPECT_TRUE(test::eventually(
+      [&] {
+        return all_at_least(latest(test::read_stats_file(recv_stats), "leg", "frames", "b"), 30);
+      },
+      20s))
+      << "leg B never joined; see " << dir;
+
+  ASSERT_TRUE(sender.wait_for(60s)) << "sender did not finish";
+  ASSERT_TRUE(receiver.wait_for(30s)) << "receiver did not finish after the feeds ended";
+  EXPECT_EQ(sender.exit_code(), 0) << "see " << file("send.err");
+  EXPECT_EQ(receiver.exit_code(), 0) << "see " << file("recv.err");
+  const auto recv_lines = test::read_stats_file(recv_stats);
+  const auto recv_summary = test::last_line(recv_lines, "summary");
+  ASSERT_TRUE(recv_summary);
+  // round(12 s x 29.97 fps) = 360 frames per feed, every one delivered once.
+  EXPECT_EQ((*recv_summary)["frames"], kStreams * 360);
+  EXPECT_EQ((*recv_summary)["drops"], 0);
+  // Leg B's session starts at the feed's first frame, so the frames it missed before it joined
+  // count as its drops: each leg's frames and drops add up to the feed's.
+  const auto b_frames = latest(recv_lines, "leg", "frames", "b");
+  const auto b_drops = latest(recv_lines, "leg", "drops", "b");
+  for (int stream = 0; stream < kStreams; ++stream) {
+    EXPECT_GE(b_drops.at(stream), 30u) << "stream " << stream;  // down for over a second
+    EXPECT_EQ(b_frames.at(stream) + b_drops.at(stream), 360u) << "stream " << stream;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, Protection, ::testing::Values("tcp", "mtcp"),
                          [](const auto& param) { return param.param; });
 
