@@ -42,6 +42,11 @@ void print_rows(const PanelModel& model, double t, StatsFormat format, std::ostr
           {"has_send", row.has_send},
           {"has_recv", row.has_recv},
       };
+      if (row.is_protected) {  // a plain feed's line stays as it was
+        line["legs_up"] = row.legs_up;
+        line["protected"] = row.protected_frames;
+        line["skew_ms"] = round3(row.skew_ms);
+      }
       out << line.dump() << '\n';
     } else {
       fmt::print(out,
@@ -49,6 +54,10 @@ void print_rows(const PanelModel& model, double t, StatsFormat format, std::ostr
                  "{:7.2f} ms  {}  {}\n",
                  t, row.label, to_string(row.health), to_string(row.state), row.mbps,
                  format_drops(row), row.jitter_ms, row.rtt_ms, row.destination, row.hosts);
+      if (row.is_protected) {
+        // An indented line of its own: a plain feed's line stays as it was.
+        fmt::print(out, "{:>9}legs {}  {}\n", "", format_legs(row), format_protection(row));
+      }
     }
   }
   // The stats schema's aggregate line (BRIEF.md), over every feed of every host watched.

@@ -37,6 +37,66 @@ StreamState combined_state(const FeedSides& pair) {
   return StreamState::invalid;
 }
 
+std::string leg_letter(std::uint8_t leg) {
+  return leg == 0 ? "A" : "B";
+}
+
+// The end whose protection figures a row shows: the receiver's when it reports them.
+const StreamSnapshot* protection_source(const StreamSnapshot* send, const StreamSnapshot* recv) {
+  if (recv && recv->protection.present) return recv;
+  if (send && send->protection.present) return send;
+  return nullptr;
+}
+
+// A protected feed's legs as its row shows them (rates come later, from the samples). A leg is
+// up only while every end that reports it has it running, and legs_up is the fewer the ends
+// report: a path that either end has lost shows at once, whichever notices first.
+void show_protection(FeedRow& row, const StreamSnapshot* send, const StreamSnapshot* recv) {
+  const StreamSnapshot* shown = protection_source(send, recv);
+  row.is_protected = shown != nullptr;
+  row.legs.clear();
+  if (!shown) return;
+  const ProtectionSnapshot& p = shown->protection;
+  row.protected_frames = p.protected_frames;
+  row.skew_ms = p.skew_ms;
+  row.legs_up = p.legs_up;
+  for (const StreamSnapshot* side : {send, recv}) {
+    if (side && side->protection.present)
+      row.legs_up = std::min(row.legs_up, side->protection.legs_up);
+  }
+  for (const LegSnapshot& leg : p.legs) {
+    LegRow out;
+    out.leg = leg.leg;
+    out.state = leg.state;
+    out.rtt_ms = leg.rtt_ms;
+    out.frames = leg.frames;
+    out.drops = leg.drops;
+    out.retransmits = leg.retransmits;
+    out.only_frames = leg.only_frames;
+    out.up = true;
+    for (const StreamSnapshot* side : {send, recv}) {
+      if (!side || !side->protection.present) continue;
+      for (const LegSnapshot& other : side->protection.legs) {
+        if (other.leg == leg.leg && other.state != StreamState::running) out.up = false;
+      }
+    }
+    row.legs.push_back(out);
+  }
+}
+
+// Why a protected feed is not protected now: the legs that are down, by name.
+std::string legs_down_reason(const FeedRow& row) {
+  std::vector<std::string> down;
+  for (const LegRow& leg : row.legs) {
+    if (!leg.up) down.push_back("leg " + leg_letter(leg.leg));
+  }
+  if (down.size() >= 2) return "both legs down";
+  if (down.size() == 1) return fmt::format("one leg down ({})", down.front());
+  // Every leg runs where it is reported, yet an end counts fewer up (a sender still opening
+  // its legs): its count is all there is to say.
+  return row.legs_up == 0 ? "no leg up" : "one leg down";
+}
+
 }  // namespace
 
 std::string_view to_string(Health health) {
@@ -67,6 +127,27 @@ std::string format_latency(const FeedRow& row) {
                        row.latency_budget_ms - row.latency_ms);
   }
   return fmt::format("{:.2f} ms", row.latency_ms);
+}
+
+std::string format_legs(const FeedRow& row) {
+  std::string out;
+  for (const LegRow& leg : row.legs) {
+    if (!out.empty()) out += ' ';
+    out += leg_letter(leg.leg) + (leg.up ? " \u25cf" : " \u25cb");
+  }
+  return out;
+}
+
+std::string format_protection(const FeedRow& row) {
+  if (!row.is_protected) return "";
+  return fmt::format("{} protected \u00b7 skew {:.1f} ms", row.protected_frames, row.skew_ms);
+}
+
+std::string format_leg(const LegRow& leg) {
+  return fmt::format(
+      "leg {}: {}, {:.1f} Mbps, RTT {:.2f} ms, {} drops, {} retx, {} only on this leg",
+      leg_letter(leg.leg), to_string(leg.state), leg.mbps, leg.rtt_ms, leg.drops, leg.retransmits,
+      leg.only_frames);
 }
 
 PanelModel::PanelModel(PanelThresholds thresholds) : thresholds_(thresholds) {}
@@ -153,6 +234,12 @@ void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
         sample.frames = send->frames;
         sample.drops = send->drops;
       }
+      show_protection(row, send, recv);
+      if (const StreamSnapshot* legs = protection_source(send, recv)) {
+        for (const LegSnapshot& leg : legs->protection.legs) {
+          sample.leg_bytes[leg.leg & 1] = leg.bytes;
+        }
+      }
       row.frames = sample.frames;
       row.drops = sample.drops;
       const std::uint64_t total = row.frames + row.drops;
@@ -188,6 +275,13 @@ void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
       if (last.t - base->t < thresholds_.rate_window_s / 2) base = &track.samples.front();
       const double span_s = last.t - base->t;
       row.mbps = megabits_per_second(last.bytes - base->bytes, span_s);
+      for (LegRow& leg : row.legs) {
+        const std::uint64_t now_bytes = last.leg_bytes[leg.leg & 1];
+        const std::uint64_t then_bytes = base->leg_bytes[leg.leg & 1];
+        // A leg that restarted counts from zero again: no rate rather than a wrapped one.
+        leg.mbps =
+            now_bytes >= then_bytes ? megabits_per_second(now_bytes - then_bytes, span_s) : 0;
+      }
 
       row.has_picture = recv && recv->media;
       if (row.has_picture) {
@@ -301,6 +395,10 @@ void PanelModel::judge(FeedRow& row, Track& track, double now_s) {
     } else if (row.window_drop_fraction > t.drops_warn_fraction) {
       candidate = Health::warn;
       reason = fmt::format("{:.1f}% drops", 100 * row.window_drop_fraction);
+    } else if (row.is_protected && row.legs_up < 2) {
+      // Every frame may still arrive, but one more fault on the remaining path costs frames.
+      candidate = Health::warn;
+      reason = legs_down_reason(row);
     } else if (rate_known && row.window_rate_fraction < t.rate_warn_fraction) {
       candidate = Health::warn;
       reason = fmt::format("{:.0f}% of nominal rate", 100 * row.window_rate_fraction);

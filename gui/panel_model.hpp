@@ -6,6 +6,7 @@
 //   PanelModel model;  model.update(inputs, now_s);  for (const FeedRow& r : model.rows()) ...
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -35,6 +36,19 @@ struct PanelThresholds {
 
 enum class Health : std::uint8_t { unknown = 0, good, warn, bad, stale };
 std::string_view to_string(Health health);
+
+// One path of a protected feed (send --dest-b), as its row shows it.
+struct LegRow {
+  std::uint8_t leg = 0;  // 0 = A, 1 = B
+  StreamState state = StreamState::invalid;
+  bool up = false;  // running at every end that reports it
+  double mbps = 0;  // over rate_window_s, from the same end as the row's rate
+  double rtt_ms = 0;
+  std::uint64_t frames = 0;
+  std::uint64_t drops = 0;  // frames this leg alone lost
+  std::uint64_t retransmits = 0;
+  std::uint64_t only_frames = 0;  // frames only this leg delivered (the receiver counts them)
+};
 
 struct FeedRow {
   std::string key;  // "stream@HOST:PORT" of the receiving end: one row per feed
@@ -72,6 +86,13 @@ struct FeedRow {
   bool black = false;
   bool no_signal = false;  // not running, or no new decoded picture for no_signal_after_s
                            // (on the receiver's clock)
+  // Two-path protection: a feed sent in full over two paths. The receiver's figures when it
+  // reports them (it merges the legs and alone counts what each saved), else the sender's.
+  bool is_protected = false;
+  std::uint32_t legs_up = 0;           // the fewer its two ends report: either may see a loss first
+  std::uint64_t protected_frames = 0;  // frames a single path would have lost
+  double skew_ms = 0;                  // how long the receiver waits for the later leg
+  std::vector<LegRow> legs;            // A, then B
   Health health = Health::unknown;
   std::string health_reason;  // why it is not green, one short phrase
   double window_drop_fraction = 0;
@@ -97,6 +118,12 @@ struct HistoryPoint {
 // Cell texts shared by the Qt panel and the console rendering of `hdstream monitor`.
 std::string format_drops(const FeedRow& row);    // "3 / 1200 (0.25%)"
 std::string format_latency(const FeedRow& row);  // "2.31 ms", or with the budget's margin
+// A protected feed's legs at a glance, "A \u25cf B \u25cb" (filled: up, hollow: down); empty
+// for a plain feed.
+std::string format_legs(const FeedRow& row);
+std::string format_protection(const FeedRow& row);  // "12 protected · skew 40.0 ms"
+// "leg B: waiting, 0.0 Mbps, RTT 35.25 ms, 3 drops, 2 retx, 151 only on this leg"
+std::string format_leg(const LegRow& leg);
 
 class PanelModel {
  public:
@@ -115,6 +142,7 @@ class PanelModel {
     std::uint64_t bytes = 0;
     std::uint64_t frames = 0;
     std::uint64_t drops = 0;
+    std::array<std::uint64_t, 2> leg_bytes{};  // a protected feed's, by leg
   };
   struct Track {
     std::deque<Sample> samples;

@@ -40,6 +40,38 @@ QIcon light_icon(Health health) {
   return cache.emplace(health, QIcon(pixmap)).first->second;
 }
 
+// A protected feed's legs: "A" and "B", each beside its light (green: up; red: down while the
+// feed runs; grey otherwise). Cached by what it shows, as the health lights are.
+QPixmap legs_pixmap(const FeedRow& row) {
+  static std::map<int, QPixmap> cache;
+  int key = row.state == StreamState::running ? 1 : 0;
+  for (const LegRow& leg : row.legs) key |= (leg.up ? 2 : 4) << (2 * leg.leg);
+  if (auto found = cache.find(key); found != cache.end()) return found->second;
+  constexpr int kLegWidth = 30;
+  constexpr int kHeight = 16;
+  QPixmap pixmap(kLegWidth * 2, kHeight);
+  pixmap.fill(Qt::transparent);
+  QPainter painter(&pixmap);
+  painter.setRenderHint(QPainter::Antialiasing);
+  QFont font = painter.font();
+  font.setPixelSize(12);
+  font.setBold(true);
+  painter.setFont(font);
+  for (const LegRow& leg : row.legs) {
+    const int x = kLegWidth * (leg.leg & 1);
+    painter.setPen(QColor(panel_colors::kText));
+    painter.drawText(QRect(x, 0, 12, kHeight), Qt::AlignCenter, leg.leg == 0 ? "A" : "B");
+    const QColor color = leg.up                              ? health_color(Health::good)
+                         : row.state == StreamState::running ? health_color(Health::bad)
+                                                             : health_color(Health::stale);
+    painter.setPen(QPen(color.darker(160), 1.5));
+    painter.setBrush(color);
+    painter.drawEllipse(QRectF(x + 13, 2, 12, 12));
+  }
+  painter.end();
+  return cache.emplace(key, pixmap).first->second;
+}
+
 QString qs(const std::string& text) {
   return QString::fromStdString(text);
 }
@@ -100,8 +132,9 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
   layout->addWidget(chart_->widget(), 3);
 
   table_ = new QTableWidget(0, kColumnCount, this);
-  table_->setHorizontalHeaderLabels({"", "Picture", "Feed", "State", "Mbps", "Jitter", "Drops",
-                                     "RTT", "Retx", "Latency", "FPS", "Transport", "Destination"});
+  table_->setHorizontalHeaderLabels({"", "Picture", "Feed", "State", "Legs", "Mbps", "Jitter",
+                                     "Drops", "RTT", "Retx", "Latency", "FPS", "Transport",
+                                     "Destination"});
   table_->verticalHeader()->setVisible(false);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionMode(QAbstractItemView::NoSelection);
@@ -119,6 +152,7 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
   header->setSectionResizeMode(QHeaderView::ResizeToContents);
   header->setSectionResizeMode(kColumnDestination, QHeaderView::Stretch);
   table_->setColumnHidden(kColumnPicture, true);  // until a row has a picture
+  table_->setColumnHidden(kColumnLegs, true);     // until a row is a protected feed
   header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   table_->setStyleSheet(
       QString("QTableWidget { background: %1; alternate-background-color: %2;"
@@ -190,6 +224,26 @@ void PanelWindow::show_picture(int row, const FeedRow& feed) {
                                  : QVariant());
 }
 
+// The leg lights, the protected count and skew; each leg's figures in the tooltip. Set only
+// when they changed, as every other cell.
+void PanelWindow::show_legs(int row, const FeedRow& feed) {
+  auto* item = table_->item(row, kColumnLegs);
+  const QString text = qs(format_protection(feed));
+  if (item->text() != text) item->setText(text);
+  std::string tip;
+  if (feed.is_protected) {
+    tip = fmt::format("{} of 2 legs up", feed.legs_up);
+    for (const LegRow& leg : feed.legs) tip += "\n" + format_leg(leg);
+  }
+  const QString tooltip = qs(tip);
+  if (item->toolTip() != tooltip) item->setToolTip(tooltip);
+  const QString lights =
+      qs(format_legs(feed) + (feed.state == StreamState::running ? "" : " idle"));
+  if (item->data(Qt::UserRole).toString() == lights) return;
+  item->setData(Qt::UserRole, lights);
+  item->setData(Qt::DecorationRole, feed.is_protected ? QVariant(legs_pixmap(feed)) : QVariant());
+}
+
 void PanelWindow::show_rows() {
   const auto& rows = model_.rows();
   const int count = static_cast<int>(rows.size()) + 1;  // + the aggregate row
@@ -227,6 +281,7 @@ void PanelWindow::show_rows() {
                                    row.health_reason == state_text(row)
                                ? ""
                                : " \u00b7 " + row.health_reason));
+    show_legs(r, row);
     set(r, kColumnMbps, fmt::format("{:.1f}", row.mbps));
     set(r, kColumnJitter, row.has_jitter ? fmt::format("{:.2f} ms", row.jitter_ms) : "\u2014");
     set(r, kColumnDrops, format_drops(row));
@@ -254,6 +309,11 @@ void PanelWindow::show_rows() {
     table_->verticalHeader()->setDefaultSectionSize(pictures ? kPictureCellHeight + 6 : 26);
     // Rows three times as tall: the table takes the room the chart had.
     static_cast<QVBoxLayout*>(layout())->setStretchFactor(table_, pictures ? 6 : 2);
+  }
+  // The legs column once a feed is protected: plain feeds' panels stay exactly as they were.
+  const bool protection = std::ranges::any_of(rows, &FeedRow::is_protected);
+  if (table_->isColumnHidden(kColumnLegs) == protection) {
+    table_->setColumnHidden(kColumnLegs, !protection);
   }
   // The aggregate row, bold, last.
   const int a = static_cast<int>(rows.size());

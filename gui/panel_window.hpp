@@ -1,6 +1,6 @@
 // The operator's panel: aggregate strip, bandwidth chart, one table row per feed with a
-// traffic light and, where the feed is decoded, its live picture. Pulls snapshots from `provider`
-// on a 10 Hz timer (never per packet).
+// traffic light, a protected feed's leg lights and, where the feed is decoded, its live picture.
+// Pulls snapshots from `provider` on a 10 Hz timer (never per packet).
 //   PanelWindow window("hdstream demo", [&] { return inputs(); });  window.show();
 #pragma once
 
@@ -27,6 +27,7 @@ enum PanelColumn : int {
   kColumnPicture,  // shown once a row has a picture (a receiver that decodes)
   kColumnFeed,
   kColumnState,
+  kColumnLegs,  // shown once a row is a protected feed (two paths)
   kColumnMbps,
   kColumnJitter,
   kColumnDrops,
@@ -76,6 +77,7 @@ class PanelWindow : public QWidget {
   void show_rows();
   void show_light(int row, Health health, const std::string& tooltip);
   void show_picture(int row, const FeedRow& feed);
+  void show_legs(int row, const FeedRow& feed);
   void show_aggregate();
 
   Provider provider_;

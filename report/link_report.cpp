@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <stdexcept>
@@ -25,6 +26,45 @@ std::vector<std::vector<std::string>> feed_rows(const Snapshot& last) {
                     std::to_string(s.frames), std::to_string(s.bytes), std::to_string(s.drops),
                     std::to_string(s.checksum_errors), fmt::format("{:.3f}", s.jitter_ms),
                     fmt::format("{:.3f}", s.rtt_ms), std::to_string(s.retransmits)});
+  }
+  return rows;
+}
+
+bool any_protected(const Snapshot& last) {
+  return std::ranges::any_of(last.streams, [](const auto& s) { return s.protection.present; });
+}
+
+// Protected feeds (two paths): what the second path saved, per feed. Only the receiver merges
+// the legs, so only its report can say which frames one leg alone delivered.
+std::vector<std::vector<std::string>> protection_rows(const Snapshot& last) {
+  const bool merged_here = last.role == Role::recv;
+  const std::string by_receiver = "the receiver's figure";
+  std::vector<std::vector<std::string>> rows{
+      {"feed", "legs up", "frames protected (one path alone would have lost them)", "skew (ms)"}};
+  for (const auto& s : last.streams) {
+    if (!s.protection.present) continue;
+    const ProtectionSnapshot& p = s.protection;
+    rows.push_back({std::to_string(s.stream), fmt::format("{} of 2", p.legs_up),
+                    merged_here ? std::to_string(p.protected_frames) : by_receiver,
+                    merged_here ? fmt::format("{:.3f}", p.skew_ms) : by_receiver});
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> leg_rows(const Snapshot& last) {
+  const bool merged_here = last.role == Role::recv;
+  std::vector<std::vector<std::string>> rows{{"feed", "leg", "state", "frames", "bytes", "drops",
+                                              "RTT (ms)", "retransmits",
+                                              "frames only this leg delivered"}};
+  for (const auto& s : last.streams) {
+    if (!s.protection.present) continue;
+    for (const auto& leg : s.protection.legs) {
+      rows.push_back({std::to_string(s.stream), leg.leg == 0 ? "A" : "B",
+                      std::string(to_string(leg.state)), std::to_string(leg.frames),
+                      std::to_string(leg.bytes), std::to_string(leg.drops),
+                      fmt::format("{:.3f}", leg.rtt_ms), std::to_string(leg.retransmits),
+                      merged_here ? std::to_string(leg.only_frames) : "the receiver's figure"});
+    }
   }
   return rows;
 }
@@ -120,6 +160,11 @@ void write_link_report(const std::filesystem::path& path, const LinkReportInput&
     html_table(out, summary_rows(input.summary, input.planned_mbps));
     out << "<h2>Per feed</h2>\n";
     html_table(out, feed_rows(input.last));
+    if (any_protected(input.last)) {
+      out << "<h2>Protection</h2>\n";
+      html_table(out, protection_rows(input.last));
+      html_table(out, leg_rows(input.last));
+    }
     if (!png.empty()) {
       QByteArray bytes(reinterpret_cast<const char*>(png.data()),
                        static_cast<qsizetype>(png.size()));
@@ -141,6 +186,11 @@ void write_link_report(const std::filesystem::path& path, const LinkReportInput&
     markdown_table(out, summary_rows(input.summary, input.planned_mbps));
     out << "## Per feed\n\n";
     markdown_table(out, feed_rows(input.last));
+    if (any_protected(input.last)) {
+      out << "## Protection\n\n";
+      markdown_table(out, protection_rows(input.last));
+      markdown_table(out, leg_rows(input.last));
+    }
     if (!png.empty()) {
       auto plot = path;
       plot.replace_extension(".png");

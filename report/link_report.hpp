@@ -1,6 +1,6 @@
-// Writes a link report: parameters, per-feed and aggregate figures, the throughput plot (PNG)
-// and the verdict. `.html` gives one self-contained file (PNG embedded); anything else gives
-// Markdown with the PNG written beside it.
+// Writes a link report: parameters, per-feed and aggregate figures (with a protected feed's
+// legs, when there is one), the throughput plot (PNG) and the verdict. `.html` gives one
+// self-contained file (PNG embedded); anything else gives Markdown with the PNG written beside it.
 //   write_link_report("portland.md", {.title = "hdstream send", .parameters = ..., ...});
 #pragma once
 

@@ -31,4 +31,26 @@ void append_far_end(nlohmann::ordered_json& object, const FarEndSnapshot& f) {
   object["reports"] = f.reports;
 }
 
+void append_protection(nlohmann::ordered_json& object, const ProtectionSnapshot& p) {
+  object["legs_up"] = p.legs_up;
+  object["protected"] = p.protected_frames;
+  object["skew_ms"] = round3(p.skew_ms);
+}
+
+std::string_view leg_json_name(std::uint8_t leg) {
+  return leg == 0 ? "a" : "b";
+}
+
+void append_leg(nlohmann::ordered_json& object, const LegSnapshot& leg) {
+  object["leg"] = leg_json_name(leg.leg);
+  object["state"] = to_string(leg.state);
+  object["bytes"] = leg.bytes;
+  object["mbps"] = round3(leg.mbps);
+  object["frames"] = leg.frames;
+  object["drops"] = leg.drops;
+  object["rtt_ms"] = round3(leg.rtt_ms);
+  object["retransmits"] = leg.retransmits;
+  object["only_frames"] = leg.only_frames;
+}
+
 }  // namespace hdstream

@@ -21,4 +21,12 @@ void append_counters(nlohmann::ordered_json& object, const StreamSnapshot& strea
 // jitter_ms, fps, latency_ms, age_ms, reports; appended in that order.
 void append_far_end(nlohmann::ordered_json& object, const FarEndSnapshot& far_end);
 
+// A protected feed (two legs): legs_up, protected, skew_ms; appended in that order.
+void append_protection(nlohmann::ordered_json& object, const ProtectionSnapshot& protection);
+
+// One leg of a protected feed: leg ("a" | "b"), state, bytes, mbps, frames, drops, rtt_ms,
+// retransmits, only_frames; appended in that order.
+void append_leg(nlohmann::ordered_json& object, const LegSnapshot& leg);
+std::string_view leg_json_name(std::uint8_t leg);  // 0: "a", 1: "b"
+
 }  // namespace hdstream

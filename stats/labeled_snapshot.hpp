@@ -16,8 +16,9 @@ struct LabeledSnapshot {
   Snapshot snapshot;
 };
 
-// Fills `mbps` of every stream from the bytes counted between `before` and `now` (same source,
-// same stream count); leaves it untouched when no time passed.
+// Fills `mbps` of every stream, and of each leg of a protected one, from the bytes counted
+// between `before` and `now` (same source, same stream count); leaves it untouched when no time
+// passed.
 void fill_rates(Snapshot& now, const Snapshot& before);
 
 }  // namespace hdstream

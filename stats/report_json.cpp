@@ -74,31 +74,26 @@ nlohmann::ordered_json link_json(const Snapshot& snapshot, const StreamSnapshot&
 }
 
 nlohmann::ordered_json protection_json(const Snapshot& snapshot, const StreamSnapshot& s) {
-  const ProtectionSnapshot& p = s.protection;
-  return {
-      {"type", "protection"},         {"t", round3(snapshot.t)}, {"role", to_string(snapshot.role)},
-      {"stream", s.stream},           {"legs_up", p.legs_up},    {"protected", p.protected_frames},
-      {"skew_ms", round3(p.skew_ms)},
+  nlohmann::ordered_json line = {
+      {"type", "protection"},
+      {"t", round3(snapshot.t)},
+      {"role", to_string(snapshot.role)},
+      {"stream", s.stream},
   };
+  append_protection(line, s.protection);
+  return line;
 }
 
 nlohmann::ordered_json leg_json(const Snapshot& snapshot, const StreamSnapshot& s,
                                 const LegSnapshot& leg) {
-  return {
+  nlohmann::ordered_json line = {
       {"type", "leg"},
       {"t", round3(snapshot.t)},
       {"role", to_string(snapshot.role)},
       {"stream", s.stream},
-      {"leg", leg.leg == 0 ? "a" : "b"},
-      {"state", to_string(leg.state)},
-      {"bytes", leg.bytes},
-      {"mbps", round3(leg.mbps)},
-      {"frames", leg.frames},
-      {"drops", leg.drops},
-      {"rtt_ms", round3(leg.rtt_ms)},
-      {"retransmits", leg.retransmits},
-      {"only_frames", leg.only_frames},
   };
+  append_leg(line, leg);
+  return line;
 }
 
 nlohmann::ordered_json aggregate_json(const Snapshot& snapshot) {

@@ -15,14 +15,62 @@ T field(const nlohmann::json& object, const char* name, T fallback = T{}) {
   return it->get<T>();
 }
 
+// A protected feed's "protection" object. Its legs are A and B, each at most once: the panel
+// and /metrics index them by leg, so a document that says otherwise is malformed, not trusted.
+ProtectionSnapshot parse_protection(const nlohmann::json& object) {
+  ProtectionSnapshot p;
+  p.present = true;
+  p.legs_up = field<std::uint32_t>(object, "legs_up");
+  p.protected_frames = field<std::uint64_t>(object, "protected");
+  p.skew_ms = field<double>(object, "skew_ms");
+  const auto legs = object.find("legs");
+  if (legs == object.end() || legs->is_null()) return p;
+  if (!legs->is_array()) throw StatsDocumentError("malformed /stats.json: legs is not a list");
+  for (const auto& item : *legs) {
+    if (!item.is_object())
+      throw StatsDocumentError("malformed /stats.json: a leg is not an object");
+    const auto name = field<std::string>(item, "leg");
+    if (name != leg_json_name(0) && name != leg_json_name(1)) {
+      // Not echoed: a stranger's text has no place in a one-line error.
+      throw StatsDocumentError("malformed /stats.json: a leg other than \"a\" or \"b\"");
+    }
+    LegSnapshot leg;
+    leg.leg = name == leg_json_name(0) ? 0 : 1;
+    for (const auto& seen : p.legs) {
+      if (seen.leg == leg.leg) {
+        throw StatsDocumentError(fmt::format("malformed /stats.json: leg '{}' twice", name));
+      }
+    }
+    leg.state =
+        stream_state_from_string(field<std::string>(item, "state")).value_or(StreamState::invalid);
+    leg.bytes = field<std::uint64_t>(item, "bytes");
+    leg.mbps = field<double>(item, "mbps");
+    leg.frames = field<std::uint64_t>(item, "frames");
+    leg.drops = field<std::uint64_t>(item, "drops");
+    leg.rtt_ms = field<double>(item, "rtt_ms");
+    leg.retransmits = field<std::uint64_t>(item, "retransmits");
+    leg.only_frames = field<std::uint64_t>(item, "only_frames");
+    p.legs.push_back(leg);
+  }
+  return p;
+}
+
 }  // namespace
 
 void fill_rates(Snapshot& now, const Snapshot& before) {
   const double interval_s = now.t - before.t;
   if (interval_s <= 0 || now.streams.size() != before.streams.size()) return;
   for (std::size_t i = 0; i < now.streams.size(); ++i) {
-    now.streams[i].mbps =
-        megabits_per_second(now.streams[i].bytes - before.streams[i].bytes, interval_s);
+    StreamSnapshot& stream = now.streams[i];
+    stream.mbps = megabits_per_second(stream.bytes - before.streams[i].bytes, interval_s);
+    // A protected feed's legs too, each against the same leg then (a leg may have appeared).
+    for (LegSnapshot& leg : stream.protection.legs) {
+      for (const LegSnapshot& then : before.streams[i].protection.legs) {
+        if (then.leg == leg.leg && leg.bytes >= then.bytes) {
+          leg.mbps = megabits_per_second(leg.bytes - then.bytes, interval_s);
+        }
+      }
+    }
   }
 }
 
@@ -52,6 +100,17 @@ nlohmann::ordered_json snapshot_json(const LabeledSnapshot& source) {
     if (s.far_end.valid) append_far_end(stream["far_end"], s.far_end);
     if (s.media) {
       stream["picture"] = {{"decoded", s.frames_decoded}, {"frozen", s.frozen}, {"black", s.black}};
+    }
+    if (s.protection.present) {
+      auto& protection = stream["protection"];
+      append_protection(protection, s.protection);
+      auto legs = nlohmann::ordered_json::array();
+      for (const auto& leg : s.protection.legs) {
+        nlohmann::ordered_json object = nlohmann::ordered_json::object();
+        append_leg(object, leg);
+        legs.push_back(std::move(object));
+      }
+      protection["legs"] = std::move(legs);
     }
     streams.push_back(std::move(stream));
   }
@@ -124,6 +183,10 @@ std::vector<LabeledSnapshot> parse_stats_document(std::string_view text) {
           s.frames_decoded = field<std::uint64_t>(*picture, "decoded");
           s.frozen = field<bool>(*picture, "frozen");
           s.black = field<bool>(*picture, "black");
+        }
+        if (auto protection = js.find("protection");
+            protection != js.end() && protection->is_object()) {
+          s.protection = parse_protection(*protection);
         }
         source.snapshot.streams.push_back(std::move(s));
       }

@@ -20,6 +20,15 @@ struct Family {
   std::function<std::optional<double>(const StreamSnapshot&)> value;
 };
 
+// One family of a protected feed's per-leg figures: a sample per leg, labelled leg="A" | "B".
+struct LegFamily {
+  const char* name;
+  Kind kind;
+  const char* help;
+  std::optional<Role> only_role;
+  std::function<double(const LegSnapshot&)> value;
+};
+
 std::string escape_label(std::string_view text) {
   std::string out;
   for (char c : text) {
@@ -45,6 +54,12 @@ const std::vector<Family>& families() {
     return [pick](const StreamSnapshot& s) -> std::optional<double> {
       if (!s.far_end.valid) return std::nullopt;
       return pick(s.far_end);
+    };
+  };
+  auto protection = [](auto pick) {
+    return [pick](const StreamSnapshot& s) -> std::optional<double> {
+      if (!s.protection.present) return std::nullopt;
+      return static_cast<double>(pick(s.protection));
     };
   };
   static const std::vector<Family> list{
@@ -103,6 +118,15 @@ const std::vector<Family>& families() {
       {"hdstream_srt_fec_uncorrectable_total", Kind::counter,
        "Lost SRT packets FEC could not rebuild (left to retransmission, or dropped).", Role::recv,
        srt([](const SrtSnapshot& t) { return t.fec_uncorrectable; })},
+      {"hdstream_protected_frames_total", Kind::counter,
+       "Frames of a protected feed that only one leg delivered: one path alone would have lost "
+       "them.",
+       Role::recv, protection([](const ProtectionSnapshot& p) { return p.protected_frames; })},
+      {"hdstream_legs_up", Kind::gauge, "Legs (paths) of a protected feed up now, of 2.",
+       std::nullopt, protection([](const ProtectionSnapshot& p) { return p.legs_up; })},
+      {"hdstream_skew_seconds", Kind::gauge,
+       "How long the receiver of a protected feed waits for the later leg (the skew window).",
+       Role::recv, protection([](const ProtectionSnapshot& p) { return p.skew_ms / 1e3; })},
       {"hdstream_far_end_frames_received_total", Kind::counter,
        "Frames the receiver reports as delivered whole and verified (FEEDBACK).", Role::send,
        far([](const FarEndSnapshot& f) { return static_cast<double>(f.frames); })},
@@ -124,6 +148,39 @@ const std::vector<Family>& families() {
   return list;
 }
 
+const std::vector<LegFamily>& leg_families() {
+  auto u = [](std::uint64_t v) { return static_cast<double>(v); };
+  static const std::vector<LegFamily> list{
+      {"hdstream_leg_up", Kind::gauge, "1 while this leg (path) of a protected feed is running.",
+       std::nullopt,
+       [](const LegSnapshot& l) { return l.state == StreamState::running ? 1.0 : 0.0; }},
+      {"hdstream_leg_bytes_sent_total", Kind::counter,
+       "Payload bytes of frames this leg of a protected feed sent.", Role::send,
+       [u](const LegSnapshot& l) { return u(l.bytes); }},
+      {"hdstream_leg_bytes_received_total", Kind::counter,
+       "Payload bytes of frames this leg of a protected feed received whole and verified.",
+       Role::recv, [u](const LegSnapshot& l) { return u(l.bytes); }},
+      {"hdstream_leg_frames_sent_total", Kind::counter, "Frames this leg of a protected feed sent.",
+       Role::send, [u](const LegSnapshot& l) { return u(l.frames); }},
+      {"hdstream_leg_frames_received_total", Kind::counter,
+       "Frames this leg of a protected feed received whole and verified.", Role::recv,
+       [u](const LegSnapshot& l) { return u(l.frames); }},
+      {"hdstream_leg_frames_dropped_total", Kind::counter,
+       "Frames this leg alone lost: its send queue full (send), missing or incomplete on it "
+       "(recv).",
+       std::nullopt, [u](const LegSnapshot& l) { return u(l.drops); }},
+      {"hdstream_leg_rtt_seconds", Kind::gauge, "Smoothed round-trip time of this leg's path.",
+       std::nullopt, [](const LegSnapshot& l) { return l.rtt_ms / 1e3; }},
+      {"hdstream_leg_retransmits_total", Kind::counter,
+       "TCP segments this leg retransmitted (TCP_INFO).", Role::send,
+       [u](const LegSnapshot& l) { return u(l.retransmits); }},
+      {"hdstream_leg_only_frames_total", Kind::counter,
+       "Frames of a protected feed that only this leg delivered.", Role::recv,
+       [u](const LegSnapshot& l) { return u(l.only_frames); }},
+  };
+  return list;
+}
+
 }  // namespace
 
 std::string prometheus_text(std::span<const LabeledSnapshot> sources) {
@@ -141,6 +198,22 @@ std::string prometheus_text(std::span<const LabeledSnapshot> sources) {
         if (!value) continue;
         fmt::format_to(it, "{}{{role=\"{}\",stream=\"{}\",transport=\"{}\"}} {}\n", family.name,
                        to_string(snapshot.role), s.stream, escape_label(s.transport), *value);
+      }
+    }
+  }
+  for (const auto& family : leg_families()) {
+    fmt::format_to(it, "# HELP {} {}\n# TYPE {} {}\n", family.name, family.help, family.name,
+                   family.kind == Kind::counter ? "counter" : "gauge");
+    for (const auto& source : sources) {
+      const Snapshot& snapshot = source.snapshot;
+      if (family.only_role && *family.only_role != snapshot.role) continue;
+      for (const auto& s : snapshot.streams) {
+        if (!s.protection.present) continue;
+        for (const auto& leg : s.protection.legs) {
+          fmt::format_to(it, "{}{{role=\"{}\",stream=\"{}\",transport=\"{}\",leg=\"{}\"}} {}\n",
+                         family.name, to_string(snapshot.role), s.stream, escape_label(s.transport),
+                         leg.leg == 0 ? "A" : "B", family.value(leg));
+        }
       }
     }
   }

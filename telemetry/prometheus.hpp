@@ -1,5 +1,6 @@
 // Prometheus text exposition (format 0.0.4) of the latest snapshots: base units (bytes,
-// seconds), `_total` counters, labels limited to role, stream and transport.
+// seconds), `_total` counters, labels limited to role, stream and transport, and leg ("A" | "B")
+// on a protected feed's per-leg families.
 //   std::string body = prometheus_text(sources);   // served at /metrics
 #pragma once
 

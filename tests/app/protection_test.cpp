@@ -7,6 +7,8 @@
 #include <map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
 
@@ -39,12 +41,18 @@ TEST_P(Protection, BothLegsCarryEveryFrameAndTheReceiverDeliversEachOnce) {
        "--streams", std::to_string(kStreams), "--duration", "60s", "--stats", "json", "--interval",
        "200ms", "--stats-file", (dir / "r.jsonl").string()},
       dir, "recv");
-  test::Process send(
-      {HDSTREAM_BINARY, "send",        "--dest",     address,        "--dest-b",
-       address,         "--transport", transport,    "--streams",    std::to_string(kStreams),
-       "--rate",        "100M",        "--duration", "5s",           "--stats",
-       "json",          "--interval",  "200ms",      "--stats-file", (dir / "s.jsonl").string()},
-      dir, "send");
+  test::Process send({HDSTREAM_BINARY, "send",
+                      "--dest",        address,
+                      "--dest-b",      address,
+                      "--transport",   transport,
+                      "--streams",     std::to_string(kStreams),
+                      "--rate",        "100M",
+                      "--duration",    "5s",
+                      "--stats",       "json",
+                      "--interval",    "200ms",
+                      "--stats-file",  (dir / "s.jsonl").string(),
+                      "--report",      (dir / "send.md").string()},
+                     dir, "send");
   ASSERT_EQ(send.wait(60s), 0) << send.err();
   ASSERT_EQ(recv.wait(60s), 0) << recv.err();
   const std::string sent = test::read_file(dir / "s.jsonl");
@@ -78,6 +86,19 @@ TEST_P(Protection, BothLegsCarryEveryFrameAndTheReceiverDeliversEachOnce) {
     EXPECT_DOUBLE_EQ(line["skew_ms"].get<double>(), 150.0);  // recv --skew
   }
   EXPECT_GT(protection_lines, 0);
+
+  // The sender's link report has a protection section: each leg sent every frame.
+  const std::string report = test::read_file(dir / "send.md");
+  EXPECT_NE(report.find("## Protection"), std::string::npos) << report;
+  for (int stream = 0; stream < kStreams; ++stream) {
+    for (const char* leg : {"A", "B"}) {
+      EXPECT_NE(
+          report.find(fmt::format("| {} | {} | finished | {} |", stream, leg, kFramesPerFeed)),
+          std::string::npos)
+          << stream << leg << "\n"
+          << report;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, Protection, ::testing::Values("tcp", "mtcp"),

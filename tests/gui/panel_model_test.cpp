@@ -4,6 +4,9 @@
 
 #include "gui/panel_model.hpp"
 
+#include <algorithm>
+#include <array>
+
 namespace hdstream {
 namespace {
 
@@ -375,6 +378,210 @@ TEST(PanelModel, SenderOnlyRowsShowTheFarEnd) {
   EXPECT_DOUBLE_EQ(row.jitter_ms, 2.5);
   EXPECT_DOUBLE_EQ(row.fps, 29.9);
   EXPECT_DOUBLE_EQ(row.latency_ms, 4.0);
+}
+
+// A protected feed (two paths, each carrying the whole feed) as its receiver reports it: leg B
+// can go down while leg A carries on, so the feed loses nothing.
+struct ProtectedFeed {
+  FakeFeed feed;
+  std::array<StreamState, 2> leg_state{StreamState::running, StreamState::running};
+  std::array<double, 2> leg_bytes{};
+  std::uint64_t protected_frames = 0;
+
+  void advance(double dt_s) {
+    if (legs_up() == 0) return;  // no path: nothing arrives
+    feed.advance(dt_s);
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (leg_state[i] == StreamState::running) leg_bytes[i] += kRateBps / 8.0 * dt_s;
+    }
+  }
+  std::uint32_t legs_up() const {
+    return static_cast<std::uint32_t>(std::ranges::count(leg_state, StreamState::running));
+  }
+  StreamSnapshot snapshot(std::uint16_t id, double rtt_b_ms = 35.25) const {
+    StreamSnapshot s = stream_of(id, feed);
+    s.protection.present = true;
+    s.protection.protected_frames = protected_frames;
+    s.protection.legs_up = legs_up();
+    s.protection.skew_ms = 40.0;
+    for (std::uint8_t i = 0; i < 2; ++i) {
+      LegSnapshot leg;
+      leg.leg = i;
+      leg.state = leg_state[i];
+      leg.bytes = static_cast<std::uint64_t>(leg_bytes[i]);
+      leg.frames = s.frames;
+      leg.rtt_ms = i == 0 ? 20.5 : rtt_b_ms;
+      leg.retransmits = i;
+      leg.only_frames = i == 0 ? protected_frames : 0;
+      s.protection.legs.push_back(leg);
+    }
+    return s;
+  }
+};
+
+// 10 Hz updates of a receiver carrying a plain feed (0) and a protected one (1).
+void run_protected(PanelModel& model, FakeFeed& plain, ProtectedFeed& feed, double& t,
+                   double seconds) {
+  for (double end = t + seconds; t < end - 1e-9;) {
+    t += 0.1;
+    plain.advance(0.1);
+    feed.advance(0.1);
+    std::vector<FakeFeed> plain_only{plain};
+    PanelInput input = input_of(Role::recv, t, plain_only, t);
+    input.source.snapshot.streams.push_back(feed.snapshot(1));
+    model.update(std::span(&input, 1), t);
+  }
+}
+
+TEST(PanelModel, AProtectedFeedOnOneLegIsAmberAndNamesTheLegThatIsDown) {
+  PanelThresholds thresholds;
+  PanelModel model(thresholds);
+  FakeFeed plain;
+  ProtectedFeed feed;
+  double t = 0;
+  run_protected(model, plain, feed, t, 5);
+  ASSERT_EQ(model.rows().size(), 2u);
+  const FeedRow* row = &model.rows()[1];
+  EXPECT_FALSE(model.rows()[0].is_protected);
+  EXPECT_TRUE(model.rows()[0].legs.empty());
+  EXPECT_EQ(format_legs(model.rows()[0]), "");
+  EXPECT_EQ(format_protection(model.rows()[0]), "");
+  ASSERT_TRUE(row->is_protected);
+  EXPECT_EQ(row->legs_up, 2u);
+  EXPECT_EQ(row->health, Health::good) << row->health_reason;
+  ASSERT_EQ(row->legs.size(), 2u);
+  EXPECT_TRUE(row->legs[0].up && row->legs[1].up);
+  EXPECT_NEAR(row->legs[0].mbps, 270.0, 2.0);  // each leg carries the whole feed
+  EXPECT_NEAR(row->legs[1].mbps, 270.0, 2.0);
+  EXPECT_EQ(format_legs(*row), "A \u25cf B \u25cf");
+
+  // Path B is lost. Leg A carries every frame (no drops, full rate), but one more fault would
+  // cost frames: amber at once, saying which leg.
+  feed.leg_state[1] = StreamState::waiting;
+  feed.protected_frames = 12;
+  run_protected(model, plain, feed, t, 0.1);
+  row = &model.rows()[1];
+  EXPECT_EQ(row->health, Health::warn);
+  EXPECT_EQ(row->health_reason, "one leg down (leg B)");
+  EXPECT_EQ(row->legs_up, 1u);
+  EXPECT_TRUE(row->legs[0].up);
+  EXPECT_FALSE(row->legs[1].up);
+  EXPECT_EQ(row->legs[1].state, StreamState::waiting);
+  EXPECT_EQ(row->protected_frames, 12u);
+  EXPECT_EQ(row->legs[0].only_frames, 12u);
+  EXPECT_EQ(format_legs(*row), "A \u25cf B \u25cb");
+  EXPECT_EQ(format_protection(*row), "12 protected \u00b7 skew 40.0 ms");
+  EXPECT_EQ(model.rows()[0].health, Health::good) << "the plain feed is not concerned";
+  EXPECT_EQ(model.aggregate().healthy, 1u);
+  EXPECT_EQ(model.aggregate().health, Health::warn);
+  // It stays amber for as long as it runs on one leg; leg B's rate falls to nothing.
+  run_protected(model, plain, feed, t, 3);
+  row = &model.rows()[1];
+  EXPECT_EQ(row->health, Health::warn);
+  EXPECT_NEAR(row->mbps, 270.0, 2.0);
+  EXPECT_NEAR(row->legs[0].mbps, 270.0, 2.0);
+  EXPECT_EQ(row->legs[1].mbps, 0.0);
+  EXPECT_EQ(format_leg(row->legs[1]),
+            "leg B: waiting, 0.0 Mbps, RTT 35.25 ms, 0 drops, 1 retx, 0 only on this leg");
+
+  // Leg B is back: green again, after the usual recover_s (no flicker on a flapping path).
+  feed.leg_state[1] = StreamState::running;
+  run_protected(model, plain, feed, t, thresholds.recover_s - 0.5);
+  EXPECT_EQ(model.rows()[1].health, Health::warn);
+  run_protected(model, plain, feed, t, 1.0);
+  EXPECT_EQ(model.rows()[1].health, Health::good);
+  EXPECT_EQ(model.rows()[1].legs_up, 2u);
+}
+
+TEST(PanelModel, DropsOnTopOfALostLegAreJudgedAsAnyFeedsAre) {
+  PanelModel model;
+  FakeFeed plain;
+  ProtectedFeed feed;
+  double t = 0;
+  run_protected(model, plain, feed, t, 5);
+  ASSERT_EQ(model.rows()[1].health, Health::good);
+  // Frames lost on top of a lost leg: the drops decide, red above 5%.
+  feed.leg_state[0] = StreamState::waiting;
+  feed.feed.drop_fraction = 0.10;
+  run_protected(model, plain, feed, t, 3);
+  EXPECT_EQ(model.rows()[1].health, Health::bad);
+  EXPECT_NE(model.rows()[1].health_reason.find("drops"), std::string::npos)
+      << model.rows()[1].health_reason;
+}
+
+TEST(PanelModel, BothLegsDownIsAmberUntilTheFeedGoesStale) {
+  PanelModel model;
+  FakeFeed plain;
+  ProtectedFeed feed;
+  double t = 0;
+  run_protected(model, plain, feed, t, 5);
+  ASSERT_EQ(model.rows()[1].health, Health::good);
+  // Both paths lost: nothing arrives, though the receiver holds the feed's stream (running)
+  // until its sender is back.
+  feed.leg_state = {StreamState::waiting, StreamState::waiting};
+  run_protected(model, plain, feed, t, 0.5);
+  EXPECT_EQ(model.rows()[1].health, Health::warn);
+  EXPECT_EQ(model.rows()[1].health_reason, "both legs down");
+  EXPECT_EQ(format_legs(model.rows()[1]), "A \u25cb B \u25cb");
+  run_protected(model, plain, feed, t, 3);
+  EXPECT_EQ(model.rows()[1].health, Health::stale);
+  // A feed that is not running is not judged on its legs: waiting is waiting.
+  feed.feed.state = StreamState::waiting;
+  run_protected(model, plain, feed, t, 0.1);
+  EXPECT_EQ(model.rows()[1].health, Health::unknown);
+  EXPECT_EQ(model.rows()[1].health_reason, "waiting for the session");
+}
+
+// The sender sees its leg B broken before the receiver does (or the other way round): either
+// end's word is enough to turn the row amber, and the figures are the receiver's.
+TEST(PanelModel, EitherEndLosingALegIsEnough) {
+  PanelModel model;
+  ProtectedFeed received;
+  ProtectedFeed sent;
+  double t = 0;
+  auto update = [&](double seconds) {
+    for (double end = t + seconds; t < end - 1e-9;) {
+      t += 0.1;
+      received.advance(0.1);
+      sent.advance(0.1);
+      std::vector<FakeFeed> none;
+      PanelInput recv = input_of(Role::recv, t, none, t);
+      recv.source.snapshot.streams.push_back(received.snapshot(0, 35.25));
+      PanelInput send = input_of(Role::send, t, none, t);
+      send.source.snapshot.streams.push_back(sent.snapshot(0, 99.0));
+      std::vector<PanelInput> inputs{send, recv};
+      model.update(inputs, t);
+    }
+  };
+  received.protected_frames = 5;
+  update(5);
+  ASSERT_EQ(model.rows().size(), 1u);
+  ASSERT_TRUE(model.rows()[0].has_send && model.rows()[0].has_recv);
+  EXPECT_EQ(model.rows()[0].health, Health::good);
+  EXPECT_EQ(model.rows()[0].protected_frames, 5u) << "the receiver counts what a leg saved";
+  EXPECT_DOUBLE_EQ(model.rows()[0].legs[1].rtt_ms, 35.25) << "the receiver's figures";
+
+  sent.leg_state[1] = StreamState::waiting;
+  update(0.1);
+  EXPECT_EQ(model.rows()[0].health, Health::warn);
+  EXPECT_EQ(model.rows()[0].health_reason, "one leg down (leg B)");
+  EXPECT_EQ(model.rows()[0].legs_up, 1u);
+  EXPECT_FALSE(model.rows()[0].legs[1].up);
+  EXPECT_EQ(model.rows()[0].legs[1].state, StreamState::running) << "as the receiver reports it";
+
+  // Only the sender reports (a monitor that polls it alone): its figures.
+  std::vector<FakeFeed> none;
+  PanelModel sender_only;
+  for (int i = 0; i < 30; ++i) {
+    t += 0.1;
+    sent.advance(0.1);
+    PanelInput send = input_of(Role::send, t, none, t);
+    send.source.snapshot.streams.push_back(sent.snapshot(0, 99.0));
+    sender_only.update(std::span(&send, 1), t);
+  }
+  ASSERT_TRUE(sender_only.rows()[0].is_protected);
+  EXPECT_DOUBLE_EQ(sender_only.rows()[0].legs[1].rtt_ms, 99.0);
+  EXPECT_EQ(sender_only.rows()[0].health_reason, "one leg down (leg B)");
 }
 
 TEST(PanelModel, SixteenFeedsAndSixtySecondsOfHistory) {

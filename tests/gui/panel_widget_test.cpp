@@ -313,6 +313,115 @@ TEST_F(PanelWidget, EqualStreamIdsOnTwoHostsAreTwoLabelledRows) {
   EXPECT_EQ(cell(window, 2, kColumnMbps), "405.0");
 }
 
+// A plain feed (0) and a protected one (1): the Legs column appears, feed 1's cell shows a light
+// per leg, painted, with its protected count and skew, each leg's figures in its tooltip, and
+// leg B's loss turns its light red and the feed's amber. Plain feeds have an empty cell, and a
+// panel of plain feeds no column at all.
+TEST_F(PanelWidget, AProtectedFeedShowsALightPerLegAndOneLegDownIsAmber) {
+  int tick = 0;
+  bool protected_feed = false;
+  StreamState leg_b = StreamState::running;
+  std::uint64_t leg_b_bytes = 0;
+  PanelWindow window("hdstream recv", [&](double now_s) {
+    PanelInput recv;
+    recv.source.host = "portland";
+    recv.source.endpoint = "198.18.0.2:9000";
+    recv.source.snapshot.role = Role::recv;
+    recv.source.snapshot.t = tick / 10.0;
+    recv.fresh_s = now_s;
+    for (std::uint16_t id = 0; id < 2; ++id) {
+      StreamSnapshot s;
+      s.stream = id;
+      s.transport = "tcp";
+      s.state = StreamState::running;
+      s.bytes = static_cast<std::uint64_t>(tick) * 3'375'000;  // 270 Mbps at 10 Hz
+      s.frames = static_cast<std::uint64_t>(tick) * 3;
+      s.planned_bps = 270'000'000;
+      if (id == 1 && protected_feed) {
+        if (leg_b == StreamState::running) leg_b_bytes += 3'375'000;
+        s.protection.present = true;
+        s.protection.protected_frames = 12;
+        s.protection.legs_up = leg_b == StreamState::running ? 2 : 1;
+        s.protection.skew_ms = 40.0;
+        s.protection.legs = {
+            LegSnapshot{0, StreamState::running, s.bytes, 0, s.frames, 0, 20.5, 3, 12},
+            LegSnapshot{1, leg_b, leg_b_bytes, 0, s.frames, 2, 35.25, 0, 0}};
+      }
+      recv.source.snapshot.streams.push_back(s);
+    }
+    return std::vector<PanelInput>{recv};
+  });
+  window.resize(1400, 600);
+  window.show();
+  QTableWidget& table = *window.table_for_test();
+  auto refresh = [&](int ticks) {
+    for (int i = 0; i < ticks; ++i) {
+      ++tick;
+      window.refresh_at_for_test(tick / 10.0);
+    }
+    QApplication::processEvents();
+  };
+  // Exact colours painted in a cell: a light's centre is its colour, unblended.
+  auto painted_in = [&](int row, int column, QColor colour) {
+    const QImage painted = table.viewport()->grab().toImage();
+    const QRect rect = table.visualItemRect(table.item(row, column));
+    int count = 0;
+    for (int y = rect.top(); y <= rect.bottom(); ++y) {
+      for (int x = rect.left(); x <= rect.right(); ++x) {
+        count += painted.pixelColor(x, y) == colour ? 1 : 0;
+      }
+    }
+    return count;
+  };
+  const QColor good(panel_colors::kGood);
+  const QColor bad(panel_colors::kBad);
+
+  refresh(30);
+  EXPECT_TRUE(table.isColumnHidden(kColumnLegs)) << "plain feeds only: no Legs column";
+
+  protected_feed = true;
+  refresh(30);
+  ASSERT_EQ(table.rowCount(), 3);
+  EXPECT_FALSE(table.isColumnHidden(kColumnLegs));
+  EXPECT_EQ(window.model_for_test().rows()[1].health, Health::good);
+  EXPECT_EQ(cell(window, 1, kColumnLegs), "12 protected \u00b7 skew 40.0 ms");
+  EXPECT_EQ(cell(window, 0, kColumnLegs), "");
+  EXPECT_TRUE(table.item(0, kColumnLegs)->data(Qt::DecorationRole).isNull());
+  EXPECT_GT(painted_in(1, kColumnLegs, good), 20) << "two green lights";
+  EXPECT_EQ(painted_in(1, kColumnLegs, bad), 0);
+  EXPECT_EQ(painted_in(0, kColumnLegs, good), 0) << "a plain feed has no lights";
+  const std::string tip = table.item(1, kColumnLegs)->toolTip().toStdString();
+  EXPECT_NE(tip.find("2 of 2 legs up"), std::string::npos) << tip;
+  EXPECT_NE(tip.find("leg A: running, 270.0 Mbps, RTT 20.50 ms, 0 drops, 3 retx, 12 only on "
+                     "this leg"),
+            std::string::npos)
+      << tip;
+  EXPECT_NE(tip.find("leg B: running, 270.0 Mbps, RTT 35.25 ms, 2 drops"), std::string::npos)
+      << tip;
+  const int green_both = painted_in(1, kColumnLegs, good);
+
+  // Path B is lost: its light turns red, the feed's amber, saying why.
+  leg_b = StreamState::waiting;
+  refresh(1);
+  const FeedRow& row = window.model_for_test().rows()[1];
+  EXPECT_EQ(row.health, Health::warn);
+  EXPECT_EQ(cell(window, 1, kColumnState), "running \u00b7 one leg down (leg B)");
+  EXPECT_EQ(table.item(1, kColumnLight)->toolTip().toStdString(), "warn: one leg down (leg B)");
+  EXPECT_GT(painted_in(1, kColumnLegs, bad), 10) << "leg B's light is red";
+  EXPECT_GT(painted_in(1, kColumnLegs, good), 10) << "leg A's is still green";
+  EXPECT_LT(painted_in(1, kColumnLegs, good), green_both);
+  EXPECT_NE(table.item(1, kColumnLegs)->toolTip().toStdString().find("1 of 2 legs up"),
+            std::string::npos);
+  EXPECT_EQ(window.model_for_test().rows()[0].health, Health::good);
+  EXPECT_TRUE(window.grab().save(QString::fromStdString(artifact("panel_protected.png"))));
+
+  // Back: both green again, the light after the usual recovery.
+  leg_b = StreamState::running;
+  refresh(25);
+  EXPECT_EQ(painted_in(1, kColumnLegs, bad), 0);
+  EXPECT_EQ(window.model_for_test().rows()[1].health, Health::good);
+}
+
 // 16 synthetic feeds with assorted health; also measures what a refresh costs.
 TEST_F(PanelWidget, SixteenFeedsColoursAndCost) {
   double t = 0;

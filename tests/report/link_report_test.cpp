@@ -1,5 +1,6 @@
 // Link reports (report/): the recorder's series, the throughput plot checked pixel by pixel, and
-// the Markdown and HTML reports, hostile parameter text included. Real Qt, offscreen.
+// the Markdown and HTML reports, hostile parameter text and protected feeds included. Real Qt,
+// offscreen.
 #include "report/link_report.hpp"
 
 #include <gtest/gtest.h>
@@ -159,6 +160,75 @@ TEST(LinkReport, HtmlIsOneFileWithTheTextEscapedAndThePlotEmbedded) {
       QByteArray::fromStdString(html.substr(at + prefix.size(), end - at - prefix.size())));
   EXPECT_EQ(QImage::fromData(png, "PNG").size(), QSize(960, 480));
   EXPECT_FALSE(std::filesystem::exists(path.parent_path() / "link.png"));
+}
+
+// A protected feed (1) beside a plain one (0), as `role` saw them at the end.
+LinkReportInput protected_input(Role role) {
+  LinkReportInput input = failing_input();
+  input.last.role = role;
+  input.last.streams[1].stream = 1;
+  ProtectionSnapshot& p = input.last.streams[1].protection;
+  p.present = true;
+  p.protected_frames = role == Role::recv ? 151 : 0;  // only the receiver merges
+  p.legs_up = 1;
+  p.skew_ms = role == Role::recv ? 48.3334 : 0;
+  p.legs = {
+      LegSnapshot{0, StreamState::waiting, 5000, 0, 20, 3, 20.5, 2, 0},
+      LegSnapshot{1, StreamState::running, 9000, 101.5, 171, 0, 35.25, 0,
+                  role == Role::recv ? 151u : 0u},
+  };
+  return input;
+}
+
+TEST(LinkReport, AProtectedFeedHasAProtectionSectionWithEachLeg) {
+  const auto dir = test::scratch_dir("link-report-protection");
+  write_link_report(dir / "recv.md", protected_input(Role::recv));
+  const std::string text = read_text(dir / "recv.md");
+  const auto section = text.find("## Protection\n\n");
+  ASSERT_NE(section, std::string::npos) << text;
+  EXPECT_GT(section, text.find("## Per feed")) << "after the per-feed figures";
+  EXPECT_NE(text.find("| feed | legs up | frames protected (one path alone would have lost them) "
+                      "| skew (ms) |\n|---|---|---|---|\n| 1 | 1 of 2 | 151 | 48.333 |\n\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| 1 | A | waiting | 20 | 5000 | 3 | 20.500 | 2 | 0 |\n"
+                      "| 1 | B | running | 171 | 9000 | 0 | 35.250 | 0 | 151 |\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("| 0 | A |"), std::string::npos) << "feed 0 is a plain feed";
+
+  write_link_report(dir / "recv.html", protected_input(Role::recv));
+  const std::string html = read_text(dir / "recv.html");
+  EXPECT_NE(html.find("<h2>Protection</h2>\n<table>\n"), std::string::npos) << html;
+  EXPECT_NE(html.find("<tr><td>1</td><td>1 of 2</td><td>151</td><td>48.333</td></tr>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><td>1</td><td>B</td><td>running</td><td>171</td><td>9000</td><td>0</"
+                      "td><td>35.250</td><td>0</td><td>151</td></tr>"),
+            std::string::npos)
+      << html;
+}
+
+// The sender's report (send --report): the legs as it sent them; what the second path saved is
+// counted where the legs merge, and its report says so rather than showing a 0.
+TEST(LinkReport, ASendersReportLeavesTheProtectedCountToTheReceiver) {
+  const auto path = test::scratch_dir("link-report-protection-send") / "send.md";
+  write_link_report(path, protected_input(Role::send));
+  const std::string text = read_text(path);
+  EXPECT_NE(text.find("| 1 | 1 of 2 | the receiver's figure | the receiver's figure |\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| 1 | B | running | 171 | 9000 | 0 | 35.250 | 0 | the receiver's figure |"),
+            std::string::npos)
+      << text;
+}
+
+TEST(LinkReport, PlainFeedsHaveNoProtectionSection) {
+  const auto dir = test::scratch_dir("link-report-plain");
+  write_link_report(dir / "link.md", failing_input());
+  write_link_report(dir / "link.html", failing_input());
+  EXPECT_EQ(read_text(dir / "link.md").find("Protection"), std::string::npos);
+  EXPECT_EQ(read_text(dir / "link.html").find("Protection"), std::string::npos);
 }
 
 TEST(LinkReport, AnUnwritablePathIsOneLineNamingIt) {

@@ -140,5 +140,191 @@ TEST(JsonFields, ADecodedFeedsPictureStateRoundTripsThroughStatsJson) {
   }
 }
 
+StreamSnapshot protected_stream() {
+  StreamSnapshot s = reported_stream();
+  s.transport = "tcp";
+  s.protection.present = true;
+  s.protection.protected_frames = 151;
+  s.protection.legs_up = 1;
+  s.protection.skew_ms = 48.33349;
+  s.protection.legs = {
+      LegSnapshot{0, StreamState::waiting, 5000, 0.04, 20, 3, 20.5004, 2, 0},
+      LegSnapshot{1, StreamState::running, 9000, 101.4996, 171, 0, 35.25, 0, 151},
+  };
+  return s;
+}
+
+// A document to make hostile: one receiver, one protected feed.
+nlohmann::json protected_document() {
+  Snapshot snapshot;
+  snapshot.role = Role::recv;
+  snapshot.streams.push_back(protected_stream());
+  const LabeledSnapshot source{"studio-b", "0.0.0.0:9000", snapshot};
+  return nlohmann::json::parse(stats_document("studio-b", std::span(&source, 1)).dump());
+}
+
+void expect_malformed(const nlohmann::json& document, const std::string& what) {
+  try {
+    const auto parsed = parse_stats_document(document.dump());
+    ADD_FAILURE() << what
+                  << " was accepted: " << parsed.at(0).snapshot.streams.at(0).protection.legs.size()
+                  << " legs";
+  } catch (const StatsDocumentError& error) {
+    EXPECT_NE(std::string(error.what()).find("malformed /stats.json"), std::string::npos)
+        << what << ": " << error.what();
+    EXPECT_EQ(std::string(error.what()).find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(JsonFields, TheProtectionAndLegLinesAndStatsJsonCarryTheSameFigures) {
+  Snapshot snapshot;
+  snapshot.t = 2.0;
+  snapshot.role = Role::recv;
+  snapshot.streams.push_back(protected_stream());
+  const StreamSnapshot& feed = snapshot.streams[0];
+  const LabeledSnapshot source{"studio-b", "0.0.0.0:9000", snapshot};
+  const auto document = stats_document("studio-b", std::span(&source, 1));
+  const auto& protection = document["snapshots"][0]["streams"][0]["protection"];
+  const auto line = protection_json(snapshot, feed);
+  EXPECT_EQ(keys_of(protection),
+            (std::vector<std::string>{"legs_up", "protected", "skew_ms", "legs"}));
+  for (const char* key : {"legs_up", "protected", "skew_ms"}) {
+    EXPECT_EQ(protection.at(key), line.at(key)) << key;
+  }
+  EXPECT_EQ(protection["skew_ms"], 48.333);
+  ASSERT_EQ(protection["legs"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto leg = leg_json(snapshot, feed, feed.protection.legs[i]);
+    const auto& object = protection["legs"][i];
+    EXPECT_EQ(object.size() + 4, leg.size());  // all but type, t, role, stream
+    for (const auto& [key, value] : object.items()) EXPECT_EQ(leg.at(key), value) << key;
+  }
+  EXPECT_EQ(protection["legs"][0]["leg"], "a");
+  EXPECT_EQ(protection["legs"][1]["leg"], "b");
+
+  // And /stats.json reads back to the same (rounded) figures.
+  const auto back = parse_stats_document(document.dump()).at(0).snapshot.streams.at(0).protection;
+  EXPECT_TRUE(back.present);
+  EXPECT_EQ(back.protected_frames, 151u);
+  EXPECT_EQ(back.legs_up, 1u);
+  EXPECT_DOUBLE_EQ(back.skew_ms, 48.333);
+  ASSERT_EQ(back.legs.size(), 2u);
+  EXPECT_EQ(back.legs[0].leg, 0);
+  EXPECT_EQ(back.legs[0].state, StreamState::waiting);
+  EXPECT_EQ(back.legs[0].drops, 3u);
+  EXPECT_DOUBLE_EQ(back.legs[0].rtt_ms, 20.5);
+  EXPECT_EQ(back.legs[0].retransmits, 2u);
+  EXPECT_EQ(back.legs[1].leg, 1);
+  EXPECT_EQ(back.legs[1].state, StreamState::running);
+  EXPECT_EQ(back.legs[1].bytes, 9000u);
+  EXPECT_DOUBLE_EQ(back.legs[1].mbps, 101.5);
+  EXPECT_EQ(back.legs[1].frames, 171u);
+  EXPECT_EQ(back.legs[1].only_frames, 151u);
+}
+
+TEST(JsonFields, APlainFeedHasNoProtectionInStatsJson) {
+  Snapshot snapshot;
+  snapshot.role = Role::recv;
+  snapshot.streams.push_back(reported_stream());
+  const LabeledSnapshot source{"studio-b", "0.0.0.0:9000", snapshot};
+  const auto document = stats_document("studio-b", std::span(&source, 1));
+  EXPECT_FALSE(document["snapshots"][0]["streams"][0].contains("protection"));
+  EXPECT_FALSE(parse_stats_document(document.dump())[0].snapshot.streams[0].protection.present);
+}
+
+// What a stranger's /stats.json may say about legs: the panel and /metrics index legs by name,
+// so anything but A and B, each at most once, is a malformed document (one line, no echo).
+TEST(JsonFields, HostileProtectionObjectsAreMalformedDocuments) {
+  auto legs_of = [](nlohmann::json& document) -> nlohmann::json& {
+    return document["snapshots"][0]["streams"][0]["protection"]["legs"];
+  };
+  {
+    auto document = protected_document();
+    legs_of(document) = 3;
+    expect_malformed(document, "legs that are not a list");
+  }
+  {
+    auto document = protected_document();
+    legs_of(document)[1] = "b";
+    expect_malformed(document, "a leg that is not an object");
+  }
+  {
+    auto document = protected_document();
+    legs_of(document)[1]["leg"] = "c";
+    expect_malformed(document, "a leg named c");
+  }
+  {
+    auto document = protected_document();
+    legs_of(document)[1]["leg"] = "b\nX-Injected: 1";
+    expect_malformed(document, "a leg name with a newline");
+  }
+  {
+    auto document = protected_document();
+    legs_of(document)[1]["leg"] = 1;
+    expect_malformed(document, "a leg named by a number");
+  }
+  {
+    auto document = protected_document();
+    legs_of(document)[1]["leg"] = "a";
+    expect_malformed(document, "leg a twice");
+  }
+  {
+    auto document = protected_document();
+    legs_of(document).push_back(legs_of(document)[0]);
+    expect_malformed(document, "three legs");
+  }
+  {
+    auto document = protected_document();
+    legs_of(document)[0]["bytes"] = "lots";
+    expect_malformed(document, "a string for a leg's bytes");
+  }
+  {
+    auto document = protected_document();
+    document["snapshots"][0]["streams"][0]["protection"]["legs_up"] = "two";
+    expect_malformed(document, "a string for legs_up");
+  }
+  // What is merely odd reads as what it says: an unknown state is no state, a leg left out is
+  // not there, and a protection that is not an object is no protection (as a far_end is).
+  {
+    auto document = protected_document();
+    legs_of(document)[0]["state"] = "exploded";
+    legs_of(document).erase(1);
+    const auto legs = parse_stats_document(document.dump())[0].snapshot.streams[0].protection.legs;
+    ASSERT_EQ(legs.size(), 1u);
+    EXPECT_EQ(legs[0].state, StreamState::invalid);
+  }
+  {
+    auto document = protected_document();
+    document["snapshots"][0]["streams"][0]["protection"] = "yes";
+    EXPECT_FALSE(parse_stats_document(document.dump())[0].snapshot.streams[0].protection.present);
+  }
+}
+
+// /stats.json's rates: each leg of a protected feed against the same leg a moment before.
+TEST(JsonFields, FillRatesGivesEachLegItsOwnRate) {
+  Snapshot before;
+  before.t = 1.0;
+  before.streams.push_back(protected_stream());
+  before.streams[0].protection.legs = {LegSnapshot{.leg = 0, .bytes = 1'000'000},
+                                       LegSnapshot{.leg = 1, .bytes = 9'000'000}};
+  before.streams[0].bytes = 1'000'000;
+  Snapshot now = before;
+  now.t = 1.5;
+  now.streams[0].bytes = 4'000'000;
+  // Leg A moved 2.5 MB in 0.5 s (40 Mbps); leg B restarted and counts from zero again.
+  now.streams[0].protection.legs[0].bytes = 3'500'000;
+  now.streams[0].protection.legs[1].bytes = 10;
+  now.streams[0].protection.legs[1].mbps = 0;
+  fill_rates(now, before);
+  EXPECT_DOUBLE_EQ(now.streams[0].mbps, 48.0);
+  EXPECT_DOUBLE_EQ(now.streams[0].protection.legs[0].mbps, 40.0);
+  EXPECT_DOUBLE_EQ(now.streams[0].protection.legs[1].mbps, 0.0) << "no wrapped rate";
+  // A leg that had no counterpart before keeps what it had.
+  before.streams[0].protection.legs.pop_back();
+  now.streams[0].protection.legs[1] = LegSnapshot{.leg = 1, .bytes = 500'000, .mbps = 7};
+  fill_rates(now, before);
+  EXPECT_DOUBLE_EQ(now.streams[0].protection.legs[1].mbps, 7.0);
+}
+
 }  // namespace
 }  // namespace hdstream

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "http_helpers.hpp"
 #include "loopback_feeds.hpp"
 #include "stats/snapshot_json.hpp"
@@ -166,32 +168,40 @@ TEST_F(MetricsServerTest, JitterInSecondsIsTheStatsDocumentsMilliseconds) {
   EXPECT_NEAR(exported_s * 1e3, document_ms, 0.0005 + 1e-9);
 }
 
-TEST_F(MetricsServerTest, MetricsPassesThePrometheusPythonParser) {
-  std::string body;
-  ASSERT_TRUE(testing::wait_until([&] {
-    body = body_of(http_exchange(port_, "/metrics"));
-    return find_value(parse_exposition(body), "hdstream_far_end_frames_received_total", "0") > 0;
-  }));
-  const std::string path = ::testing::TempDir() + "/hdstream_metrics.txt";
+// Python's prometheus_client parser over `body`, which must hold the family `family` (its name
+// without _total): the exit status and what it printed ("families samples" on success).
+std::pair<int, std::string> prometheus_client_parse(const std::string& body,
+                                                    const std::string& family) {
+  const std::string path = ::testing::TempDir() + "/hdstream_metrics_" + family + ".txt";
   std::ofstream(path) << body;
   const std::string command = std::string(HDSTREAM_PYTHON) +
                               " -c \"import sys; from prometheus_client.parser import "
                               "text_string_to_metric_families as parse; "
                               "fams = list(parse(open(sys.argv[1]).read())); "
                               "names = {f.name for f in fams}; "
-                              "assert 'hdstream_bytes_received' in names, names; "
+                              "assert sys.argv[2] in names, names; "
                               "print(len(fams), sum(len(f.samples) for f in fams))\" " +
-                              path + " 2>&1";
+                              path + " " + family + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
+  if (pipe == nullptr) return {-1, "popen failed"};
   char output[4096] = {};
   const std::size_t n = std::fread(output, 1, sizeof(output) - 1, pipe);
   const int status = ::pclose(pipe);
+  return {status, std::string(output, n)};
+}
+
+TEST_F(MetricsServerTest, MetricsPassesThePrometheusPythonParser) {
+  std::string body;
+  ASSERT_TRUE(testing::wait_until([&] {
+    body = body_of(http_exchange(port_, "/metrics"));
+    return find_value(parse_exposition(body), "hdstream_far_end_frames_received_total", "0") > 0;
+  }));
+  const auto [status, output] = prometheus_client_parse(body, "hdstream_bytes_received");
   ASSERT_EQ(status, 0) << "prometheus_client rejected /metrics (is python3-prometheus-client "
                           "installed? scripts/install-deps.sh does): "
-                       << std::string(output, n);
+                       << output;
   int families = 0, sample_count = 0;
-  ASSERT_EQ(std::sscanf(output, "%d %d", &families, &sample_count), 2) << output;
+  ASSERT_EQ(std::sscanf(output.c_str(), "%d %d", &families, &sample_count), 2) << output;
   EXPECT_GE(families, 15);
   EXPECT_GE(sample_count, 30);
 }
@@ -411,6 +421,77 @@ TEST(Metrics, SrtFecFiguresAreCountersOfSrtFeeds) {
             (std::vector<std::string>{"send/1=4000", "recv/1=4000"}));
   EXPECT_EQ(values("hdstream_srt_fec_recovered_total"), (std::vector<std::string>{"recv/1=130"}));
   EXPECT_EQ(values("hdstream_srt_fec_uncorrectable_total"), (std::vector<std::string>{"recv/1=2"}));
+}
+
+// Two-path protection: per feed, what the second path saved, the legs up and the skew window;
+// per leg (labelled leg="A" | "B"), its state, bytes, frames, drops, RTT, retransmits and the
+// frames only it delivered. Plain feeds have none of these samples.
+TEST(Metrics, AProtectedFeedHasFeedAndLegFamiliesLabelledByLeg) {
+  Snapshot received;
+  received.role = Role::recv;
+  received.streams.resize(2);
+  received.streams[0].transport = "tcp";
+  StreamSnapshot& feed = received.streams[1];
+  feed.stream = 1;
+  feed.transport = "tcp";
+  feed.protection.present = true;
+  feed.protection.protected_frames = 151;
+  feed.protection.legs_up = 1;
+  feed.protection.skew_ms = 48.5;
+  feed.protection.legs = {
+      LegSnapshot{0, StreamState::waiting, 5000, 0, 20, 3, 20.5, 2, 0},
+      LegSnapshot{1, StreamState::running, 9000, 101.5, 171, 0, 35.25, 7, 151},
+  };
+  Snapshot sent = received;
+  sent.role = Role::send;
+  sent.streams[1].protection.protected_frames = 0;  // the sender merges nothing
+  const std::vector<LabeledSnapshot> sources{{"h", "e", sent}, {"h", "e", received}};
+  const std::string body = prometheus_text(sources);
+  const auto samples = parse_exposition(body);
+  auto values = [&](const std::string& name) {
+    std::vector<std::string> found;
+    for (const auto& s : samples) {
+      if (s.name != name) continue;
+      std::string labels;
+      for (const auto& [key, value] : s.labels) {
+        EXPECT_TRUE(key == "role" || key == "stream" || key == "transport" || key == "leg")
+            << s.name << " " << key;
+        if (key != "transport") labels += (labels.empty() ? "" : "/") + value;
+      }
+      found.push_back(labels + "=" + fmt::format("{}", s.value));
+    }
+    return found;
+  };
+  EXPECT_EQ(values("hdstream_protected_frames_total"), (std::vector<std::string>{"recv/1=151"}));
+  EXPECT_EQ(values("hdstream_legs_up"), (std::vector<std::string>{"send/1=1", "recv/1=1"}));
+  EXPECT_EQ(values("hdstream_skew_seconds"), (std::vector<std::string>{"recv/1=0.0485"}));
+  // Labels sort by name: leg, role, stream.
+  EXPECT_EQ(values("hdstream_leg_up"),
+            (std::vector<std::string>{"A/send/1=0", "B/send/1=1", "A/recv/1=0", "B/recv/1=1"}));
+  EXPECT_EQ(values("hdstream_leg_bytes_sent_total"),
+            (std::vector<std::string>{"A/send/1=5000", "B/send/1=9000"}));
+  EXPECT_EQ(values("hdstream_leg_bytes_received_total"),
+            (std::vector<std::string>{"A/recv/1=5000", "B/recv/1=9000"}));
+  EXPECT_EQ(values("hdstream_leg_frames_received_total"),
+            (std::vector<std::string>{"A/recv/1=20", "B/recv/1=171"}));
+  EXPECT_EQ(values("hdstream_leg_frames_dropped_total"),
+            (std::vector<std::string>{"A/send/1=3", "B/send/1=0", "A/recv/1=3", "B/recv/1=0"}));
+  EXPECT_EQ(values("hdstream_leg_rtt_seconds"),
+            (std::vector<std::string>{"A/send/1=0.0205", "B/send/1=0.03525", "A/recv/1=0.0205",
+                                      "B/recv/1=0.03525"}));
+  EXPECT_EQ(values("hdstream_leg_retransmits_total"),
+            (std::vector<std::string>{"A/send/1=2", "B/send/1=7"}));
+  EXPECT_EQ(values("hdstream_leg_only_frames_total"),
+            (std::vector<std::string>{"A/recv/1=0", "B/recv/1=151"}));
+  // Stream 0 is a plain feed: no protection sample names it.
+  for (const auto& s : samples) {
+    if (s.name.find("leg") != std::string::npos || s.name.find("protected") != std::string::npos ||
+        s.name.find("skew") != std::string::npos) {
+      EXPECT_EQ(s.labels.at("stream"), "1") << s.name;
+    }
+  }
+  const auto [status, output] = prometheus_client_parse(body, "hdstream_leg_bytes_received");
+  EXPECT_EQ(status, 0) << output;
 }
 
 TEST(MetricsListen, PortOnlyBindsLoopback) {

@@ -1,5 +1,6 @@
 // `hdstream monitor` over two real hdstream processes (a receiver and a sender, each with
-// --metrics-listen): both show up, paired by feed.
+// --metrics-listen): both show up, paired by feed; a protected feed's lost leg shows on its row
+// and in /metrics.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -15,8 +16,10 @@
 
 #include "common/clock.hpp"
 #include "gui/monitor_inputs.hpp"
+#include "http_helpers.hpp"
 #include "loopback_feeds.hpp"
 #include "telemetry/stats_poller.hpp"
+#include "tests/support/tcp_relay.hpp"
 
 extern char** environ;
 
@@ -145,6 +148,132 @@ TEST(Monitor, PairsSenderAndReceiverRowsFromTwoProcesses) {
 
   // An interrupted sender exits 130 (CLI contract) after ending its feeds with END; the
   // receiver then sees every session end cleanly and exits on its own with its verdict.
+  EXPECT_EQ(sender.stop(), 130);
+  EXPECT_EQ(receiver.stop(), 0);
+}
+
+// The value of the sample `series` (name and labels as /metrics spells them) in `body`; -1 when
+// there is none.
+double metric(const std::string& body, const std::string& series) {
+  std::istringstream lines(body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+  }
+  return -1;
+}
+
+std::string scrape(std::uint16_t port) {
+  try {
+    return testing::body_of(testing::http_exchange(port, "/metrics"));
+  } catch (const boost::system::system_error&) {
+    return "";  // not listening (yet, or any more)
+  }
+}
+
+// A protected feed between two real processes, its leg B through a relay that is cut and then
+// restored: the panel's row (from /stats.json, through the monitor's poller) turns amber naming
+// leg B while leg A delivers every frame, /metrics counts one leg up on both ends, and with the
+// path back both say two legs and the row is green again.
+TEST(Monitor, AProtectedFeedThatLosesALegIsAmberOnItsRowAndOneLegUpInMetrics) {
+  const auto data_port = free_port();
+  const auto recv_metrics = free_port();
+  const auto send_metrics = free_port();
+  const std::string data = "127.0.0.1:" + std::to_string(data_port);
+  Child receiver({"recv", "--listen", data, "--streams", "1", "--no-gui", "--metrics-listen",
+                  "127.0.0.1:" + std::to_string(recv_metrics), "--log-level", "error"});
+  ASSERT_TRUE(receiver.running());
+  // The receiver listens for feeds before it serves /metrics. Until it does, a connection
+  // through the relay would be accepted and then reset, and a leg that fails as it opens stays
+  // down (a refused one is retried): start the sender once the receiver answers.
+  ASSERT_TRUE(testing::wait_until([&] { return !scrape(recv_metrics).empty(); }));
+  test::TcpRelay path_b(data_port);
+  Child sender({"send", "--dest", data, "--dest-b", "127.0.0.1:" + std::to_string(path_b.port()),
+                "--streams", "1", "--rate", "20M", "--no-gui", "--metrics-listen",
+                "127.0.0.1:" + std::to_string(send_metrics), "--log-level", "error"});
+  ASSERT_TRUE(sender.running());
+
+  asio::io_context io;
+  auto poller = std::make_shared<StatsPoller>(
+      io, std::vector<Endpoint>{{"127.0.0.1", recv_metrics}, {"127.0.0.1", send_metrics}},
+      StatsPollerOptions{.interval = 100ms});
+  poller->start();
+  std::jthread runner([&] { io.run(); });
+  // However the test ends (a failed ASSERT too), the poller stops before the runner is joined:
+  // its loop would otherwise keep io.run() going for ever.
+  const std::unique_ptr<StatsPoller, void (*)(StatsPoller*)> stop_poller(
+      poller.get(), [](StatsPoller* p) { p->stop(); });
+  PanelModel model;
+  // The panel's clock is the real one: health is judged over seconds of it.
+  auto row = [&]() -> const FeedRow* {
+    const double now_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    model.update(monitor_inputs(poller->latest(), now_s, wall_clock_ns()), now_s);
+    if (model.rows().size() != 1) return nullptr;
+    const FeedRow& r = model.rows()[0];
+    return r.has_send && r.has_recv && r.is_protected && r.legs.size() == 2 ? &r : nullptr;
+  };
+  const std::string recv_feed = R"({role="recv",stream="0",transport="tcp")";
+  const std::string send_feed = R"({role="send",stream="0",transport="tcp")";
+  const std::string recv_leg = R"({role="recv",stream="0",transport="tcp",leg=")";
+
+  // Both paths up: green, both lights on, each leg carrying the feed.
+  ASSERT_TRUE(testing::wait_until(
+      [&] {
+        const FeedRow* r = row();
+        return r && r->legs_up == 2 && r->health == Health::good && r->legs[1].mbps > 15;
+      },
+      20s))
+      << (row() ? row()->health_reason : "no protected row");
+  EXPECT_TRUE(row()->legs[0].up && row()->legs[1].up);
+  EXPECT_EQ(format_legs(*row()), "A \u25cf B \u25cf");
+  std::string body = scrape(recv_metrics);
+  EXPECT_EQ(metric(body, "hdstream_legs_up" + recv_feed + "}"), 2) << body;
+  EXPECT_EQ(metric(body, "hdstream_leg_up" + recv_leg + "A\"}"), 1);
+  EXPECT_EQ(metric(body, "hdstream_leg_up" + recv_leg + "B\"}"), 1);
+  EXPECT_GT(metric(body, "hdstream_leg_bytes_received_total" + recv_leg + "B\"}"), 0);
+
+  // Path B cut: amber at once, naming leg B; leg A goes on delivering every frame.
+  path_b.cut();
+  ASSERT_TRUE(testing::wait_until(
+      [&] {
+        const FeedRow* r = row();
+        return r && r->health == Health::warn && !r->legs[1].up;
+      },
+      15s))
+      << (row() ? row()->health_reason : "no protected row");
+  EXPECT_EQ(row()->health_reason, "one leg down (leg B)");
+  EXPECT_TRUE(row()->legs[0].up);
+  EXPECT_EQ(row()->legs_up, 1u);
+  const std::uint64_t frames_at_cut = row()->frames;
+  ASSERT_TRUE(testing::wait_until(
+      [&] {
+        const FeedRow* r = row();
+        return r && r->frames > frames_at_cut + 30 && !r->legs[1].up;
+      },
+      10s));
+  EXPECT_EQ(row()->health, Health::warn);
+  EXPECT_EQ(row()->drops, 0u) << "leg A carried every frame";
+  ASSERT_TRUE(testing::wait_until([&] {
+    return metric(scrape(recv_metrics), "hdstream_legs_up" + recv_feed + "}") == 1 &&
+           metric(scrape(send_metrics), "hdstream_legs_up" + send_feed + "}") == 1;
+  }));
+  body = scrape(recv_metrics);
+  EXPECT_EQ(metric(body, "hdstream_leg_up" + recv_leg + "A\"}"), 1) << body;
+  EXPECT_EQ(metric(body, "hdstream_leg_up" + recv_leg + "B\"}"), 0) << body;
+
+  // The path is back: two legs on both ends, and the row green again.
+  path_b.restore();
+  ASSERT_TRUE(testing::wait_until(
+      [&] {
+        const FeedRow* r = row();
+        return r && r->legs_up == 2 && r->health == Health::good;
+      },
+      20s))
+      << (row() ? row()->health_reason : "no protected row");
+  EXPECT_EQ(metric(scrape(send_metrics), "hdstream_legs_up" + send_feed + "}"), 2);
+  EXPECT_EQ(row()->drops, 0u);
+  poller->stop();  // before the processes go: no warnings about hosts that no longer answer
+
   EXPECT_EQ(sender.stop(), 130);
   EXPECT_EQ(receiver.stop(), 0);
 }
