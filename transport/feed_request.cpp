@@ -114,7 +114,8 @@ SenderOptions sender_options(const FeedRequest& request) {
 std::vector<SenderOptions> leg_options(const FeedRequest& request) {
   std::vector<SenderOptions> legs{sender_options(request)};
   if (!request.destination_b) return legs;
-  if (request.transport != TransportKind::tcp) {
+  // mtcp's sub-connections do not carry legs yet (tcp and srt do).
+  if (request.transport == TransportKind::mtcp) {
     throw FeedRequestError(fmt::format("--dest-b: two paths work over tcp so far, not {}",
                                        to_string(request.transport)));
   }

@@ -184,7 +184,7 @@ TEST(FeedRequest, ASecondPathMakesTwoLegsOfOneFeed) {
 }
 
 TEST(FeedRequest, ASecondPathIsRefusedWhereItDoesNotWorkYet) {
-  for (TransportKind transport : {TransportKind::mtcp, TransportKind::srt}) {
+  for (TransportKind transport : {TransportKind::mtcp}) {
     FeedRequest request = request_for(transport);
     request.destination_b = Endpoint{"198.19.1.1", 9000};
     EXPECT_THROW(leg_options(request), FeedRequestError) << to_string(transport);
@@ -193,6 +193,24 @@ TEST(FeedRequest, ASecondPathIsRefusedWhereItDoesNotWorkYet) {
   probe.probe = true;
   probe.destination_b = Endpoint{"198.19.1.1", 9000};
   EXPECT_THROW(leg_options(probe), FeedRequestError);
+}
+
+TEST(FeedRequest, ASecondPathOverSrtMakesTwoLegsOfOneFeed) {
+  FeedRequest request = request_for(TransportKind::srt);
+  request.destination_b = Endpoint{"198.19.1.1", 9000};
+  const auto legs = leg_options(request);
+  ASSERT_EQ(legs.size(), 2u);
+  for (std::uint8_t leg = 0; leg < 2; ++leg) {
+    EXPECT_EQ(legs[leg].hello.legs, 2);
+    EXPECT_EQ(legs[leg].hello.leg, leg);
+    EXPECT_EQ(legs[leg].hello.chunk_bytes, kSrtChunkBytes);
+    EXPECT_EQ(validate_hello(legs[leg].hello), "");
+  }
+  EXPECT_EQ(legs[0].hello.feed_id, legs[1].hello.feed_id);
+  EXPECT_EQ(legs[1].destination, *request.destination_b);
+  // The same SRT plan on both paths (latency, passphrase, FEC).
+  EXPECT_EQ(legs[0].srt.latency, legs[1].srt.latency);
+  EXPECT_EQ(legs[0].srt.passphrase, legs[1].srt.passphrase);
 }
 
 }  // namespace
