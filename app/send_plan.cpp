@@ -84,6 +84,9 @@ std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
   base.wire = Wire{o.transport, o.mux};
   if (auto problem = wire_problem(base.wire)) throw UsageError(*problem);
   if (o.mux == Mux::ts) {
+    // Plain MPEG-TS has no HELLO to name a leg: its receivers could not merge two paths.
+    if (!o.dest_b.empty())
+      throw UsageError("--dest-b: two paths need hdstream's own framing, not --mux ts");
     if (!is_video(plan.format.feed.codec)) {
       throw UsageError(fmt::format(
           "--mux ts: format '{}' is not video; pick a video --format (dnxhd220, sdi270, "

@@ -51,6 +51,8 @@ write("handshake", "auth_short", bytes([4]) + struct.pack(">BBH", 1, 0, 0) + byt
 write("handshake", "srt_stream_id", bytes([6]) + b"#!::m=publish,x-hdstream-rate=270000000,"
       b"x-hdstream-latency-ms=800,x-hdstream-rtt-ms=200")
 write("handshake", "srt_stream_id_other_tool", bytes([6]) + b"#!::r=live/stream1,m=request,u=studio")
+write("handshake", "srt_stream_id_leg_b", bytes([6]) + b"#!::m=publish,x-hdstream-rate=270000000,"
+      b"x-hdstream-latency-ms=800,x-hdstream-rtt-ms=35,x-hdstream-leg=1")
 
 # receiver_reports: selector byte (0 ACK body, 1 FEEDBACK body, 2 last FEEDBACK body, 3 whole
 # message; | 4 recomputes the header's checksum), then the bytes a sender reads from its receiver.

@@ -71,9 +71,11 @@ TsSrtReceiver::~TsSrtReceiver() = default;
 void TsSrtReceiver::start() {
   SrtPlan plan = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
   plan.payload_bytes = kSrtTsPayloadBytes;  // what ffmpeg and GStreamer send: 7 TS packets
-  listeners_.start(
-      plan, options_.listen, options_.streams,
-      [this](std::uint16_t stream, SrtSocket& socket) { run_session(stream, socket); });
+  // Plain MPEG-TS has no legs to merge: one lane, one session per port at a time.
+  listeners_.start(plan, options_.listen, options_.streams, /*lanes=*/1,
+                   [this](std::uint16_t stream, std::uint8_t, SrtSocket& socket) {
+                     run_session(stream, socket);
+                   });
   log()->info("listening on UDP ports {}..{} for {} MPEG-TS over SRT stream(s)",
               listeners_.base_port(), listeners_.base_port() + options_.streams - 1,
               options_.streams);

@@ -115,9 +115,6 @@ SenderOptions sender_options(const FeedRequest& request) {
 std::vector<SenderOptions> leg_options(const FeedRequest& request) {
   std::vector<SenderOptions> legs{sender_options(request)};
   if (!request.destination_b) return legs;
-  if (request.transport == TransportKind::srt) {
-    throw FeedRequestError("--dest-b: two paths work over tcp and mtcp so far, not srt");
-  }
   if (request.probe) throw FeedRequestError("--dest-b: a capacity probe measures one path");
   std::random_device random;
   std::uint64_t feed_id = 0;

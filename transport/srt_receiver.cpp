@@ -33,12 +33,33 @@ class ProbePlace {
   std::atomic<std::size_t>& running_;
   bool held_;
 };
+
+// A stream's place (or one leg's of its protected feed) that a session claimed through the
+// merge, released when the session is over: after its session_ended and its memory (declare it
+// before the reservation), so the next session finds both free.
+class StreamClaim {
+ public:
+  StreamClaim(LegMerge& merge, std::uint16_t stream, std::uint8_t leg)
+      : merge_(merge), stream_(stream), leg_(leg) {}
+  StreamClaim(const StreamClaim&) = delete;
+  StreamClaim& operator=(const StreamClaim&) = delete;
+  ~StreamClaim() { merge_.release(stream_, leg_); }
+
+ private:
+  LegMerge& merge_;
+  std::uint16_t stream_;
+  std::uint8_t leg_;
+};
+
+char leg_name(std::uint8_t leg) {
+  return static_cast<char>('A' + leg);
+}
+
 }  // namespace
 
 SrtReceiver::SrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameConsumer& consumer)
     : options_(std::move(options)),
-      stats_(stats),
-      consumer_(consumer),
+      merge_(consumer, stats, {.streams = options_.streams, .skew = options_.skew}),
       memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "srt") {}
 
 SrtReceiver::~SrtReceiver() = default;
@@ -48,10 +69,15 @@ void SrtReceiver::start() {
   // sized for them (SrtSocket::listener); for a caller that announces nothing, for a 1 Gbps
   // feed at the configured latency.
   const SrtPlan plan = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
+  // A lane per leg: leg B of a protected feed runs beside leg A on the stream's port.
   listeners_.start(
-      plan, options_.listen, options_.streams,
-      [this](std::uint16_t stream, SrtSocket& socket) { run_session(stream, socket, false); },
-      [this](std::uint16_t stream, SrtSocket& socket) { run_session(stream, socket, true); });
+      plan, options_.listen, options_.streams, kMaxLegs,
+      [this](std::uint16_t stream, std::uint8_t leg, SrtSocket& socket) {
+        run_session(stream, leg, socket, false);
+      },
+      [this](std::uint16_t stream, std::uint8_t leg, SrtSocket& socket) {
+        run_session(stream, leg, socket, true);
+      });
   srt_log()->info("listening on UDP ports {}..{} for {} SRT stream(s){}", listeners_.base_port(),
                   listeners_.base_port() + options_.streams - 1, options_.streams,
                   options_.srt.passphrase.empty() ? "" : " (passphrase required)");
@@ -65,7 +91,8 @@ void SrtReceiver::stop() {
   listeners_.stop();
 }
 
-bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool announced_probe) {
+bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, SrtSocket& socket,
+                              bool announced_probe) {
   const std::string peer = socket.peer();
   std::array<std::byte, 2048> message;
   std::size_t received = 0;
@@ -108,18 +135,27 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
     } else if (announced_probe && !is_capacity_probe(*hello)) {
       // Served beside the port's feed because it said it was a probe: it may not become a feed.
       refusal = "the SRT stream id announced a capacity probe, the HELLO a feed";
+    } else if (hello->leg != announced_leg) {
+      // Served on the lane of the leg it announced: it may not become the other leg.
+      refusal = fmt::format("the SRT stream id announced leg {}, the HELLO leg {}",
+                            leg_name(announced_leg), leg_name(hello->leg));
     }
     break;
   }
-  // A probe takes none of the stream's slot, within the receiver's limit on probes.
+  // A probe takes none of the stream's slot, within the receiver's limit on probes; a feed (or
+  // a leg of one) claims its stream through the merge.
   const bool probe = refusal.empty() && hello && is_capacity_probe(*hello);
   std::optional<ProbePlace> probe_place;
+  std::optional<StreamClaim> claim;
   if (probe) {
     const std::size_t max_probes = max_capacity_probes(options_.streams);
     if (!probe_place.emplace(probes_running_, max_probes).held()) {
       status = AckStatus::stream_busy;
       refusal = capacity_probes_busy(max_probes);
     }
+  } else if (refusal.empty() && hello) {
+    status = merge_.claim(stream, *hello, refusal);
+    if (status == AckStatus::accepted) claim.emplace(merge_, stream, hello->leg);
   }
   if (!hello && refusal.empty()) {
     if (!stopped()) srt_log()->warn("stream {}: closing {}: no handshake", stream, peer);
@@ -131,7 +167,13 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
   if (refusal.empty()) {
     config = reassembler_config(*hello);
     config.max_frames_in_flight = options_.max_frames_in_flight;
-    memory = memory_.admit(config, /*readers=*/0, peer, stream, refusal);  // logs a refusal
+    // A leg of a protected feed also reserves the frames the merge may hold for it.
+    memory = memory_.admit(merge_.reserved_config(*hello, config), /*readers=*/0, peer, stream,
+                           refusal);  // logs a refusal
+    if (!memory) {
+      status = AckStatus::bad_request;
+      claim.reset();
+    }
   } else {
     srt_log()->warn("refused {} from {} (stream {}): {}",
                     hello && is_capacity_probe(*hello) ? "capacity probe" : "feed", peer, stream,
@@ -155,7 +197,9 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
   // A probe is verified and measured like a feed, in counters of its own.
   std::optional<CapacityProbe> measured_probe;
   if (probe) measured_probe.emplace(srt_log(), stream, peer);
-  StreamCounters& counters = probe ? measured_probe->counters() : stats_.stream(stream);
+  // A leg of a protected feed counts in the leg's counters; the merge keeps the feed's.
+  StreamCounters& counters = probe ? measured_probe->counters() : merge_.counters(stream, *hello);
+  FrameConsumer& consumer = merge_.leg(hello->leg);
   if (probe) {
     measured_probe->started(*hello, "over SRT");
   } else {
@@ -167,7 +211,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
                     filter.empty() ? "" : ", packet filter ", filter);
     counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
     counters.state.store(StreamState::running, std::memory_order_relaxed);
-    consumer_.session_started(stream, *hello);
+    consumer.session_started(stream, *hello);
   }
 
   Reassembler reassembler(stream, config, memory_.pool());
@@ -175,7 +219,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
                                 "incomplete (SRT dropped packets too late to play)");
   auto deliver = [&] {
     deliver_ready_frames(reassembler, wall_clock_ns(), measured_probe ? &*measured_probe : nullptr,
-                         consumer_, stream, publisher, counters);
+                         consumer, stream, publisher, counters);
   };
 
   // Far-end feedback rides back on the same (bidirectional) SRT connection.
@@ -248,7 +292,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket, bool anno
   }
   counters.state.store(clean ? StreamState::finished : StreamState::failed,
                        std::memory_order_relaxed);
-  consumer_.session_ended(stream, clean, reassembler.next_seq());
+  consumer.session_ended(stream, clean, reassembler.next_seq());
   return clean;
 }
 

@@ -1,6 +1,7 @@
 // Serves N feeds over SRT live mode, one UDP port per feed (listen port + stream id: libsrt
 // serves a port with one receive thread). Each feed has its own thread around libsrt's
-// blocking calls (all with 100 ms timeouts, so stop() is bounded); chunks are verified and
+// blocking calls (all with 100 ms timeouts, so stop() is bounded), one per leg of a protected
+// feed (the legs' sessions run at once, merged as on tcp by LegMerge); chunks are verified and
 // reassembled as on tcp; packets SRT drops as too late show up as dropped frames.
 //   auto rx = std::make_shared<SrtReceiver>(options, stats, consumer);  rx->start();
 #pragma once
@@ -9,6 +10,7 @@
 #include <memory>
 
 #include "transport/frame_memory.hpp"
+#include "transport/leg_merge.hpp"
 #include "transport/srt_socket.hpp"
 #include "transport/srt_stream_listeners.hpp"
 #include "transport/transport.hpp"
@@ -25,14 +27,15 @@ class SrtReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   void stop() override;
 
  private:
-  // On the stream's feed thread, or a probe thread when the caller's stream id announced a
-  // capacity probe (`announced_probe`: then the HELLO must be a probe's).
-  bool run_session(std::uint16_t stream, SrtSocket& socket, bool announced_probe);
+  // On the stream's feed thread for the leg the caller's stream id announced (`announced_leg`:
+  // the HELLO must be that leg's), or a probe thread when it announced a capacity probe
+  // (`announced_probe`: then the HELLO must be a probe's).
+  bool run_session(std::uint16_t stream, std::uint8_t announced_leg, SrtSocket& socket,
+                   bool announced_probe);
   bool stopped() const { return listeners_.stopped(); }
 
   ReceiverOptions options_;
-  StatsRegistry& stats_;
-  FrameConsumer& consumer_;
+  LegMerge merge_;      // the feeds' consumer, merging the legs of protected feeds
   FrameMemory memory_;  // frame buffers of all sessions, within --max-memory
   std::atomic<std::size_t> probes_running_{0};
   SrtStreamListeners listeners_;  // last: its threads are joined before the rest goes

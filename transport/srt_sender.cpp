@@ -51,6 +51,8 @@ bool SrtSender::connect_and_handshake() {
   SrtPlan plan = srt_plan(options_.hello.feed.bit_rate_bps, options_.srt, options_.expected_rtt);
   // A probe says so in its stream id too: the listener then serves it beside the port's feed.
   plan.probe = (options_.hello.flags & kHelloProbe) != 0;
+  // So does a leg of a protected feed: the listener serves leg B beside leg A on the same port.
+  plan.leg = options_.hello.leg;
   std::optional<SrtSocket> connected = connect_srt_caller(plan, remote_, options_.connect_patience,
                                                           feed_.stop_flag(), options_.stream_id);
   if (!connected) return false;

@@ -163,6 +163,14 @@ int size_for_caller(void* opaque, SRTSOCKET accepted, int, const sockaddr*, cons
   return 0;
 }
 
+// What an accepted socket's caller announced in SRTO_STREAMID, if it is an hdstream id.
+std::optional<SrtCallerPlan> announced_by(int socket) {
+  char id[513] = {};  // SRTO_STREAMID holds at most 512 bytes
+  int length = sizeof id - 1;
+  if (srt_getsockflag(socket, SRTO_STREAMID, id, &length) == SRT_ERROR) return std::nullopt;
+  return decode_srt_stream_id(std::string_view(id, static_cast<std::size_t>(length)));
+}
+
 }  // namespace
 
 bool SrtError::wrong_passphrase() const {
@@ -205,7 +213,7 @@ SrtSocket SrtSocket::caller(const SrtPlan& plan) {
   if (plan.rate_bps > 0) {
     const std::string id = encode_srt_stream_id(
         {plan.rate_bps, std::chrono::duration_cast<std::chrono::milliseconds>(plan.latency),
-         std::chrono::duration_cast<std::chrono::milliseconds>(plan.rtt), plan.probe});
+         std::chrono::duration_cast<std::chrono::milliseconds>(plan.rtt), plan.probe, plan.leg});
     if (srt_setsockflag(socket.socket_, SRTO_STREAMID, id.data(), static_cast<int>(id.size())) ==
         SRT_ERROR) {
       throw_last("setting SRTO_STREAMID");
@@ -373,11 +381,13 @@ std::string SrtSocket::peer() const {
 }
 
 bool SrtSocket::announces_probe() const {
-  char id[513] = {};  // SRTO_STREAMID holds at most 512 bytes
-  int length = sizeof id - 1;
-  if (srt_getsockflag(socket_, SRTO_STREAMID, id, &length) == SRT_ERROR) return false;
-  const auto caller = decode_srt_stream_id(std::string_view(id, static_cast<std::size_t>(length)));
+  const auto caller = announced_by(socket_);
   return caller && caller->probe;
+}
+
+std::uint8_t SrtSocket::announced_leg() const {
+  const auto caller = announced_by(socket_);
+  return caller ? caller->leg : 0;
 }
 
 void SrtSocket::close() {

@@ -44,6 +44,7 @@ struct SrtPlan {
   std::uint8_t key_length_bytes = 16;
   int payload_bytes = 1456;  // SRTO_PAYLOADSIZE: one message per packet
   bool probe = false;        // a caller's stream id announces a `check` capacity probe
+  std::uint8_t leg = 0;      // a caller's stream id announces this leg of a protected feed
   // SRTO_PACKETFILTER (--srt-fec); srt_plan() then leaves its header room in payload_bytes.
   // A listener without one takes a caller's filter; with one, it must agree with the caller's.
   std::optional<SrtFec> fec;
@@ -129,6 +130,9 @@ class SrtSocket {
   // An accepted socket's caller announces a capacity probe in its stream id
   // (transport/srt_stream_id.hpp).
   bool announces_probe() const;
+  // The leg of a protected feed an accepted socket's caller announces in its stream id: 0 when
+  // it announces none (or an id the listener does not trust).
+  std::uint8_t announced_leg() const;
   // The packet filter in force (SRTO_PACKETFILTER): once connected, what both ends agreed on
   // (keys neither end gave are libsrt's defaults, not spelled out); empty: none.
   std::string packet_filter() const;

@@ -1,11 +1,14 @@
 // The listening half every SRT receiver shares: one listener per stream on consecutive UDP
-// ports, each served by its own thread that accepts callers until stop(). A stream's feed
-// sessions run one after another on that stream's feed thread (a caller arriving meanwhile
-// waits its turn, as in a backlog of one); a caller whose stream id announces a `check`
-// capacity probe runs at once on a thread of its own, beside the feed, when a probe session is
-// given. Every wait is bounded (100 ms), so stop() is too.
+// ports, each served by its own thread that accepts callers until stop(). A port has one feed
+// lane per leg of a protected feed it serves (`lanes`), each with its own thread: a lane's feed
+// sessions run one after another on it (a caller arriving meanwhile waits its turn, as in a
+// backlog of one), beside the other lane's, so leg A and leg B of one feed run at once. A caller
+// goes to the lane its stream id announces (x-hdstream-leg; lane 0 if none). A caller whose
+// stream id announces a `check` capacity probe runs at once on a thread of its own, beside the
+// feeds, when a probe session is given. Every wait is bounded (100 ms), so stop() is too.
 //   SrtStreamListeners listeners;
-//   listeners.start(plan, options.listen, 5, [&](std::uint16_t stream, SrtSocket& s) { ... });
+//   listeners.start(plan, options.listen, 5, 2,
+//                   [&](std::uint16_t stream, std::uint8_t leg, SrtSocket& s) { ... });
 #pragma once
 
 #include <atomic>
@@ -22,7 +25,9 @@ namespace hdstream {
 
 class SrtStreamListeners {
  public:
-  using Session = std::function<void(std::uint16_t stream, SrtSocket& socket)>;
+  // A caller's session: its stream, the leg its stream id announced (its lane; 0 if none, or if
+  // the listener has no such lane) and its socket.
+  using Session = std::function<void(std::uint16_t stream, std::uint8_t leg, SrtSocket& socket)>;
 
   SrtStreamListeners() = default;
   SrtStreamListeners(const SrtStreamListeners&) = delete;
@@ -30,10 +35,11 @@ class SrtStreamListeners {
   ~SrtStreamListeners();  // stops and joins the threads
 
   // Binds every stream's port (throws std::system_error naming a port that is taken), then
-  // starts the threads. `session` runs on stream i's feed thread for each caller it accepts;
-  // `probe_session` (if any) on a probe thread for each caller announcing a capacity probe.
-  void start(const SrtPlan& plan, const Endpoint& listen, std::size_t streams, Session session,
-             Session probe_session = {});
+  // starts the threads. `session` runs on one of stream i's `lanes` feed threads (at least one;
+  // SrtReceiver has one per leg) for each caller it accepts; `probe_session` (if any) on a probe
+  // thread for each caller announcing a capacity probe.
+  void start(const SrtPlan& plan, const Endpoint& listen, std::size_t streams, std::size_t lanes,
+             Session session, Session probe_session = {});
   void stop() { stopped_ = true; }
   const std::atomic<bool>& stopped() const { return stopped_; }
 
@@ -42,7 +48,7 @@ class SrtStreamListeners {
   std::uint16_t base_port() const { return base_port_; }
 
  private:
-  void serve(std::uint16_t stream, SrtSocket listener, const Session& session,
+  void serve(std::uint16_t stream, SrtSocket listener, std::size_t lanes, const Session& session,
              const Session& probe_session);
 
   std::vector<std::thread> threads_;

@@ -195,14 +195,29 @@ TEST(FeedRequest, AnMtcpFeedOfTwoPathsIsTwoStripedLegs) {
   EXPECT_EQ(legs[0].hello.feed_id, legs[1].hello.feed_id);
 }
 
-TEST(FeedRequest, ASecondPathIsRefusedWhereItDoesNotWorkYet) {
-  FeedRequest request = request_for(TransportKind::srt);
-  request.destination_b = Endpoint{"198.19.1.1", 9000};
-  EXPECT_THROW(leg_options(request), FeedRequestError);
+TEST(FeedRequest, ACapacityProbeHasOnePath) {
   FeedRequest probe = request_for(TransportKind::tcp);
   probe.probe = true;
   probe.destination_b = Endpoint{"198.19.1.1", 9000};
   EXPECT_THROW(leg_options(probe), FeedRequestError);
+}
+
+TEST(FeedRequest, ASecondPathOverSrtMakesTwoLegsOfOneFeed) {
+  FeedRequest request = request_for(TransportKind::srt);
+  request.destination_b = Endpoint{"198.19.1.1", 9000};
+  const auto legs = leg_options(request);
+  ASSERT_EQ(legs.size(), 2u);
+  for (std::uint8_t leg = 0; leg < 2; ++leg) {
+    EXPECT_EQ(legs[leg].hello.legs, 2);
+    EXPECT_EQ(legs[leg].hello.leg, leg);
+    EXPECT_EQ(legs[leg].hello.chunk_bytes, kSrtChunkBytes);
+    EXPECT_EQ(validate_hello(legs[leg].hello), "");
+  }
+  EXPECT_EQ(legs[0].hello.feed_id, legs[1].hello.feed_id);
+  EXPECT_EQ(legs[1].destination, *request.destination_b);
+  // The same SRT plan on both paths (latency, passphrase, FEC).
+  EXPECT_EQ(legs[0].srt.latency, legs[1].srt.latency);
+  EXPECT_EQ(legs[0].srt.passphrase, legs[1].srt.passphrase);
 }
 
 }  // namespace

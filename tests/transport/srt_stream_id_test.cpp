@@ -36,6 +36,27 @@ TEST(SrtStreamId, AProbeSaysSoAndAFeedsIdIsUnchanged) {
                    ->probe);
 }
 
+TEST(SrtStreamId, LegBSaysSoAndLegAsIdIsAFeeds) {
+  const SrtCallerPlan leg_b{270'000'000, 800ms, 35ms, /*probe=*/false, /*leg=*/1};
+  const std::string id = encode_srt_stream_id(leg_b);
+  EXPECT_EQ(id,
+            "#!::m=publish,x-hdstream-rate=270000000,x-hdstream-latency-ms=800,"
+            "x-hdstream-rtt-ms=35,x-hdstream-leg=1");
+  EXPECT_EQ(decode_srt_stream_id(id), leg_b);
+  // Leg A (and a feed of one leg) announces no leg: its id is what a feed's always was.
+  EXPECT_EQ(encode_srt_stream_id({270'000'000, 800ms, 35ms, false, 0}),
+            "#!::m=publish,x-hdstream-rate=270000000,x-hdstream-latency-ms=800,"
+            "x-hdstream-rtt-ms=35");
+  EXPECT_EQ(decode_srt_stream_id("#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,"
+                                 "x-hdstream-rtt-ms=1,x-hdstream-leg=0")
+                ->leg,
+            0);
+  // In any order, beside the probe key.
+  EXPECT_EQ(decode_srt_stream_id("#!::x-hdstream-leg=1,x-hdstream-rate=5,x-hdstream-probe=1,"
+                                 "x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1"),
+            (SrtCallerPlan{5, 1ms, 1ms, true, 1}));
+}
+
 TEST(SrtStreamId, KeysInAnyOrderAndUnknownKeysAreFine) {
   EXPECT_EQ(decode_srt_stream_id("#!::x-hdstream-rtt-ms=1,u=studio,x-hdstream-latency-ms=120,"
                                  "x-hdstream-rate=5,x-hdstream-future=7"),
@@ -66,8 +87,24 @@ TEST(SrtStreamId, AnythingElseIsNotTrusted) {
            "x-hdstream-probe=1",  // said twice
            "#!::x-hdstream-rate=5,x-hdstream-latency-ms=120,x-hdstream-rtt-ms=1,"
            "x-hdstream-rate=6",  // said twice
-           "#!:x-hdstream-rate=5,x-hdstream-latency-ms=120,x-hdstream-rtt-ms=1",
-           "#!::,,,",
+           // A leg beyond the two a protected feed has, said twice, or not a plain decimal.
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg=2",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg=255",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,"
+           "x-hdstream-leg=18446744073709551617",  // beyond uint64 (wrapped, it would be 1)
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg=1,"
+           "x-hdstream-leg=1",  // said twice
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg=0,"
+           "x-hdstream-leg=1",  // said twice, differently
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg=",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg=-1",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg=+1",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg= 1",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg=B",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg=0x1",
+           "#!::x-hdstream-rate=5,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1,x-hdstream-leg=1.0",
+           "#!:x-hdstream-rate=5,x-hdstream-latency-ms=120,x-hdstream-rtt-ms=1", "#!::,,,",
            "#!::====",
            "#!::x-hdstream-rate=5\0,x-hdstream-latency-ms=1,x-hdstream-rtt-ms=1"s,  // embedded NUL
        }) {

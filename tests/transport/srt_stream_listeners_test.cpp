@@ -1,6 +1,6 @@
 // SrtStreamListeners over real libsrt on loopback: each stream's port hands its callers to the
-// session on that stream's thread, one at a time, a capacity probe's beside it, and the
-// destructor ends every thread.
+// session on that stream's thread, one at a time, a capacity probe's beside it, leg B's on a
+// lane of its own beside leg A's, and the destructor ends every thread.
 #include "transport/srt_stream_listeners.hpp"
 
 #include <gtest/gtest.h>
@@ -31,15 +31,16 @@ TEST(SrtStreamListeners, EachPortsCallersReachTheSessionForItsStream) {
     SrtStreamListeners listeners;
     // Each session reads its caller's one message (so it does not close on a caller that is
     // still completing its connect), then records which stream and thread it ran on.
-    listeners.start(plan, Endpoint{"127.0.0.1", 0}, 3, [&](std::uint16_t stream, SrtSocket& s) {
-      const auto message = test::receive_message(s);
-      std::lock_guard lock(mutex);
-      if (message == std::string(1, static_cast<char>(stream))) {
-        sessions.push_back(stream);
-        threads.push_back(std::this_thread::get_id());
-      }
-      changed.notify_all();
-    });
+    listeners.start(plan, Endpoint{"127.0.0.1", 0}, 3, 1,
+                    [&](std::uint16_t stream, std::uint8_t, SrtSocket& s) {
+                      const auto message = test::receive_message(s);
+                      std::lock_guard lock(mutex);
+                      if (message == std::string(1, static_cast<char>(stream))) {
+                        sessions.push_back(stream);
+                        threads.push_back(std::this_thread::get_id());
+                      }
+                      changed.notify_all();
+                    });
     const Endpoint first = listeners.local_endpoint(Endpoint{"0.0.0.0", 0});
     EXPECT_EQ(first.host, "127.0.0.1");
     EXPECT_EQ(first.port, listeners.base_port());
@@ -72,15 +73,15 @@ TEST(SrtStreamListeners, AProbeCallerRunsBesideTheFeedSessionHoldingThePort) {
   {
     SrtStreamListeners listeners;
     listeners.start(
-        SrtPlan{.rate_bps = 10'000'000}, Endpoint{"127.0.0.1", 0}, 1,
-        [&](std::uint16_t, SrtSocket& s) {
+        SrtPlan{.rate_bps = 10'000'000}, Endpoint{"127.0.0.1", 0}, 1, 1,
+        [&](std::uint16_t, std::uint8_t, SrtSocket& s) {
           test::receive_message(s);
           std::unique_lock lock(mutex);
           feed_running = true;
           changed.notify_all();
           changed.wait(lock, [&] { return feed_may_end; });  // holds the port's feed thread
         },
-        [&](std::uint16_t, SrtSocket& s) {
+        [&](std::uint16_t, std::uint8_t, SrtSocket& s) {
           auto message = test::receive_message(s);
           std::lock_guard lock(mutex);
           probe_saw = message;
@@ -105,11 +106,80 @@ TEST(SrtStreamListeners, AProbeCallerRunsBesideTheFeedSessionHoldingThePort) {
   }  // joins the threads
 }
 
+TEST(SrtStreamListeners, LegBsCallerRunsOnItsOwnLaneBesideLegAsSession) {
+  ensure_srt_started();
+  std::mutex mutex;
+  std::condition_variable changed;
+  // What each session read, and the leg (lane) it was handed.
+  std::vector<std::pair<std::string, std::uint8_t>> sessions;
+  std::vector<std::thread::id> threads;
+  bool leg_a_may_end = false;
+  {
+    SrtStreamListeners listeners;
+    listeners.start(SrtPlan{.rate_bps = 10'000'000}, Endpoint{"127.0.0.1", 0}, 1, 2,
+                    [&](std::uint16_t, std::uint8_t leg, SrtSocket& s) {
+                      const auto message = test::receive_message(s);
+                      std::unique_lock lock(mutex);
+                      sessions.emplace_back(message.value_or("?"), leg);
+                      threads.push_back(std::this_thread::get_id());
+                      changed.notify_all();
+                      // Leg A's session holds its lane until the test lets it go.
+                      if (message == "a") {
+                        changed.wait_for(lock, 10s, [&] { return leg_a_may_end; });
+                      }
+                    });
+    const Endpoint port = listeners.local_endpoint(Endpoint{"127.0.0.1", 0});
+    SrtSocket leg_a = SrtSocket::caller(SrtPlan{.rate_bps = 10'000'000});
+    leg_a.connect(port);
+    ASSERT_EQ(leg_a.send(std::array<std::byte, 1>{std::byte{'a'}}), SrtIo::ok);
+    {
+      std::unique_lock lock(mutex);
+      ASSERT_TRUE(changed.wait_for(lock, 5s, [&] { return sessions.size() == 1; }));
+    }
+    // Leg B's session starts while leg A's still runs.
+    SrtSocket leg_b = SrtSocket::caller(SrtPlan{.rate_bps = 10'000'000, .leg = 1});
+    leg_b.connect(port);
+    ASSERT_EQ(leg_b.send(std::array<std::byte, 1>{std::byte{'b'}}), SrtIo::ok);
+    std::unique_lock lock(mutex);
+    EXPECT_TRUE(changed.wait_for(lock, 5s, [&] { return sessions.size() == 2; }));
+    leg_a_may_end = true;
+    changed.notify_all();
+  }  // joins the threads
+  using Seen = std::vector<std::pair<std::string, std::uint8_t>>;
+  EXPECT_EQ(sessions, (Seen{{"a", 0}, {"b", 1}}));
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_NE(threads[0], threads[1]);
+}
+
+TEST(SrtStreamListeners, AListenerWithOneLaneServesLegBsCallerOnIt) {
+  ensure_srt_started();
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::optional<std::uint8_t> leg_given;
+  {
+    SrtStreamListeners listeners;
+    listeners.start(SrtPlan{.rate_bps = 10'000'000}, Endpoint{"127.0.0.1", 0}, 1, 1,
+                    [&](std::uint16_t, std::uint8_t leg, SrtSocket& s) {
+                      test::receive_message(s);
+                      std::lock_guard lock(mutex);
+                      leg_given = leg;
+                      changed.notify_all();
+                    });
+    SrtSocket leg_b = SrtSocket::caller(SrtPlan{.rate_bps = 10'000'000, .leg = 1});
+    leg_b.connect(listeners.local_endpoint(Endpoint{"127.0.0.1", 0}));
+    ASSERT_EQ(leg_b.send(std::array<std::byte, 1>{std::byte{'b'}}), SrtIo::ok);
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(changed.wait_for(lock, 5s, [&] { return leg_given.has_value(); }));
+  }
+  EXPECT_EQ(leg_given, std::optional<std::uint8_t>(0));
+}
+
 TEST(SrtStreamListeners, StopEndsTheThreadsWithNoCaller) {
   ensure_srt_started();
   SrtStreamListeners listeners;
-  listeners.start(SrtPlan{.rate_bps = 10'000'000}, Endpoint{"127.0.0.1", 0}, 2,
-                  [](std::uint16_t, SrtSocket&) { ADD_FAILURE() << "no caller was expected"; });
+  listeners.start(
+      SrtPlan{.rate_bps = 10'000'000}, Endpoint{"127.0.0.1", 0}, 2, 2,
+      [](std::uint16_t, std::uint8_t, SrtSocket&) { ADD_FAILURE() << "no caller was expected"; });
   listeners.stop();
   EXPECT_TRUE(listeners.stopped());
 }  // the destructor returns once both threads saw stop (bounded by accept's 100 ms)

@@ -1,7 +1,11 @@
 // Two-path protection through linkemu: two emulated paths between the same two namespaces
 // (A: 20 ms, B: 35 ms RTT, 1 Gbps each), real hdstream processes, `send --dest-b`, on each
 // transport. Path A is cut for 5 s mid-run: the receiver loses no frame, and counts as
-// `protected` the frames that only path B delivered. Skipped without root or /dev/net/tun.
+// `protected` the frames that only path B delivered. (srt: leg B's caller announces its leg,
+// x-hdstream-leg=1, so the receiver serves it beside leg A on the stream's port. During the cut
+// leg A's SRT connection either outlives it, SRT's peer idle timeout being 5 s too, or breaks
+// and is reconnected; either way leg B alone carries the cut's frames.) Skipped without root
+// or /dev/net/tun.
 //   ctest --test-dir build -R Protection
 #include <gtest/gtest.h>
 
@@ -238,7 +242,7 @@ TEST_P(Protection, PathBDownAtTheStartJoinsWhenItComesBack) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Transports, Protection, ::testing::Values("tcp", "mtcp"),
+INSTANTIATE_TEST_SUITE_P(Transports, Protection, ::testing::Values("tcp", "mtcp", "srt"),
                          [](const auto& param) { return param.param; });
 
 }  // namespace
