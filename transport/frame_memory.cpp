@@ -35,15 +35,20 @@ FrameMemory::FrameMemory(std::uint64_t max_memory_bytes, std::size_t streams,
 
 std::optional<MemoryReservation> FrameMemory::admit(const ReassemblerConfig& config,
                                                     std::size_t readers, const std::string& peer,
-                                                    std::uint16_t stream, std::string& refusal) {
+                                                    std::uint16_t stream, std::string& refusal,
+                                                    std::size_t legs) {
   const std::uint64_t need = memory_bytes(config, readers);
-  if (auto held = budget_->reserve(need)) return held;
   const MemoryBudget& budget = *budget_;
-  if (need > budget.session_limit_bytes()) {
+  const std::uint64_t share = budget.session_limit_bytes() / std::max<std::size_t>(1, legs);
+  if (need <= share) {
+    if (auto held = budget_->reserve(need)) return held;
+  }
+  if (need > share) {
     refusal = fmt::format(
-        "frames in flight would need {:.1f} MiB; a stream may hold {:.1f} MiB here "
+        "frames in flight would need {:.1f} MiB; a {} may hold {:.1f} MiB here "
         "(receiver --max-memory {:.1f} MiB over {} streams)",
-        mib(need), mib(budget.session_limit_bytes()), mib(budget.limit_bytes()), budget.sessions());
+        mib(need), legs > 1 ? "leg of a stream" : "stream", mib(share), mib(budget.limit_bytes()),
+        budget.sessions());
   } else {
     refusal = fmt::format(
         "frames in flight would need {:.1f} MiB; {:.1f} MiB of the receiver's --max-memory "

@@ -49,9 +49,11 @@ class FrameMemory {
   // Reserves what a reassembler with `config` can hold with `readers` payload reads in progress
   // (memory_bytes()). When the stream's share or what is left cannot cover it: nullopt,
   // `refusal` says why for the HELLO_ACK, and one rate-limited line names the peer and the limit.
+  // A session that is one of `legs` legs of a protected feed may hold 1 / legs of the share, so
+  // the legs of one stream together hold no more than a feed of one leg could.
   std::optional<MemoryReservation> admit(const ReassemblerConfig& config, std::size_t readers,
                                          const std::string& peer, std::uint16_t stream,
-                                         std::string& refusal);
+                                         std::string& refusal, std::size_t legs = 1);
 
   // A chunk announced a frame above what its HELLO allows (ChunkResult::too_large): one
   // rate-limited line; the caller then closes the session.

@@ -120,7 +120,7 @@ std::shared_ptr<MultiTcpReceiver::Group> MultiTcpReceiver::admit_feed(
   if (status = merge_.claim(stream, hello, reason); status != AckStatus::accepted) return nullptr;
   auto memory =
       memory_.admit(merge_.reserved_config(hello, Group::reassembler_config(hello, options_)),
-                    /*readers=*/hello.connections, peer, stream, reason);
+                    /*readers=*/hello.connections, peer, stream, reason, hello.legs);
   if (!memory) {
     merge_.release(stream, hello.leg);
     status = AckStatus::bad_request;

@@ -169,7 +169,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     config.max_frames_in_flight = options_.max_frames_in_flight;
     // A leg of a protected feed also reserves the frames the merge may hold for it.
     memory = memory_.admit(merge_.reserved_config(*hello, config), /*readers=*/0, peer, stream,
-                           refusal);  // logs a refusal
+                           refusal, hello->legs);  // logs a refusal
     if (!memory) {
       status = AckStatus::bad_request;
       claim.reset();

@@ -131,7 +131,7 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
   reassembly_ = reassembler_config(*intake.hello);
   reassembly_.max_frames_in_flight = owner_->options_.max_frames_in_flight;
   memory_ = owner_->memory_.admit(owner_->merge_.reserved_config(*intake.hello, reassembly_),
-                                  /*readers=*/1, peer_, stream_id, reason);
+                                  /*readers=*/1, peer_, stream_id, reason, intake.hello->legs);
   if (!memory_) {
     owner_->release(stream_id, intake.hello->leg, probe);
     co_await send_hello_ack(socket_, stream_id, AckStatus::bad_request, std::move(reason), peer_,

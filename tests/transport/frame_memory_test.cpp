@@ -73,5 +73,26 @@ TEST(FrameMemory, AFeedThatCouldNeedMoreThanItsShareIsRefusedWithTheFigures) {
   EXPECT_TRUE(memory.admit(config, 1, "192.0.2.7:4003", 0, refusal));
 }
 
+// The two legs of a protected feed share their stream's share: a stranger sending both legs
+// holds no more than one feed of one leg could.
+TEST(FrameMemory, EachLegOfAProtectedFeedMayHoldHalfItsStreamsShare) {
+  FrameMemory memory(64u << 20, 2, 8, "test");  // 32 MiB a stream
+  Hello hello;
+  hello.feed = FeedDescriptor{Codec::v210, 1920, 1080, 60000, 1001, 2'651'556'444};
+  hello.chunk_bytes = 64 * 1024;
+  ReassemblerConfig config = reassembler_config(hello);
+  config.max_frames_in_flight = 2;  // 3 x 5.5 MB: 15.8 MiB, within 16
+  std::string refusal;
+  auto a = memory.admit(config, 1, "192.0.2.7:4000", 0, refusal, /*legs=*/2);
+  auto b = memory.admit(config, 1, "192.0.2.7:4001", 0, refusal, /*legs=*/2);
+  ASSERT_TRUE(a && b) << refusal;
+  config.max_frames_in_flight = 3;  // 4 x 5.5 MB: 21.1 MiB, a stream's share but not a leg's
+  EXPECT_TRUE(memory.admit(config, 1, "192.0.2.7:4002", 1, refusal));
+  EXPECT_FALSE(memory.admit(config, 1, "192.0.2.7:4003", 1, refusal, /*legs=*/2));
+  EXPECT_EQ(refusal,
+            "frames in flight would need 21.1 MiB; a leg of a stream may hold 16.0 MiB here "
+            "(receiver --max-memory 64.0 MiB over 2 streams)");
+}
+
 }  // namespace
 }  // namespace hdstream
