@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -60,64 +61,91 @@ bool all_at_least(const std::map<int, std::uint64_t>& values, std::uint64_t at_l
   return true;
 }
 
-class Protection : public ::testing::TestWithParam<std::string> {};
+// Two emulated paths between sites a and b (A: 20 ms, B: 35 ms RTT, 1 Gbps each), a receiver
+// in b and a sender in a sending every feed over both, on the test's transport.
+class Protection : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (auto why = test::namespaces_unavailable()) GTEST_SKIP() << *why;
+  }
+
+  // The paths (path B down at first if asked), this run's directory, and the receiver.
+  void start_receiver(const std::string& run, bool path_b_down = false) {
+    dir_ = std::filesystem::path(WAN_WORK_DIR) / (run + "-" + GetParam());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    wan_ = std::make_unique<linkemu::Emulator>(
+        linkemu::parse_topology_text("[link]\nrtt = \"20ms\"\nrate = \"1G\"\nmtu = 9000\n"
+                                     "[path_b]\nrtt = \"35ms\"\nrate = \"1G\"\nmtu = 9000\n"
+                                     "[[site]]\nname = \"a\"\n[[site]]\nname = \"b\"\n",
+                                     "protection"));
+    wan_->up();
+    if (path_b_down) wan_->set_path_down(linkemu::Path::b, true);
+    receiver_ = std::make_unique<NetnsProcess>(
+        wan_->netns("b"),
+        std::vector<std::string>{HDSTREAM_BINARY, "recv", "--listen", "0.0.0.0:9000", "--transport",
+                                 GetParam(), "--streams", std::to_string(kStreams), "--stats",
+                                 "json", "--stats-file", file("recv.jsonl"), "--interval", "250ms"},
+        file("recv.out"), file("recv.err"));
+  }
+
+  // Two 100 Mbps feeds for `duration`, each over both paths.
+  void start_sender(const std::string& duration, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{HDSTREAM_BINARY, "send",
+                                  "--dest",        "198.18.1.1:9000",
+                                  "--dest-b",      "198.19.1.1:9000",
+                                  "--transport",   GetParam(),
+                                  "--streams",     std::to_string(kStreams),
+                                  "--rate",        "100M",
+                                  "--rtt",         "35ms",
+                                  "--duration",    duration,
+                                  "--stats",       "json",
+                                  "--stats-file",  file("send.jsonl"),
+                                  "--interval",    "250ms"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    sender_ =
+        std::make_unique<NetnsProcess>(wan_->netns("a"), args, file("send.out"), file("send.err"));
+  }
+
+  // Both processes ended, each with exit code 0.
+  void expect_clean_ends() {
+    ASSERT_TRUE(sender_->wait_for(60s)) << "sender did not finish";
+    ASSERT_TRUE(receiver_->wait_for(30s)) << "receiver did not finish after the feeds ended";
+    EXPECT_EQ(sender_->exit_code(), 0) << "see " << file("send.err");
+    EXPECT_EQ(receiver_->exit_code(), 0) << "see " << file("recv.err");
+  }
+
+  // Until every feed's leg `leg` has delivered `frames` (at most 20 s).
+  bool leg_delivers(const std::string& leg, std::uint64_t frames) const {
+    return test::eventually(
+        [&] { return all_at_least(latest(received(), "leg", "frames", leg), frames); }, 20s);
+  }
+
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  std::vector<json> received() const { return test::read_stats_file(file("recv.jsonl")); }
+  std::vector<json> sent() const { return test::read_stats_file(file("send.jsonl")); }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<linkemu::Emulator> wan_;  // outlives the processes in its namespaces
+  std::unique_ptr<NetnsProcess> receiver_;
+  std::unique_ptr<NetnsProcess> sender_;
+};
 
 TEST_P(Protection, PathACutForFiveSecondsCostsNoFrame) {
-  if (auto why = test::namespaces_unavailable()) GTEST_SKIP() << *why;
-  const std::string transport = GetParam();
-  const auto dir = std::filesystem::path(WAN_WORK_DIR) / ("protection-cut-" + transport);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  auto file = [&](const std::string& name) { return (dir / name).string(); };
-
-  linkemu::Emulator wan(
-      linkemu::parse_topology_text("[link]\nrtt = \"20ms\"\nrate = \"1G\"\nmtu = 9000\n"
-                                   "[path_b]\nrtt = \"35ms\"\nrate = \"1G\"\nmtu = 9000\n"
-                                   "[[site]]\nname = \"a\"\n[[site]]\nname = \"b\"\n",
-                                   "protection"));
-  wan.up();
-  const std::string recv_stats = file("recv.jsonl"), send_stats = file("send.jsonl");
-  NetnsProcess receiver(wan.netns("b"),
-                        {HDSTREAM_BINARY, "recv", "--listen", "0.0.0.0:9000", "--transport",
-                         transport, "--streams", std::to_string(kStreams), "--stats", "json",
-                         "--stats-file", recv_stats, "--interval", "250ms"},
-                        file("recv.out"), file("recv.err"));
-  NetnsProcess sender(wan.netns("a"), {HDSTREAM_BINARY, "send",
-                                       "--dest",        "198.18.1.1:9000",
-                                       "--dest-b",      "198.19.1.1:9000",
-                                       "--transport",   transport,
-                                       "--streams",     std::to_string(kStreams),
-                                       "--rate",        "100M",
-                                       "--rtt",         "35ms",
-                                       "--duration",    "16s",
-                                       "--stats",       "json",
-                                       "--stats-file",  send_stats,
-                                       "--interval",    "250ms"},
-                      file("send.out"), file("send.err"));
-
+  start_receiver("protection-cut");
+  start_sender("16s");
   // Both legs of every feed delivering before path A is cut.
-  ASSERT_TRUE(test::eventually(
-      [&] {
-        const auto lines = test::read_stats_file(recv_stats);
-        return all_at_least(latest(lines, "leg", "frames", "a"), 30) &&
-               all_at_least(latest(lines, "leg", "frames", "b"), 30);
-      },
-      20s))
-      << "the legs never started; see " << dir;
+  ASSERT_TRUE(leg_delivers("a", 30) && leg_delivers("b", 30))
+      << "the legs never started; see " << dir_;
 
-  wan.set_path_down(linkemu::Path::a, true);
+  wan_->set_path_down(linkemu::Path::a, true);
   // The fault lasts this long by definition; nothing is being waited for.
   std::this_thread::sleep_for(kOutage);
-  wan.set_path_down(linkemu::Path::a, false);
-  const auto a_frames_at_restore = latest(test::read_stats_file(recv_stats), "leg", "frames", "a");
+  wan_->set_path_down(linkemu::Path::a, false);
+  const auto a_frames_at_restore = latest(received(), "leg", "frames", "a");
 
-  ASSERT_TRUE(sender.wait_for(60s)) << "sender did not finish";
-  ASSERT_TRUE(receiver.wait_for(30s)) << "receiver did not finish after the feeds ended";
-  EXPECT_EQ(sender.exit_code(), 0) << "see " << file("send.err");
-  EXPECT_EQ(receiver.exit_code(), 0) << "see " << file("recv.err");
-
-  const auto recv_lines = test::read_stats_file(recv_stats),
-             send_lines = test::read_stats_file(send_stats);
+  expect_clean_ends();
+  const auto recv_lines = received(), send_lines = sent();
   const auto recv_summary = test::last_line(recv_lines, "summary");
   const auto send_summary = test::last_line(send_lines, "summary");
   ASSERT_TRUE(recv_summary && send_summary);
@@ -143,8 +171,8 @@ TEST_P(Protection, PathACutForFiveSecondsCostsNoFrame) {
         << "stream " << stream;
   }
   // The skew window, sized from the paths as measured: their 15 ms RTT difference and a frame
-  // (48.4 ms), less what TCP's smoothed RTTs may be off by, plus 4 x the feeds' jitter (a few
-  // ms on these paths; runs measured 48.5 .. 61.6 ms).
+  // (48.4 ms), less what smoothed RTTs may be off by, plus 4 x the feeds' jitter (a few ms on
+  // these paths; runs measured 48.5 .. 61.6 ms).
   std::vector<double> skews;
   for (const auto& j : recv_lines) {
     if (j.value("type", "") == "protection") skews.push_back(j.value("skew_ms", 0.0));
@@ -164,69 +192,23 @@ TEST_P(Protection, PathACutForFiveSecondsCostsNoFrame) {
 
 // Path B is down when the show starts: the feed starts at once on path A, and leg B joins when
 // its path comes back. tcp: its first connection gives up after --connect-timeout 1s and the
-// leg is retried in the background; mtcp: its first connection is still being retried (10 s)
-// when the path returns.
+// leg is retried in the background; mtcp and srt: their first connection is still being
+// retried (10 s) when the path returns.
 TEST_P(Protection, PathBDownAtTheStartJoinsWhenItComesBack) {
-  if (auto why = test::namespaces_unavailable()) GTEST_SKIP() << *why;
-  const std::string transport = GetParam();
-  const auto dir = std::filesystem::path(WAN_WORK_DIR) / ("protection-late-" + transport);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  auto file = [&](const std::string& name) { return (dir / name).string(); };
-
-  linkemu::Emulator wan(
-      linkemu::parse_topology_text("[link]\nrtt = \"20ms\"\nrate = \"1G\"\nmtu = 9000\n"
-                                   "[path_b]\nrtt = \"35ms\"\nrate = \"1G\"\nmtu = 9000\n"
-                                   "[[site]]\nname = \"a\"\n[[site]]\nname = \"b\"\n",
-                                   "protection"));
-  wan.up();
-  wan.set_path_down(linkemu::Path::b, true);
-  const std::string recv_stats = file("recv.jsonl"), send_stats = file("send.jsonl");
-  NetnsProcess receiver(wan.netns("b"),
-                        {HDSTREAM_BINARY, "recv", "--listen", "0.0.0.0:9000", "--transport",
-                         transport, "--streams", std::to_string(kStreams), "--stats", "json",
-                         "--stats-file", recv_stats, "--interval", "250ms"},
-                        file("recv.out"), file("recv.err"));
-  std::vector<std::string> send_args{HDSTREAM_BINARY, "send",
-                                     "--dest",        "198.18.1.1:9000",
-                                     "--dest-b",      "198.19.1.1:9000",
-                                     "--transport",   transport,
-                                     "--streams",     std::to_string(kStreams),
-                                     "--rate",        "100M",
-                                     "--rtt",         "35ms",
-                                     "--duration",    "12s",
-                                     "--stats",       "json",
-                                     "--stats-file",  send_stats,
-                                     "--interval",    "250ms"};
-  if (transport == "tcp") {
-    send_args.insert(send_args.end(), {"--connect-timeout", "1s"});
-  }
-  NetnsProcess sender(wan.netns("a"), send_args, file("send.out"), file("send.err"));
-
+  start_receiver("protection-late", /*path_b_down=*/true);
+  start_sender("12s", GetParam() == "tcp" ? std::vector<std::string>{"--connect-timeout", "1s"}
+                                          : std::vector<std::string>{});
   // The feeds start on leg A alone, while path B is still down.
-  ASSERT_TRUE(test::eventually(
-      [&] {
-        return all_at_least(latest(test::read_stats_file(recv_stats), "leg", "frames", "a"), 30);
-      },
-      20s))
-      << "the feeds did not start on path A; see " << dir;
-  const auto b_before = latest(test::read_stats_file(recv_stats), "leg", "frames", "b");
-  for (const auto& [stream, frames] : b_before) EXPECT_EQ(frames, 0u) << "stream " << stream;
-  wan.set_path_down(linkemu::Path::b, false);
-
+  ASSERT_TRUE(leg_delivers("a", 30)) << "the feeds did not start on path A; see " << dir_;
+  for (const auto& [stream, frames] : latest(received(), "leg", "frames", "b")) {
+    EXPECT_EQ(frames, 0u) << "stream " << stream;
+  }
+  wan_->set_path_down(linkemu::Path::b, false);
   // Leg B joins and carries a second of frames on every feed.
-  EXPECT_TRUE(test::eventually(
-      [&] {
-        return all_at_least(latest(test::read_stats_file(recv_stats), "leg", "frames", "b"), 30);
-      },
-      20s))
-      << "leg B never joined; see " << dir;
+  EXPECT_TRUE(leg_delivers("b", 30)) << "leg B never joined; see " << dir_;
 
-  ASSERT_TRUE(sender.wait_for(60s)) << "sender did not finish";
-  ASSERT_TRUE(receiver.wait_for(30s)) << "receiver did not finish after the feeds ended";
-  EXPECT_EQ(sender.exit_code(), 0) << "see " << file("send.err");
-  EXPECT_EQ(receiver.exit_code(), 0) << "see " << file("recv.err");
-  const auto recv_lines = test::read_stats_file(recv_stats);
+  expect_clean_ends();
+  const auto recv_lines = received();
   const auto recv_summary = test::last_line(recv_lines, "summary");
   ASSERT_TRUE(recv_summary);
   // round(12 s x 29.97 fps) = 360 frames per feed, every one delivered once.
