@@ -200,8 +200,12 @@ void LegMerge::frame(std::uint8_t leg, std::uint16_t stream, FramePtr frame) {
 
 void LegMerge::ended(std::uint8_t leg, std::uint16_t stream, bool clean, std::uint64_t next_seq) {
   Feed& feed = *feeds_[stream];
-  std::lock_guard lock(feed.mutex);
+  // The feed's end is announced without the lock: the consumer may stop the receiver from it
+  // (the last feed ended), and the receiver takes its own lock before claiming here. No call
+  // for the stream can come meanwhile: its legs' claims are released only after this returns.
+  std::unique_lock lock(feed.mutex);
   if (feed.legs <= 1) {
+    lock.unlock();
     consumer_.session_ended(stream, clean, next_seq);
     return;
   }
@@ -235,7 +239,10 @@ void LegMerge::ended(std::uint8_t leg, std::uint16_t stream, bool clean, std::ui
   feed.started = false;
   counters.state.store(feed.clean ? StreamState::finished : StreamState::failed,
                        std::memory_order_relaxed);
-  consumer_.session_ended(stream, feed.clean, std::max(end, feed.next_seq));
+  const bool feed_clean = feed.clean;
+  const std::uint64_t feed_end = std::max(end, feed.next_seq);
+  lock.unlock();
+  consumer_.session_ended(stream, feed_clean, feed_end);
 }
 
 std::int64_t LegMerge::skew_ns(std::uint16_t stream, const Feed& feed) const {
