@@ -120,6 +120,11 @@ def main():
             extra.append(f"latency {r['latency_ms']:.0f} ms")
         if r.get("conns"):
             extra.append(f"{r['conns']} conns")
+        if r.get("protect"):
+            extra.append(f"two paths, {r['protected_frames']} frames protected")
+        if r.get("cut"):
+            extra.append(f"path {r['cut']['path'].upper()} cut {r['cut']['length_s']:.0f} s "
+                         f"at {r['cut']['at_s']:.0f} s")
         how = f"{r['transport']}/{r['cc']}" if r["transport"] != "srt" else "srt"
         how = ", ".join([how, f"{r['streams']} stream(s)", *extra, f"{r['duration_s']:.0f} s"])
         print(f"| {r['scenario']} | {r['path']} | {r['run']} ({how}) | {seed} | {mbps} | {ratio} "

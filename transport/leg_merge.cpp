@@ -14,6 +14,11 @@ char leg_name(std::uint8_t leg) {
   return static_cast<char>('A' + leg);
 }
 
+// A leg's copy of a frame that comes this long after the other's still counts as delivered by
+// it: its path delayed the frame (a TCP leg's queue, sent once the path is back) but did not
+// lose it. Who brought a frame is settled by then at the latest.
+constexpr double kLateCopySeconds = 10;
+
 }  // namespace
 
 std::chrono::nanoseconds skew_window(double rtt_a_ms, double rtt_b_ms, double jitter_ms,
@@ -45,6 +50,9 @@ struct LegMerge::Feed {
   std::uint8_t legs = 0;  // 0: the stream is free; 1: a feed of one leg; 2: protected
   std::uint64_t feed_id = 0;
   std::array<Leg, kMaxLegs> leg;
+  // Where each leg's last session of this feed ended (unset: it has had none). The frames
+  // between it and where the leg's next session starts are that leg's drops.
+  std::array<std::optional<std::uint64_t>, kMaxLegs> leg_ended_at;
   bool started = false;  // the consumer has a session for this feed
   bool clean = false;    // a leg said END
   std::uint64_t end_seq = 0;
@@ -151,6 +159,10 @@ void LegMerge::started(std::uint8_t leg, std::uint16_t stream, const Hello& hell
   feed.fps = hello.feed.frames_per_second();
   StreamCounters& legc = stats_.leg(stream, leg);
   legc.state.store(StreamState::running, std::memory_order_relaxed);
+  if (const auto ended_at = feed.leg_ended_at[leg]; ended_at && hello.first_frame_seq > *ended_at) {
+    // The leg is back in a new session, past the frames sent while it was away.
+    legc.drops.fetch_add(hello.first_frame_seq - *ended_at, std::memory_order_relaxed);
+  }
   auto& protection = stats_.stream(stream).protection;
   protection.present.store(true, std::memory_order_relaxed);
   protection.legs_up.fetch_add(1, std::memory_order_relaxed);
@@ -212,6 +224,7 @@ void LegMerge::ended(std::uint8_t leg, std::uint16_t stream, bool clean, std::ui
   if (!feed.leg[leg].up) return;
   feed.leg[leg].up = false;
   feed.leg[leg].passed = std::max(feed.leg[leg].passed, next_seq);
+  feed.leg_ended_at[leg] = feed.leg[leg].passed;
   stats_.leg(stream, leg)
       .state.store(clean ? StreamState::finished : StreamState::waiting, std::memory_order_relaxed);
   stats_.stream(stream).protection.legs_up.fetch_sub(1, std::memory_order_relaxed);
@@ -235,8 +248,15 @@ void LegMerge::ended(std::uint8_t leg, std::uint16_t stream, bool clean, std::ui
   if (feed.clean && end > feed.next_seq) {
     counters.drops.fetch_add(end - feed.next_seq, std::memory_order_relaxed);
   }
+  for (std::uint8_t i = 0; i < kMaxLegs; ++i) {
+    // A leg that went away and never came back did not deliver the rest of the feed.
+    if (feed.clean && feed.leg_ended_at[i] && *feed.leg_ended_at[i] < end) {
+      stats_.leg(stream, i).drops.fetch_add(end - *feed.leg_ended_at[i], std::memory_order_relaxed);
+    }
+  }
   retire_delivered(stream, feed, 0);
   feed.started = false;
+  feed.leg_ended_at = {};
   counters.state.store(feed.clean ? StreamState::finished : StreamState::failed,
                        std::memory_order_relaxed);
   const bool feed_clean = feed.clean;
@@ -280,10 +300,9 @@ void LegMerge::release_ready(std::uint16_t stream, Feed& feed, std::int64_t now_
     ++feed.next_seq;
     consumer_.frame_received(stream, std::move(frame));
   }
-  // Who brought a frame is settled once every leg up has passed it; a leg that falls this far
-  // behind is as good as down.
-  const double frames_in_skew = feed.fps * static_cast<double>(skew) / 1e9;
-  retire_delivered(stream, feed, static_cast<std::size_t>(64 + 4 * frames_in_skew));
+  // Who brought a frame is settled once every leg up has passed it; a leg that falls further
+  // behind than a late copy may come is as good as down.
+  retire_delivered(stream, feed, static_cast<std::size_t>(64 + feed.fps * kLateCopySeconds));
 }
 
 void LegMerge::retire_delivered(std::uint16_t stream, Feed& feed, std::size_t keep) {

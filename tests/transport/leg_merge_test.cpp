@@ -199,6 +199,41 @@ TEST_F(LegMergeTest, ALegThatBreaksAndComesBackIsInvisibleToTheConsumer) {
   EXPECT_EQ(stats_.stream(0).drops.load(), 0u);
   EXPECT_EQ(protection().protected_frames.load(), 5u);  // 5..9: path A alone lost them
   EXPECT_EQ(protection().only_frames[1].load(), 5u);
+  // Leg A's own count: the frames sent while it was away (its sessions saw no gap).
+  EXPECT_EQ(stats_.leg(0, 0).drops.load(), 5u);
+  EXPECT_EQ(stats_.leg(0, 1).drops.load(), 0u);
+}
+
+TEST_F(LegMergeTest, ALegThatNeverComesBackDidNotDeliverTheRestOfTheFeed) {
+  start_both();
+  for (std::uint64_t seq = 0; seq < 4; ++seq) {
+    deliver(0, seq);
+    deliver(1, seq);
+  }
+  merge_->leg(0).session_ended(0, /*clean=*/false, 4);  // path A gone for good
+  for (std::uint64_t seq = 4; seq < 10; ++seq) deliver(1, seq);
+  merge_->leg(1).session_ended(0, /*clean=*/true, 10);
+  EXPECT_EQ(stats_.leg(0, 0).drops.load(), 6u);
+  EXPECT_EQ(stats_.leg(0, 0).frames.load() + stats_.leg(0, 0).drops.load(), 10u);
+  EXPECT_EQ(protection().protected_frames.load(), 6u);
+  EXPECT_EQ(stats_.stream(0).drops.load(), 0u);
+}
+
+// A TCP leg whose path went silent sends what it queued once the path is back: those copies
+// come seconds after the other leg's, yet its path did not lose them.
+TEST_F(LegMergeTest, ACopySecondsLateStillCountsAsDelivered) {
+  start_both();
+  constexpr std::uint64_t kFrames = 150;  // 5 s at 30 fps
+  for (std::uint64_t seq = 0; seq < kFrames; ++seq) {
+    deliver(1, seq);
+    now_ns_ += 33'333'333;
+  }
+  for (std::uint64_t seq = 0; seq < kFrames; ++seq) deliver(0, seq);
+  merge_->leg(0).session_ended(0, /*clean=*/true, kFrames);
+  merge_->leg(1).session_ended(0, /*clean=*/true, kFrames);
+  EXPECT_EQ(recorder_.seqs.size(), kFrames);
+  EXPECT_EQ(protection().protected_frames.load(), 0u);
+  EXPECT_EQ(protection().only_frames[1].load(), 0u);
 }
 
 TEST_F(LegMergeTest, TheFeedEndsOnceWhenItsLastLegEnds) {

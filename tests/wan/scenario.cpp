@@ -73,6 +73,31 @@ Expectation parse_expect(std::string_view source, const toml::table& table) {
   return e;
 }
 
+PathCut parse_cut(std::string_view source, const toml::node& node) {
+  const auto* table = node.as_table();
+  if (!table)
+    fail(source, node, "'cut' must be a table: { path = \"a\", at = \"4s\", length = \"10s\" }");
+  PathCut cut;
+  for (const auto& [key, value] : *table) {
+    const std::string_view k = key.str();
+    if (k == "path") {
+      const auto path = string_of(source, value, k);
+      if (path != "a" && path != "b") fail(source, value, "'path' must be \"a\" or \"b\"");
+      cut.path = path == "a" ? linkemu::Path::a : linkemu::Path::b;
+    } else if (k == "at") {
+      cut.at = unit_of(source, value, k, parse_duration);
+    } else if (k == "length") {
+      cut.length = unit_of(source, value, k, parse_duration);
+    } else {
+      fail(source, value, fmt::format("unknown key '{}' in 'cut'", k));
+    }
+  }
+  if (cut.path == linkemu::Path::invalid || cut.length.count() <= 0) {
+    fail(source, node, "'cut' needs a 'path' and a 'length'");
+  }
+  return cut;
+}
+
 Run parse_run(std::string_view source, const toml::node& node) {
   const auto* table = node.as_table();
   if (!table) fail(source, node, "each [[run]] must be a table");
@@ -117,6 +142,12 @@ Run parse_run(std::string_view source, const toml::node& node) {
       run.full_duration = unit_of(source, value, k, parse_duration);
     } else if (k == "seed_mbps") {
       run.seed_mbps = number_of(source, value, k);
+    } else if (k == "protect") {
+      auto flag = value.value<bool>();
+      if (!flag) fail(source, value, "'protect' must be true or false");
+      run.protect = *flag;
+    } else if (k == "cut") {
+      run.cut = parse_cut(source, value);
     } else if (k == "expect") {
       const auto* expect = value.as_table();
       if (!expect) fail(source, value, "'expect' must be a table");
@@ -136,6 +167,11 @@ Run parse_run(std::string_view source, const toml::node& node) {
   if (run.latency.count() > 0 && run.mode != RunMode::send)
     fail(source, node, "'latency' is for send runs");
   if (run.processes > run.streams) fail(source, node, "'processes' must not exceed 'streams'");
+  if (run.cut && run.cut->at + run.cut->length >= run.duration) {
+    fail(source, node, "the 'cut' must end before the run does ('duration')");
+  }
+  if (run.protect && run.mode != RunMode::send) fail(source, node, "'protect' is for send runs");
+  if (run.protect && run.processes > 1) fail(source, node, "a 'protect' run has one process pair");
   return run;
 }
 
@@ -150,7 +186,7 @@ Scenario parse_root(const toml::table& root, std::string_view source) {
       scenario.seed = string_of(source, value, k);
     } else if (k == "distance_km") {
       scenario.distance_km = number_of(source, value, k);
-    } else if (k != "link" && k != "site" && k != "run") {
+    } else if (k != "link" && k != "path_b" && k != "site" && k != "run") {
       fail(source, value, fmt::format("unknown top-level key '{}'", k));
     }
   }
@@ -178,6 +214,10 @@ Scenario parse_root(const toml::table& root, std::string_view source) {
       fail(source, node,
            fmt::format("'processes' = {} but the sites have only {} host pair(s)", run.processes,
                        hosts));
+    }
+    const bool needs_path_b = run.protect || (run.cut && run.cut->path == linkemu::Path::b);
+    if (needs_path_b && !scenario.topology.has(linkemu::Path::b)) {
+      fail(source, node, "'protect' and a cut of path b need a [path_b] table");
     }
     scenario.runs.push_back(std::move(run));
   }

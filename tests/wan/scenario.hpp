@@ -23,19 +23,30 @@ struct Expectation {
   double at_least_factor = 0;  // ...whose goodput this run must reach times this factor
 };
 
+// One path taken down for a while during a run, as a cut fibre: `at` after the processes
+// start, for `length`.
+struct PathCut {
+  linkemu::Path path = linkemu::Path::invalid;
+  std::chrono::nanoseconds at{};
+  std::chrono::nanoseconds length{};
+};
+
 struct Run {
   std::string label;
   RunMode mode = RunMode::invalid;
   std::string transport = "tcp";  // tcp, mtcp or srt
   std::string cc = "bbr";
-  std::chrono::nanoseconds latency{};  // send --latency (budget; SRT latency); 0: hdstream's default
-  std::size_t conns = 0;               // mtcp sub-connections per feed; 0: hdstream's default
+  std::chrono::nanoseconds
+      latency{};          // send --latency (budget; SRT latency); 0: hdstream's default
+  std::size_t conns = 0;  // mtcp sub-connections per feed; 0: hdstream's default
   std::size_t streams = 1;
   std::size_t processes = 1;            // sender/receiver host pairs the streams are spread over
   std::uint64_t rate_bps = 0;           // send: per-feed rate; bench: 0 = unpaced
   std::chrono::nanoseconds duration{};  // the short version (ctest)
   std::chrono::nanoseconds full_duration{};  // the full version (bench/wan)
   double seed_mbps = 0;                      // the seed's aggregate figure for this run (0: none)
+  bool protect = false;        // every feed over path B as well (send --dest-b); needs [path_b]
+  std::optional<PathCut> cut;  // the same in the short and the full version
   Expectation expect;
 };
 

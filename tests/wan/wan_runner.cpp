@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -90,6 +91,22 @@ std::map<long, double> receiver_series(const std::string& path) {
   return per_tenth;
 }
 
+// Frames only one leg delivered (the receiver's last `protection` line per stream), summed.
+std::uint64_t protected_frames(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::map<int, std::uint64_t> per_stream;
+  while (std::getline(in, line)) {
+    auto j = json::parse(line, nullptr, false);
+    if (j.is_object() && j.value("type", "") == "protection") {
+      per_stream[j.value("stream", 0)] = j.value("protected", std::uint64_t{0});
+    }
+  }
+  std::uint64_t total = 0;
+  for (const auto& [stream, frames] : per_stream) total += frames;
+  return total;
+}
+
 std::string first_line_of(const std::string& path) {
   std::ifstream in(path);
   std::string line, last;
@@ -100,10 +117,17 @@ std::string first_line_of(const std::string& path) {
   return last;
 }
 
+// A protected run's receiver listens on both paths' addresses of its host (scenario files
+// give it one process pair); others on their host's path-A address.
+std::string listen_on(const Run& run, const std::string& host) {
+  return fmt::format("{}:{}", run.protect ? "0.0.0.0" : host, kPort);
+}
+
 struct Outcome {
   double mbps = 0;  // aggregate verified goodput at the receivers
   double sender_cpu_percent = 0, receiver_cpu_percent = 0;
   std::uint64_t drops = 0, checksum_errors = 0, retransmits = 0;
+  std::uint64_t protected_frames = 0;  // protected runs: frames one path alone would have lost
   std::uint64_t send_drops = 0, recv_drops = 0;  // as each end counted them
   std::uint64_t emulator_drops = 0, late_packets = 0, forwarded = 0, queue_drops = 0,
                 loss_drops = 0;
@@ -148,7 +172,7 @@ Outcome run_one(const Scenario& scenario, std::size_t run_index, linkemu::Emulat
     send_files.push_back(base + ".send.jsonl");
     send_errs.push_back(base + ".send.err");
     std::vector<std::string> recv_args{hdstream,       mode,
-                                       "--listen",     fmt::format("{}:{}", host, kPort),
+                                       "--listen",     listen_on(run, host),
                                        "--streams",    std::to_string(streams),
                                        "--transport",  run.transport,
                                        "--stats",      "json",
@@ -199,12 +223,24 @@ Outcome run_one(const Scenario& scenario, std::size_t run_index, linkemu::Emulat
                std::chrono::duration_cast<std::chrono::milliseconds>(run.latency).count())});
     }
     if (run.conns > 0) send_args.insert(send_args.end(), {"--conns", std::to_string(run.conns)});
+    if (run.protect) {
+      send_args.insert(
+          send_args.end(),
+          {"--dest-b", fmt::format("{}:{}", linkemu::address_on(linkemu::Path::b, host), kPort)});
+    }
     if (scenario.distance_km > 0 && run.mode == RunMode::bench) {
       send_args.insert(send_args.end(), {"--distance-km", fmt::format("{}", scenario.distance_km)});
     }
     // The sender retries a refused connect, so it need not wait for the receiver to listen.
     senders.push_back(std::make_unique<NetnsProcess>(wan.netns(sender_site.name), send_args,
                                                      base + ".send.out", send_errs.back()));
+  }
+  if (run.cut) {
+    // The cut's timing is the scenario's definition: nothing is being waited for.
+    std::this_thread::sleep_for(run.cut->at);
+    wan.set_path_down(run.cut->path, true);
+    std::this_thread::sleep_for(run.cut->length);
+    wan.set_path_down(run.cut->path, false);
   }
   for (std::size_t p = 0; p < senders.size(); ++p) {
     if (!senders[p]->wait_for(duration + 30s)) {
@@ -254,6 +290,7 @@ Outcome run_one(const Scenario& scenario, std::size_t run_index, linkemu::Emulat
     outcome.checksum_errors += recv->value("checksum_errors", std::uint64_t{0});
     outcome.retransmits += run.mode == RunMode::bench ? send->value("retransmits", std::uint64_t{0})
                                                       : sender_retransmits(send_files[p]);
+    outcome.protected_frames += protected_frames(recv_files[p]);
     outcome.sender_cpu_percent += send->value("cpu_percent", 0.0);
     outcome.receiver_cpu_percent += recv->value("cpu_percent", 0.0);
   }
@@ -269,9 +306,12 @@ Outcome run_one(const Scenario& scenario, std::size_t run_index, linkemu::Emulat
 
 int run_scenario(const Scenario& scenario, const std::string& hdstream, const std::string& work_dir,
                  bool full, const std::string& results_path, const std::string& only) {
-  const auto& link = scenario.topology.link;
-  fmt::print("scenario {}: {}\n  path: {}\n  seed: {}\n", scenario.name, scenario.title,
-             link.describe(), scenario.seed);
+  const auto& topology = scenario.topology;
+  const std::string path = topology.path_b ? fmt::format("A: {}; B: {}", topology.link.describe(),
+                                                         topology.path_b->describe())
+                                           : topology.link.describe();
+  fmt::print("scenario {}: {}\n  path: {}\n  seed: {}\n", scenario.name, scenario.title, path,
+             scenario.seed);
   linkemu::Emulator wan(scenario.topology);
   wan.up();
 
@@ -328,7 +368,7 @@ int run_scenario(const Scenario& scenario, const std::string& hdstream, const st
     if (results) {
       json line = {{"scenario", scenario.name},
                    {"title", scenario.title},
-                   {"path", link.describe()},
+                   {"path", path},
                    {"run", run.label},
                    {"mode", run.mode == RunMode::bench ? "bench" : "send"},
                    {"transport", run.transport},
@@ -351,10 +391,17 @@ int run_scenario(const Scenario& scenario, const std::string& hdstream, const st
                    {"receiver_cpu_percent", o.receiver_cpu_percent},
                    {"latency_ms", std::chrono::duration<double, std::milli>(run.latency).count()},
                    {"conns", run.conns},
+                   {"protect", run.protect},
+                   {"protected_frames", o.protected_frames},
                    {"result", result}};
       json series = json::array();
       for (const auto& [tenth, mbps] : o.series) series.push_back({tenth / 10.0, mbps});
       line["series"] = std::move(series);
+      if (run.cut) {
+        line["cut"] = {{"path", linkemu::to_string(run.cut->path)},
+                       {"at_s", std::chrono::duration<double>(run.cut->at).count()},
+                       {"length_s", std::chrono::duration<double>(run.cut->length).count()}};
+      }
       if (scenario.distance_km > 0) {
         line["petabit_metres_per_s"] = o.mbps * 1e6 * scenario.distance_km * 1e3 / 1e15;
       }

@@ -220,6 +220,22 @@ TEST(Scenario, ReadsAnMtcpRunsLatencyBudgetAndSubconnections) {
   EXPECT_EQ(scenario.runs[0].latency, std::chrono::seconds(1));
 }
 
+TEST(Scenario, ReadsAProtectedRunAndItsCut) {
+  const std::string text = std::string("[link]\nrtt=\"4ms\"\n[path_b]\nrtt=\"6ms\"\n") + kSites +
+                           "[[run]]\nlabel=\"p\"\nmode=\"send\"\nrate=\"270M\"\n"
+                           "duration=\"20s\"\nprotect=true\n"
+                           "cut={path=\"a\", at=\"4s\", length=\"10s\"}\n";
+  const auto scenario = wan::parse_scenario_text(text, "s.toml");
+  ASSERT_EQ(scenario.runs.size(), 1u);
+  const auto& run = scenario.runs[0];
+  EXPECT_TRUE(run.protect);
+  ASSERT_TRUE(run.cut);
+  EXPECT_EQ(run.cut->path, Path::a);
+  EXPECT_EQ(run.cut->at, std::chrono::seconds(4));
+  EXPECT_EQ(run.cut->length, std::chrono::seconds(10));
+  EXPECT_TRUE(scenario.topology.has(Path::b));
+}
+
 TEST(Scenario, RejectsMalformedRunsWithOneLine) {
   const std::string base = std::string("[link]\nrtt=\"4ms\"\n") + kSites;
   const char* runs[] = {
@@ -238,6 +254,20 @@ TEST(Scenario, RejectsMalformedRunsWithOneLine) {
       "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"1s\"\ntransport=\"mtcp\"\n"
       "conns=99\n",
       "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"1s\"\nlatency=\"soon\"\n",
+      // two paths: protect needs [path_b] (this base has none), a cut a path and a length,
+      // ending before the run does
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"9s\"\nprotect=true\n",
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"9s\"\nprotect=1\n",
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"9s\"\n"
+      "cut={path=\"b\", length=\"1s\"}\n",
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"9s\"\n"
+      "cut={path=\"c\", length=\"1s\"}\n",
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"9s\"\ncut={path=\"a\"}\n",
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"9s\"\n"
+      "cut={path=\"a\", at=\"5s\", length=\"4s\"}\n",
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"9s\"\n"
+      "cut={path=\"a\", length=\"1s\", when=\"now\"}\n",
+      "[[run]]\nlabel=\"x\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"9s\"\ncut=\"a\"\n",
   };
   for (const char* run : runs) {
     try {
