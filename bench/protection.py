@@ -3,8 +3,9 @@
 two legs (`send --dest-b`, both legs to the same receiver) against the same feeds on one path,
 run alternately in the same script, on tcp, mtcp and srt. The figure is CPU seconds (sender +
 receiver) per GB of feed delivered, so a protected feed's second copy counts as cost, not as
-goodput; the ratio protected / one path is the price of protection, merge included. Prints a
-Markdown table with the machine, every repetition and the spread.
+goodput; the ratio protected / one path is the price of protection, merge included, and
+protected / (2 x one path) what the merge and the second leg's bookkeeping add to sending every
+byte twice. Prints a Markdown table with the machine, every repetition and the spread.
 
     bench/protection.py [--build build] [--reps 3] [--duration 10]
 """
@@ -57,9 +58,9 @@ def main():
     args = parser.parse_args()
     hdstream = str(Path(args.build) / "app" / "hdstream")
     print(f"Machine: {machine()}\n")
-    print("| transport | one path CPU s/GB | two paths CPU s/GB | ratio (median, min–max) | "
-          "drops one / two | protected frames |")
-    print("|---|---|---|---|---|---|")
+    print("| transport | one path CPU s/GB | two paths CPU s/GB | two ÷ one (median, min–max) | "
+          "two ÷ (2 × one) | drops one / two | protected frames |")
+    print("|---|---|---|---|---|---|---|")
     for name, transport_args in TRANSPORTS.items():
         one, two, ratios, drops, protected = [], [], [], [], []
         for _ in range(args.reps):
@@ -73,7 +74,8 @@ def main():
             protected.append(b["protected"])
         print(f"| {name} | {' '.join(f'{v:.2f}' for v in one)} | "
               f"{' '.join(f'{v:.2f}' for v in two)} | {statistics.median(ratios):.2f} "
-              f"({min(ratios):.2f}–{max(ratios):.2f}) | {', '.join(drops)} | "
+              f"({min(ratios):.2f}–{max(ratios):.2f}) | {statistics.median(ratios) / 2:.2f} | "
+              f"{', '.join(drops)} | "
               f"{', '.join(map(str, protected))} |", flush=True)
 
 
