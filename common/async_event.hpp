@@ -25,6 +25,9 @@ class AsyncEvent {
     while (!set_) co_await timer_.async_wait(nothrow(ignored));
   }
 
+  // Unlatches, for an owner that starts over (wait() then waits for the next set()).
+  void reset() { set_ = false; }
+
   // Wakes current waiters without latching (for "something changed, look again").
   void notify() { timer_.cancel(); }
   awaitable<void> wait_for_notify() {

@@ -37,6 +37,7 @@ MultiTcpReceiver::Group::Group(std::shared_ptr<MultiTcpReceiver> owner, std::uin
       strand_(std::move(strand)),
       stream_(stream),
       hello_(hello),
+      peer_(peer),
       probe_(is_capacity_probe(hello) ? std::make_unique<CapacityProbe>(log(), stream, peer)
                                       : nullptr),
       // A leg of a protected feed counts in the leg's counters (LegMerge).
@@ -54,9 +55,9 @@ void MultiTcpReceiver::Group::start() {
     probe_->started(hello_, fmt::format("over {} sub-connections", hello_.connections));
   } else {
     log()->info(
-        "stream {}: feed accepted over {} sub-connections ({} {}x{} @ {:.2f} fps, {}, "
+        "stream {}: feed from {} accepted over {} sub-connections ({} {}x{} @ {:.2f} fps, {}, "
         "latency budget {} ms)",
-        stream_, hello_.connections, to_string(hello_.feed.codec), hello_.feed.width,
+        stream_, peer_, hello_.connections, to_string(hello_.feed.codec), hello_.feed.width,
         hello_.feed.height, hello_.feed.frames_per_second(),
         format_rate(static_cast<double>(hello_.feed.bit_rate_bps)), hello_.latency_budget_ms);
   }

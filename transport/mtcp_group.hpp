@@ -80,6 +80,7 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
   asio::strand<asio::io_context::executor_type> strand_;
   std::uint16_t stream_;
   Hello hello_;
+  std::string peer_;                      // the first sub-connection's address
   std::unique_ptr<CapacityProbe> probe_;  // set: a `check` capacity probe, not a feed
   StreamCounters& counters_;
   FrameConsumer& consumer_;  // the merge's leg (unused by a probe)

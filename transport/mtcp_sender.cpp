@@ -48,6 +48,10 @@ MultiTcpSender::MultiTcpSender(asio::any_io_executor executor, SenderOptions opt
   // Room per sub-connection: a few chunks beyond what TCP_NOTSENT_LOWAT keeps in the kernel, so
   // a chunk is bound to a connection only shortly before it can really leave.
   room_bytes_ = 8 * (std::uint64_t{options_.hello.chunk_bytes} + kHeaderBytes);
+  window_ = make_window();
+}
+
+std::unique_ptr<MtcpWindow> MultiTcpSender::make_window() {
   // The resend window covers the send queue plus what is in flight for two round trips.
   const double fps = options_.hello.feed.frames_per_second();
   const double rtt_s = std::chrono::duration<double>(options_.expected_rtt).count();
@@ -55,11 +59,11 @@ MultiTcpSender::MultiTcpSender(asio::any_io_executor executor, SenderOptions opt
       options_.max_queued_frames + 2 + static_cast<std::size_t>(std::ceil(2 * rtt_s * fps)),
       mtcp_window_frames(options_.hello.latency_budget_ms, fps));
   // The window lives no longer than this sender: `this` in the callback is safe.
-  window_ = std::make_unique<MtcpWindow>(window_frames, k, options_.hello.first_frame_seq,
-                                         [this](const Frame& frame) {
-                                           counters_.add_frame(frame.data.size(), wall_clock_ns());
-                                           window_changed_.notify();
-                                         });
+  return std::make_unique<MtcpWindow>(window_frames, subs_.size(), options_.hello.first_frame_seq,
+                                      [this](const Frame& frame) {
+                                        counters_.add_frame(frame.data.size(), wall_clock_ns());
+                                        window_changed_.notify();
+                                      });
 }
 
 MultiTcpSender::~MultiTcpSender() = default;
@@ -160,6 +164,7 @@ awaitable<bool> MultiTcpSender::open() {
       co_return false;
     }
   }
+  opened_ = true;
   log()->info("stream {}: {} sub-connections to {} (session {:016x})", options_.stream_id,
               subs_.size(), options_.destination.to_string(), session_id_);
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
@@ -167,6 +172,18 @@ awaitable<bool> MultiTcpSender::open() {
   asio::co_spawn(
       executor_, [self] { return self->sample_tcp_info(); }, asio::detached);
   co_return true;
+}
+
+awaitable<bool> MultiTcpSender::reopen(std::uint64_t first_frame_seq) {
+  if (opened_ || stopped_ || closing_) co_return false;
+  // Nothing was sent: a new session, its window starting at `first_frame_seq`.
+  broken_ = false;
+  readers_done_.reset();
+  session_id_ = random_session_id();
+  options_.hello.session_id = session_id_;
+  options_.hello.first_frame_seq = first_frame_seq;
+  window_ = make_window();
+  co_return co_await open();
 }
 
 SubmitResult MultiTcpSender::submit(FramePtr frame) {

@@ -28,6 +28,10 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   SubmitResult submit(FramePtr frame) override;
   awaitable<bool> close(std::uint64_t frames_sent) override;
   void stop() override;
+  // Only a sender whose open() failed starts over, as a new session from `first_frame_seq` (a
+  // protected feed's leg whose path was down at the start). A session that ran re-establishes
+  // its own sub-connections (--reconnect) and is not reopened.
+  awaitable<bool> reopen(std::uint64_t first_frame_seq) override;
 
   // Fault injection for tests and `check`: resets sub-connection `index` abortively (RST), as
   // a broken path would. Safe from any thread.
@@ -49,6 +53,8 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   };
 
   std::string label(const Subconnection& sub) const;
+  // The resend window for a session whose first frame is options_.hello.first_frame_seq.
+  std::unique_ptr<MtcpWindow> make_window();
   // A connection for `sub`'s next generation; its failure breaks that generation.
   std::shared_ptr<TcpLink> new_link(Subconnection& sub);
   std::vector<std::byte> hello_for(const Subconnection& sub) const;
@@ -80,6 +86,7 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   bool ended_ = false;  // END written: the receiver's close is expected
   bool broken_ = false;
   bool stopped_ = false;
+  bool opened_ = false;  // open() succeeded once
   std::uint64_t resent_chunks_ = 0;
 };
 

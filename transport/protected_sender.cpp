@@ -12,6 +12,8 @@ std::shared_ptr<spdlog::logger> log() {
 
 // How long a feed whose first leg is up waits for the other at the start, at most.
 constexpr auto kOtherLegGrace = std::chrono::seconds(1);
+// Between two tries to bring a leg back, once its transport's own retries gave up.
+constexpr auto kLegRetryPause = std::chrono::seconds(1);
 
 char leg_name(std::size_t leg) {
   return static_cast<char>('A' + leg);
@@ -28,6 +30,7 @@ ProtectedSender::ProtectedSender(asio::any_io_executor executor, std::array<LegT
   for (std::size_t i = 0; i < legs.size(); ++i) {
     legs_[i].transport = std::move(legs[i].transport);
     legs_[i].counters = legs[i].counters;
+    legs_[i].pause = std::make_unique<asio::steady_timer>(executor_);
   }
   counters_.protection.present.store(true, std::memory_order_relaxed);
 }
@@ -163,7 +166,16 @@ SubmitResult ProtectedSender::submit(FramePtr frame) {
 }
 
 awaitable<void> ProtectedSender::restore(std::size_t i, std::uint64_t first_frame_seq) {
-  const bool back = co_await legs_[i].transport->reopen(first_frame_seq);
+  // For as long as the feed runs: a path may come back at any time, and the show is on the
+  // other leg meanwhile.
+  bool back = co_await legs_[i].transport->reopen(first_frame_seq);
+  while (!back && !stopped_ && !closing_) {
+    legs_[i].pause->expires_after(kLegRetryPause);
+    error_code ignored;
+    co_await legs_[i].pause->async_wait(nothrow(ignored));  // close() and stop() cancel it
+    if (stopped_ || closing_) break;
+    back = co_await legs_[i].transport->reopen(first_frame_seq);
+  }
   legs_[i].restoring = false;
   legs_[i].up = back && !stopped_ && !closing_;
   publish_legs_up();
@@ -190,6 +202,7 @@ awaitable<bool> ProtectedSender::close(std::uint64_t frames_sent) {
   // A leg still coming back is abandoned; the legs up end their sessions with END.
   for (auto& leg : legs_) {
     if (leg.restoring) leg.transport->stop();
+    leg.pause->cancel();
   }
   while (any_restoring()) co_await changed_.wait_for_notify();
   const std::array<bool, 2> up{legs_[0].up, legs_[1].up};
@@ -206,7 +219,10 @@ awaitable<bool> ProtectedSender::close(std::uint64_t frames_sent) {
 void ProtectedSender::stop() {
   asio::post(executor_, [self = shared_from_this()] {
     self->stopped_ = true;
-    for (auto& leg : self->legs_) leg.transport->stop();
+    for (auto& leg : self->legs_) {
+      leg.transport->stop();
+      leg.pause->cancel();
+    }
     self->changed_.notify();
   });
 }

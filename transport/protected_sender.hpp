@@ -39,14 +39,16 @@ class ProtectedSender : public SenderTransport,
     std::shared_ptr<SenderTransport> transport;
     StreamCounters* counters = nullptr;
     bool up = false;
-    bool restoring = false;  // connecting, at first or again
+    bool restoring = false;                     // connecting, at first or again
+    std::unique_ptr<asio::steady_timer> pause;  // between tries to bring the leg back
   };
   // Runs step(0) and step(1) (awaitable<bool>) at once; what each returned.
   template <typename Step>
   awaitable<std::array<bool, 2>> on_both(Step step);
   awaitable<void> open_leg(std::size_t leg);  // the leg's first connection
   // A leg that broke or never connected: its transport's reopen() in the background, for a
-  // session from `first_frame_seq` (the frame after the last it took, or the feed's first).
+  // session from `first_frame_seq` (the frame after the last it took, or the feed's first),
+  // tried again a second after each failure for as long as the feed runs.
   // The receiver counts the frames it missed meanwhile as the leg's drops: each leg's frames
   // and drops add up to the feed's.
   void retry(std::size_t leg, std::uint64_t first_frame_seq);

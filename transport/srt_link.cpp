@@ -76,6 +76,7 @@ void warn_if_fec_outlasts_latency(const std::string& filter, const SrtPlan& plan
 }  // namespace
 
 std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
+                                            const std::string& source,
                                             std::chrono::nanoseconds patience,
                                             const std::atomic<bool>& stopped,
                                             std::uint16_t stream_id) {
@@ -84,6 +85,15 @@ std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint&
   for (;;) {
     try {
       SrtSocket socket = SrtSocket::caller(plan);
+      if (!source.empty()) {
+        try {
+          socket.bind_source(source);
+        } catch (const SrtError& error) {
+          // An address this host does not have does not come with time: no retries.
+          srt_log()->error("stream {}: {}", stream_id, error.what());
+          return std::nullopt;
+        }
+      }
       socket.connect(remote);
       if (const std::string filter = socket.packet_filter(); !filter.empty()) {
         srt_log()->info("stream {}: SRT packet filter {}{}", stream_id, filter,

@@ -2,7 +2,7 @@
 // chunk, the socket plan from a feed's rate and settings, the caller's connect loop, a message
 // send that waits out a full send buffer, and libsrt's statistics in the common counters.
 //   SrtPlan plan = srt_plan(rate_bps, settings, rtt);
-//   std::optional<SrtSocket> s = connect_srt_caller(plan, remote, 10s, stopped, stream_id);
+//   std::optional<SrtSocket> s = connect_srt_caller(plan, remote, "", 10s, stopped, stream_id);
 #pragma once
 
 #include <atomic>
@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "common/endpoint.hpp"
 #include "protocol/wire.hpp"
@@ -41,11 +42,14 @@ SrtPlan srt_plan(std::uint64_t rate_bps, const SrtSettings& settings, std::chron
 // Samples libsrt's stats into the common counters (sender or receiver view).
 void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& counters);
 
-// The caller side shared by every SRT sender (hdstream chunks or MPEG-TS): connects, retrying
-// with backoff (20 ms doubling to 1 s) for `patience`. nullopt, with the reason logged, on a
-// wrong passphrase or a packet filter the listener does not agree with (--srt-fec), once
-// patience runs out, or once `stopped` is set. Logs the packet filter in force, if any.
+// The caller side shared by every SRT sender (hdstream chunks or MPEG-TS): connects from
+// `source` if set (a path's own address, presets' bind_a / bind_b), retrying with backoff (20 ms
+// doubling to 1 s) for `patience`. nullopt, with the reason logged, on a source address this
+// host does not have, a wrong passphrase or a packet filter the listener does not agree with
+// (--srt-fec), once patience runs out, or once `stopped` is set. Logs the packet filter in
+// force, if any.
 std::optional<SrtSocket> connect_srt_caller(const SrtPlan& plan, const Endpoint& remote,
+                                            const std::string& source,
                                             std::chrono::nanoseconds patience,
                                             const std::atomic<bool>& stopped,
                                             std::uint16_t stream_id);

@@ -41,8 +41,9 @@ void SrtMessageSender::run() {
     stage_->prepare();
     SrtPlan plan = srt_plan(stage_->wire_rate_bps(), options_.srt, options_.expected_rtt);
     plan.payload_bytes = stage_->message_bytes();
-    std::optional<SrtSocket> connected = connect_srt_caller(
-        plan, remote_, options_.connect_patience, feed_.stop_flag(), options_.stream_id);
+    std::optional<SrtSocket> connected =
+        connect_srt_caller(plan, remote_, options_.source, options_.connect_patience,
+                           feed_.stop_flag(), options_.stream_id);
     if (connected) {
       socket_ = std::move(*connected);
       bool broken = false;

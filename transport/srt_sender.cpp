@@ -53,8 +53,9 @@ bool SrtSender::connect_and_handshake() {
   plan.probe = (options_.hello.flags & kHelloProbe) != 0;
   // So does a leg of a protected feed: the listener serves leg B beside leg A on the same port.
   plan.leg = options_.hello.leg;
-  std::optional<SrtSocket> connected = connect_srt_caller(plan, remote_, options_.connect_patience,
-                                                          feed_.stop_flag(), options_.stream_id);
+  std::optional<SrtSocket> connected =
+      connect_srt_caller(plan, remote_, options_.source, options_.connect_patience,
+                         feed_.stop_flag(), options_.stream_id);
   if (!connected) return false;
   socket_ = std::move(*connected);
   // A receiver with --srt-fec gives a sender without it its filter, and 4 bytes less a packet.

@@ -264,6 +264,21 @@ void SrtSocket::connect(const Endpoint& remote) {
   }
 }
 
+void SrtSocket::bind_source(const std::string& source) {
+  int length = 0;
+  const auto address = resolve(Endpoint{source, 0}, length);
+  if (srt_bind(socket_, reinterpret_cast<const sockaddr*>(&address), length) == SRT_ERROR) {
+    // libsrt's own words ("unable to create/configure SRT socket") hide the reason the
+    // operator needs: the system's, e.g. "Cannot assign requested address".
+    int system_error = 0;
+    const int code = srt_getlasterror(&system_error);
+    if (system_error == 0) throw_last(fmt::format("cannot send from {}", source), socket_);
+    throw SrtError(fmt::format("cannot send from {}: {}", source,
+                               std::generic_category().message(system_error)),
+                   code);
+  }
+}
+
 std::optional<SrtSocket> SrtSocket::accept(std::chrono::milliseconds timeout) {
   SRTSOCKET ready[1];
   int ready_count = 1;

@@ -112,6 +112,9 @@ class SrtSocket {
   // Blocks at most SRTO_CONNTIMEO (1 s). Throws SrtError (wrong_passphrase() tells a refusal
   // for a mismatched passphrase).
   void connect(const Endpoint& remote);
+  // Sends from `source` (an IP address of this host, any port): a path's own interface, before
+  // connect(). Throws SrtError "cannot send from SOURCE: why".
+  void bind_source(const std::string& source);
   // Waits up to `timeout` for a caller; nullopt on timeout.
   std::optional<SrtSocket> accept(std::chrono::milliseconds timeout);
   // One message; blocks at most the send/receive timeout (100 ms).

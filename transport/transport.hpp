@@ -42,7 +42,7 @@ struct SrtSettings {
 
 struct SenderOptions {
   Endpoint destination;
-  std::string source;  // local address to send from (tcp, mtcp); empty: the kernel's choice
+  std::string source;  // local address to send from; empty: the kernel's choice
   std::uint16_t stream_id = 0;
   Hello hello;  // feed descriptor and transport parameters announced to the receiver
   SenderTuning tuning;

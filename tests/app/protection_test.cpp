@@ -115,9 +115,11 @@ INSTANTIATE_TEST_SUITE_P(Transports, Protection, ::testing::Values("tcp", "mtcp"
                          [](const auto& param) { return param.param; });
 
 // A destination preset's second path (hosts_b) and the address each path sends from (bind_a,
-// bind_b): the receiver sees leg A from 127.0.0.2 and leg B from 127.0.0.3.
-TEST(ProtectionPresets, HostsBAndEachPathsSourceAddressComeFromTheDestination) {
-  auto dir = test::scratch_dir("protection_presets");
+// bind_b), on each transport: the receiver sees leg A from 127.0.0.2 and leg B from 127.0.0.3.
+class ProtectionPresets : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ProtectionPresets, HostsBAndEachPathsSourceAddressComeFromTheDestination) {
+  auto dir = test::scratch_dir("protection_presets_" + GetParam());
   const auto port = test::free_port();
   std::ofstream(dir / "paths.toml") << "[destinations.two]\nhosts = [\"127.0.0.1\"]\n"
                                     << "hosts_b = [\"127.0.0.1\"]\nbind_a = \"127.0.0.2\"\n"
@@ -125,10 +127,10 @@ TEST(ProtectionPresets, HostsBAndEachPathsSourceAddressComeFromTheDestination) {
                                     << "[destinations.stray]\nhosts = [\"127.0.0.1\"]\n"
                                     << "bind_a = \"192.0.2.1\"\nport = " << port << "\n";
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + std::to_string(port),
-                      "--duration", "60s"},
+                      "--transport", GetParam(), "--duration", "60s"},
                      dir, "recv");
   test::Process send({HDSTREAM_BINARY, "send", "--config", (dir / "paths.toml").string(), "--dest",
-                      "two", "--rate", "20M", "--duration", "1s"},
+                      "two", "--transport", GetParam(), "--rate", "20M", "--duration", "1s"},
                      dir, "send");
   ASSERT_EQ(send.wait(60s), 0) << send.err();
   ASSERT_EQ(recv.wait(60s), 0) << recv.err();
@@ -142,13 +144,16 @@ TEST(ProtectionPresets, HostsBAndEachPathsSourceAddressComeFromTheDestination) {
 
   // An address this host does not have: one line naming it, and the feed does not start.
   test::Process stray({HDSTREAM_BINARY, "send", "--config", (dir / "paths.toml").string(), "--dest",
-                       "stray", "--duration", "1s"},
+                       "stray", "--transport", GetParam(), "--duration", "1s"},
                       dir, "stray");
   EXPECT_EQ(stray.wait(60s), 1);
   EXPECT_NE(stray.err().find("cannot send from 192.0.2.1: Cannot assign requested address"),
             std::string::npos)
       << stray.err();
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, ProtectionPresets, ::testing::Values("tcp", "mtcp", "srt"),
+                         [](const auto& param) { return param.param; });
 
 TEST(ProtectionRefusal, ASecondPathWithMuxTsIsRefusedWithOneLine) {
   auto dir = test::scratch_dir("protection_mux_ts");

@@ -56,6 +56,50 @@ TEST_P(AuthOverTransport, RightKeyFlowsStrangersAreRefusedAndTheFeedContinues) {
   EXPECT_EQ((*received)["drops"], 0);
 }
 
+// A protected feed (two legs): each leg authenticates like any session. With the key both legs
+// carry the feed; a stranger's protected feed without it is refused on both legs, and the
+// authenticated feed keeps both of its legs.
+TEST_P(AuthOverTransport, BothLegsOfAProtectedFeedAuthenticate) {
+  const std::string transport = GetParam();
+  auto dir = test::scratch_dir("auth-legs-" + transport);
+  const auto key = test::write_key_file(dir, "studio.key", 'a');
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "1", "--transport", transport,
+       "--key-file", key.string(), "--stats", "json", "--interval", "200ms"},
+      dir, "recv");
+  test::Process send(
+      {HDSTREAM_BINARY, "send", "--dest", address, "--dest-b", address, "--rate", "20M",
+       "--transport", transport, "--key-file", key.string(), "--duration", "60s"},
+      dir, "send");
+  // Both legs deliver: the last leg lines of each show frames.
+  const auto leg_frames = [&](const std::string& leg) {
+    long frames = 0;
+    for (const auto& line : test::json_lines(recv.out())) {
+      if (line.value("type", "") == "leg" && line.value("leg", "") == leg)
+        frames = line.value("frames", 0L);
+    }
+    return frames;
+  };
+  ASSERT_TRUE(test::eventually([&] { return leg_frames("a") >= 10 && leg_frames("b") >= 10; }, 20s))
+      << recv.err() << send.err();
+
+  test::Process stranger({HDSTREAM_BINARY, "send", "--dest", address, "--dest-b", address, "--rate",
+                          "20M", "--transport", transport, "--connect-timeout", "1s"},
+                         dir, "stranger");
+  EXPECT_EQ(stranger.wait(20s), 1) << stranger.err();
+  EXPECT_TRUE(test::contains(stranger.err(), "receiver requires authentication")) << stranger.err();
+
+  // Both legs of the authenticated feed never noticed.
+  const long a = leg_frames("a"), b = leg_frames("b");
+  EXPECT_TRUE(
+      test::eventually([&] { return leg_frames("a") >= a + 10 && leg_frames("b") >= b + 10; }, 20s))
+      << recv.err();
+  send.signal(SIGTERM);
+  EXPECT_EQ(send.wait(20s), 130) << send.err();
+  EXPECT_EQ(recv.wait(20s), 0) << recv.err();
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, AuthOverTransport, ::testing::Values("tcp", "mtcp"),
                          [](const auto& param_info) { return param_info.param; });
 
