@@ -10,7 +10,16 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class AuthOverTransport : public ::testing::TestWithParam<std::string> {};
+class AuthOverTransport : public ::testing::TestWithParam<std::string> {
+ protected:
+  // A receiver of one stream on the test's transport that requires `key`, with JSON stats.
+  std::vector<std::string> keyed_receiver(const std::string& address,
+                                          const std::filesystem::path& key) const {
+    return {HDSTREAM_BINARY, "recv",     "--listen",   address,      "--streams", "1",
+            "--transport",   GetParam(), "--key-file", key.string(), "--stats",   "json",
+            "--interval",    "200ms"};
+  }
+};
 
 TEST_P(AuthOverTransport, RightKeyFlowsStrangersAreRefusedAndTheFeedContinues) {
   const std::string transport = GetParam();
@@ -18,10 +27,7 @@ TEST_P(AuthOverTransport, RightKeyFlowsStrangersAreRefusedAndTheFeedContinues) {
   const auto key = test::write_key_file(dir, "studio.key", 'a');
   const auto wrong = test::write_key_file(dir, "wrong.key", 'b');
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  test::Process recv(
-      {HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "1", "--transport", transport,
-       "--key-file", key.string(), "--stats", "json", "--interval", "200ms"},
-      dir, "recv");
+  test::Process recv(keyed_receiver(address, key), dir, "recv");
   test::Process send(
       {HDSTREAM_BINARY, "send", "--dest", address, "--rate", "20M", "--transport", transport,
        "--key-file", key.string(), "--stats", "json", "--interval", "200ms"},
@@ -64,10 +70,7 @@ TEST_P(AuthOverTransport, BothLegsOfAProtectedFeedAuthenticate) {
   auto dir = test::scratch_dir("auth-legs-" + transport);
   const auto key = test::write_key_file(dir, "studio.key", 'a');
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  test::Process recv(
-      {HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "1", "--transport", transport,
-       "--key-file", key.string(), "--stats", "json", "--interval", "200ms"},
-      dir, "recv");
+  test::Process recv(keyed_receiver(address, key), dir, "recv");
   test::Process send(
       {HDSTREAM_BINARY, "send", "--dest", address, "--dest-b", address, "--rate", "20M",
        "--transport", transport, "--key-file", key.string(), "--duration", "60s"},

@@ -60,19 +60,21 @@ std::optional<json> last_line(const std::string& path, std::string_view type,
   return found;
 }
 
-// Cumulative retransmits of every stream in a sender's stats file (last interval line each).
-std::uint64_t sender_retransmits(const std::string& path) {
+// A cumulative figure summed over streams: `field` of each stream's last line of `type` (and
+// `role`, if given) in a stats file.
+std::uint64_t sum_of_latest(const std::string& path, std::string_view type, const char* field,
+                            std::string_view role = {}) {
   std::ifstream in(path);
   std::string line;
   std::map<int, std::uint64_t> per_stream;
   while (std::getline(in, line)) {
     auto j = json::parse(line, nullptr, false);
-    if (j.is_object() && j.value("type", "") == "interval" && j.value("role", "") == "send") {
-      per_stream[j.value("stream", 0)] = j.value("retransmits", std::uint64_t{0});
-    }
+    if (!j.is_object() || j.value("type", "") != type) continue;
+    if (!role.empty() && j.value("role", "") != role) continue;
+    per_stream[j.value("stream", 0)] = j.value(field, std::uint64_t{0});
   }
   std::uint64_t total = 0;
-  for (const auto& [stream, retransmits] : per_stream) total += retransmits;
+  for (const auto& [stream, value] : per_stream) total += value;
   return total;
 }
 
@@ -89,22 +91,6 @@ std::map<long, double> receiver_series(const std::string& path) {
     }
   }
   return per_tenth;
-}
-
-// Frames only one leg delivered (the receiver's last `protection` line per stream), summed.
-std::uint64_t protected_frames(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::map<int, std::uint64_t> per_stream;
-  while (std::getline(in, line)) {
-    auto j = json::parse(line, nullptr, false);
-    if (j.is_object() && j.value("type", "") == "protection") {
-      per_stream[j.value("stream", 0)] = j.value("protected", std::uint64_t{0});
-    }
-  }
-  std::uint64_t total = 0;
-  for (const auto& [stream, frames] : per_stream) total += frames;
-  return total;
 }
 
 std::string first_line_of(const std::string& path) {
@@ -288,9 +274,11 @@ Outcome run_one(const Scenario& scenario, std::size_t run_index, linkemu::Emulat
     outcome.recv_drops += recv_drops;
     outcome.drops += std::max(send_drops, recv_drops);
     outcome.checksum_errors += recv->value("checksum_errors", std::uint64_t{0});
-    outcome.retransmits += run.mode == RunMode::bench ? send->value("retransmits", std::uint64_t{0})
-                                                      : sender_retransmits(send_files[p]);
-    outcome.protected_frames += protected_frames(recv_files[p]);
+    outcome.retransmits += run.mode == RunMode::bench
+                               ? send->value("retransmits", std::uint64_t{0})
+                               : sum_of_latest(send_files[p], "interval", "retransmits", "send");
+    // Frames only one leg delivered: what one path alone would have lost.
+    outcome.protected_frames += sum_of_latest(recv_files[p], "protection", "protected");
     outcome.sender_cpu_percent += send->value("cpu_percent", 0.0);
     outcome.receiver_cpu_percent += recv->value("cpu_percent", 0.0);
   }
