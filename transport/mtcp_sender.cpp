@@ -175,8 +175,13 @@ awaitable<bool> MultiTcpSender::open() {
 }
 
 awaitable<bool> MultiTcpSender::reopen(std::uint64_t first_frame_seq) {
-  if (opened_ || stopped_ || closing_) co_return false;
-  // Nothing was sent: a new session, its window starting at `first_frame_seq`.
+  if (opened_ || stopped_ || closing_ || options_.reconnect_patience.count() == 0) co_return false;
+  // Nothing was sent: a new session, its window starting at `first_frame_seq`, whose first
+  // connection is tried for --reconnect's patience, as a broken session's would be.
+  options_.connect_patience = options_.reconnect_patience;
+  log()->warn("stream {}: connecting to {} again, to start at frame {} (retrying for {})",
+              options_.stream_id, options_.destination.to_string(), first_frame_seq,
+              format_duration(options_.connect_patience));
   broken_ = false;
   readers_done_.reset();
   session_id_ = random_session_id();

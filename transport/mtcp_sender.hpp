@@ -29,8 +29,8 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
   awaitable<bool> close(std::uint64_t frames_sent) override;
   void stop() override;
   // Only a sender whose open() failed starts over, as a new session from `first_frame_seq` (a
-  // protected feed's leg whose path was down at the start). A session that ran re-establishes
-  // its own sub-connections (--reconnect) and is not reopened.
+  // protected feed's leg whose path was down at the start), connecting for --reconnect's
+  // patience. A session that ran re-establishes its own sub-connections and is not reopened.
   awaitable<bool> reopen(std::uint64_t first_frame_seq) override;
 
   // Fault injection for tests and `check`: resets sub-connection `index` abortively (RST), as
