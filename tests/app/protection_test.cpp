@@ -41,6 +41,11 @@ TEST_P(Protection, BothLegsCarryEveryFrameAndTheReceiverDeliversEachOnce) {
        "--streams", std::to_string(kStreams), "--duration", "60s", "--stats", "json", "--interval",
        "200ms", "--stats-file", (dir / "r.jsonl").string()},
       dir, "recv");
+  // Every leg must join within the sender's first second to carry every frame: an SRT caller
+  // that calls before the listener exists joins a second or more later (seen once in 6 runs).
+  ASSERT_TRUE(test::eventually([&] {
+    return recv.err().find("listening on") != std::string::npos;
+  })) << recv.err();
   test::Process send({HDSTREAM_BINARY, "send",
                       "--dest",        address,
                       "--dest-b",      address,
@@ -129,6 +134,10 @@ TEST_P(ProtectionPresets, HostsBAndEachPathsSourceAddressComeFromTheDestination)
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + std::to_string(port),
                       "--transport", GetParam(), "--duration", "60s"},
                      dir, "recv");
+  // Both legs must join within the 1 s feed (see above).
+  ASSERT_TRUE(test::eventually([&] {
+    return recv.err().find("listening on") != std::string::npos;
+  })) << recv.err();
   test::Process send({HDSTREAM_BINARY, "send", "--config", (dir / "paths.toml").string(), "--dest",
                       "two", "--transport", GetParam(), "--rate", "20M", "--duration", "1s"},
                      dir, "send");

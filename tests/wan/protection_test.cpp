@@ -92,8 +92,14 @@ class Protection : public ::testing::TestWithParam<std::string> {
         std::make_unique<NetnsProcess>(wan_->netns("b"), args, file("recv.out"), file("recv.err"));
   }
 
-  // The feeds (streams_ of rate_ each) for `duration`, each over both paths.
+  // The feeds (streams_ of rate_ each) for `duration`, each over both paths, once the receiver
+  // listens: both legs then join within the sender's first second (an SRT caller that calls
+  // before the listener exists joins a second or more later).
   void start_sender(const std::string& duration, std::vector<std::string> extra = {}) {
+    ASSERT_TRUE(test::eventually([&] {
+      return test::read_file(file("recv.err")).find("listening on") != std::string::npos;
+    })) << "the receiver never listened; see "
+        << dir_;
     std::vector<std::string> args{HDSTREAM_BINARY, "send",
                                   "--dest",        "198.18.1.1:9000",
                                   "--dest-b",      "198.19.1.1:9000",
