@@ -17,12 +17,24 @@ def stats(values):
             "n": len(values)}
 
 
+# A figure whose repetitions differ by more than this (max − min, over the median) is flagged:
+# the machine set it as much as hdstream did, and another machine of the same kind may not
+# reproduce it.
+WIDE_SPREAD = 0.25
+
+
+def too_wide(s):
+    return bool(s) and s["n"] > 1 and s["median"] != 0 and \
+        (s["max"] - s["min"]) / abs(s["median"]) > WIDE_SPREAD
+
+
 def show(s, digits=2, unit=""):
     if not s:
         return "n/a"
     f = f"{{:.{digits}f}}"
     spread = "" if s["n"] == 1 else f" ({f.format(s['min'])}–{f.format(s['max'])})"
-    return f"{f.format(s['median'])}{unit}{spread}"
+    flag = " ⚠ spread too wide to trust" if too_wide(s) else ""
+    return f"{f.format(s['median'])}{unit}{spread}{flag}"
 
 
 def verdict(value, target, higher_is_better):
@@ -151,11 +163,14 @@ def render(results, plots):
     w = out.append
     w("# hdstream performance\n")
     w(f"Fresh run of `bench/run.sh` started {results['started']} on this machine "
-      f"({results['nproc']} cores, nominal clock {hz / 1e9:.2f} GHz, load average "
+      f"({results.get('cpu', 'unknown CPU')}, {results['nproc']} cores, nominal clock "
+      f"{hz / 1e9:.2f} GHz, kernel {results.get('kernel', 'unknown')}, default congestion "
+      f"control {results.get('cc_default', 'unknown')}, load average "
       f"{load_at_start(results)}at the end "
       f"{', '.join(f'{x:.1f}' for x in results.get('load', []))}). Every figure is a ratio "
       "against a peer measured in the same run: each pair runs back to back, pairs are "
-      "repeated and interleaved, and the table gives the **median with the min–max spread**. "
+      "repeated and interleaved, and the table gives the **median with the min–max spread**; "
+      f"a spread wider than {WIDE_SPREAD:.0%} of the median is flagged as too wide to trust. "
       "CPU is the sender's plus the receiver's user + system seconds, read with `wait4()` for "
       "every process alike; cycles per byte = CPU seconds × nominal clock ÷ bytes.\n")
     w("## Targets\n")

@@ -13,6 +13,7 @@ CPU of every process comes from wait4(), the same way for hdstream, iperf3 and f
 import argparse
 import json
 import os
+import platform
 import re
 import shutil
 import signal
@@ -124,6 +125,23 @@ def nominal_hz():
     except OSError:
         pass
     return 0.0
+
+
+def machine():
+    """What the figures were measured on, recorded with every run."""
+    def first(path, prefix=None):
+        try:
+            for line in Path(path).read_text().splitlines():
+                if prefix is None:
+                    return line.strip()
+                if line.startswith(prefix):
+                    return line.split(":", 1)[1].strip()
+        except OSError:
+            pass
+        return "unknown"
+    return {"cpu": first("/proc/cpuinfo", "model name"), "nproc": os.cpu_count(),
+            "hz": nominal_hz(), "kernel": platform.release(),
+            "cc_default": first("/proc/sys/net/ipv4/tcp_congestion_control")}
 
 
 def summary_stats(values):
@@ -536,8 +554,7 @@ def main():
     images.mkdir(parents=True, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
 
-    results = {"started": started, "nproc": os.cpu_count(), "hz": nominal_hz(),
-               "load_start": os.getloadavg()}
+    results = {"started": started, **machine(), "load_start": os.getloadavg()}
     if args.only_media:
         with tempfile.TemporaryDirectory() as work:
             media = run_media(runner, 3 if args.quick else 8, Path(work), reps,
