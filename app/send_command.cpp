@@ -25,7 +25,7 @@ int run_send(const SendOptions& options) {
   };
   logger("hdstream")
       ->info("sending {} {} feed(s) of {} to {} ({}{})", plan.options.streams, plan.format.name,
-             format_rate(static_cast<double>(plan.options.rate_bps)), plan.destination.name,
+             format_rate(static_cast<double>(plan.rate_per_feed_bps())), plan.destination.name,
              path(plan.endpoints, plan.source_a),
              plan.endpoints_b.empty() ? "" : "; path B " + path(plan.endpoints_b, plan.source_b));
   run.start_stats();
