@@ -214,20 +214,24 @@ class Runner:
                 "cpu_s": client.cpu_s + server.cpu_s, "wall_s": end["seconds"],
                 "tx_cpu_s": client.cpu_s, "rx_cpu_s": server.cpu_s}
 
-    def hdstream_paced(self, streams, duration_s, rate="270M", fmt="synthetic", cc=PACED_CC):
-        """hdstream send/recv at the feed rate: CPU, bytes, drops and the latency line."""
+    def hdstream_paced(self, streams, duration_s, rate="270M", fmt="synthetic", cc=PACED_CC,
+                       extra=()):
+        """hdstream send/recv at the feed rate (`rate` sizes synthetic frames; a media format
+        has its own): CPU, bytes, drops and the latency line."""
         port = free_port()
         rx = Proc([self.hdstream, "recv", "--listen", f"{HOST}:{port}", "--streams", str(streams),
                    "--stats", "json", "--log-level", "warn"]).start()
         time.sleep(0.3)
         tx = Proc([self.hdstream, "send", "--dest", f"{HOST}:{port}", "--streams", str(streams),
-                   "--format", fmt, "--rate", rate, "--duration", f"{duration_s}s", "--cc", cc,
-                   "--stats", "json", "--log-level", "warn"]).start()
+                   "--format", fmt, *(("--rate", rate) if rate else ()), "--duration",
+                   f"{duration_s}s", "--cc", cc, "--stats", "json", "--log-level", "warn",
+                   *extra]).start()
         tx.wait(duration_s + 60)
         rx.wait(30)
         summary = (rx.json_lines("summary") or [{}])[-1]
         latency = (rx.json_lines("latency") or [{}])[-1]
         return {"rc": (tx.rc, rx.rc), "bytes": summary.get("bytes", 0),
+                "wall_s": summary.get("duration_s") or duration_s,
                 "frames": summary.get("frames", 0), "drops": summary.get("drops"),
                 "mbps": summary.get("mbps"), "cpu_s": tx.cpu_s + rx.cpu_s,
                 "tx_cpu_s": tx.cpu_s, "rx_cpu_s": rx.cpu_s, "latency": latency,
@@ -255,17 +259,22 @@ BULK_CHUNK = "256K"
 
 
 def run_bulk(runner, reps, duration_s):
+    from limits import splice_ceiling  # bench/limits.py imports this file
+
     pairs = []
     for rep in range(reps):
         h = runner.hdstream_bulk(5, duration_s)
         h256 = runner.hdstream_bulk(5, duration_s, ("--chunk-size", BULK_CHUNK))
         i = runner.iperf3(5, duration_s, cc=BULK_CC)
+        ceiling = splice_ceiling(5, duration_s)  # the kernel alone: no process touches a byte
         ratio = h["mbps"] / i["mbps"] if h["mbps"] and i["mbps"] else None
         ratio256 = h256["mbps"] / i["mbps"] if h256["mbps"] and i["mbps"] else None
         runner.note(f"bulk rep {rep}: hdstream {h['mbps']} Mbps, with {BULK_CHUNK} chunks "
-                    f"{h256['mbps']} Mbps, iperf3 {i['mbps']} Mbps, ratios {ratio} {ratio256}")
+                    f"{h256['mbps']} Mbps, iperf3 {i['mbps']} Mbps, ratios {ratio} {ratio256}; "
+                    f"sendfile/splice ceiling {ceiling['mbps']} Mbps")
         pairs.append({"hdstream": h, "hdstream_big_chunks": h256, "iperf3": i, "ratio": ratio,
-                      "ratio_big_chunks": ratio256, "big_chunk": BULK_CHUNK})
+                      "ratio_big_chunks": ratio256, "big_chunk": BULK_CHUNK,
+                      "ceiling": ceiling})
     return pairs
 
 
@@ -567,6 +576,15 @@ def main():
     results["bulk"] = run_bulk(runner, reps, bulk_s)
     runner.note("paced 5 x 270 Mbps ...")
     results["paced"] = run_paced(runner, reps, paced_s)
+    from limits import make_uyvy_clip, startup_cpu, uncompressed_paced
+
+    runner.note("start-up ...")
+    results["startup"] = {"hdstream": startup_cpu([str(hdstream), "send", "--help"]),
+                          "iperf3": startup_cpu(["iperf3", "--version"])}
+    runner.note("uncompressed HD paced, 5 x uyvy1080 ...")
+    with tempfile.TemporaryDirectory() as work:
+        clip = make_uyvy_clip(work)
+        results["uncompressed"] = uncompressed_paced(runner, clip, reps, paced_s)
     runner.note("scaling ...")
     results["scaling"] = run_scaling(runner, [1, 2, 4, 8, 16], scale_s)
     runner.note("real media ...")

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 extern "C" {
+#include <libavutil/buffer.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -86,6 +87,7 @@ void VideoDecoder::release() {
   av_packet_free(&packet_);
   av_frame_free(&frame_);
   avcodec_free_context(&context_);
+  av_buffer_pool_uninit(&packet_pool_);
 }
 
 const Picture& VideoDecoder::decode(std::span<const std::byte> bitstream) {
@@ -94,13 +96,21 @@ const Picture& VideoDecoder::decode(std::span<const std::byte> bitstream) {
     av_frame_unref(frame_);
     open(*std::exchange(reopen_with_, std::nullopt));
   }
-  padded_.resize(bitstream.size() + AV_INPUT_BUFFER_PADDING_SIZE);
-  // An empty span may have a null data(): memcpy from null is undefined even for 0 bytes (UBSan).
-  if (!bitstream.empty()) std::memcpy(padded_.data(), bitstream.data(), bitstream.size());
-  std::memset(padded_.data() + bitstream.size(), 0, AV_INPUT_BUFFER_PADDING_SIZE);
+  const std::size_t padded = bitstream.size() + AV_INPUT_BUFFER_PADDING_SIZE;
+  if (padded > packet_pool_bytes_) {
+    // Buffers still referenced by a picture outlive the old pool.
+    av_buffer_pool_uninit(&packet_pool_);
+    packet_pool_ = av_buffer_pool_init(padded, nullptr);
+    packet_pool_bytes_ = packet_pool_ ? padded : 0;
+  }
   av_packet_unref(packet_);
-  packet_->data = reinterpret_cast<std::uint8_t*>(padded_.data());
+  packet_->buf = packet_pool_ ? av_buffer_pool_get(packet_pool_) : nullptr;
+  if (!packet_->buf) throw MediaError("out of memory for a packet");
+  packet_->data = packet_->buf->data;
   packet_->size = static_cast<int>(bitstream.size());
+  // An empty span may have a null data(): memcpy from null is undefined even for 0 bytes (UBSan).
+  if (!bitstream.empty()) std::memcpy(packet_->data, bitstream.data(), bitstream.size());
+  std::memset(packet_->data + bitstream.size(), 0, AV_INPUT_BUFFER_PADDING_SIZE);
 
   av_frame_unref(frame_);
   const int sent = avcodec_send_packet(context_, packet_);

@@ -11,6 +11,7 @@
 #include "media/picture.hpp"
 #include "protocol/handshake.hpp"
 
+struct AVBufferPool;
 struct AVCodecContext;
 struct AVFrame;
 struct AVPacket;
@@ -44,7 +45,11 @@ class VideoDecoder {
   AVCodecContext* context_ = nullptr;
   AVFrame* frame_ = nullptr;
   AVPacket* packet_ = nullptr;
-  std::vector<std::byte> padded_;  // libavcodec may read a little past the end of a packet
+  // Packets are refcounted buffers from this pool, padded as libavcodec requires: handed a
+  // packet without a buffer, libavcodec copies it once more, and a raw (UYVY) picture can
+  // reference its packet's buffer instead of copying it.
+  AVBufferPool* packet_pool_ = nullptr;
+  std::size_t packet_pool_bytes_ = 0;
   Picture picture_;
 };
 
