@@ -41,9 +41,10 @@ bool looks_black(const Picture& picture) {
   return dark * 100 >= samples * 98;
 }
 
-PictureFlags PictureWatch::observe(const Picture& picture, std::int64_t now_ns) {
+PictureFlags PictureWatch::observe(const Picture& picture, std::int64_t now_ns,
+                                   std::optional<std::uint64_t> fingerprint) {
   PictureFlags flags;
-  const std::uint64_t hash = picture_hash(picture);
+  const std::uint64_t hash = fingerprint ? *fingerprint : picture_hash(picture);
   if (!last_hash_ || *last_hash_ != hash) {
     last_hash_ = hash;
     same_since_ns_ = now_ns;

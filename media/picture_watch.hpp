@@ -1,7 +1,8 @@
 // Confidence checks on a feed's decoded pictures, as a multiviewer's alarms: a frozen picture
 // (every picture identical for `frozen_after`) and a black one (nearly all luma at or below
-// video black for `black_after`). Cheap enough for every picture: one XXH3 pass over the planes
-// and a luma sample every 8th pixel of every 8th row.
+// video black for `black_after`). Cheap enough for every picture: the frame's content
+// fingerprint from the wire's checksums (or one XXH3 pass over the planes without one) and a
+// luma sample every 8th pixel of every 8th row.
 //   PictureWatch watch;
 //   const PictureFlags flags = watch.observe(picture, now_ns);   // flags.frozen, flags.black
 #pragma once
@@ -32,7 +33,11 @@ class PictureWatch {
  public:
   explicit PictureWatch(PictureWatchOptions options = {}) : options_(options) {}
 
-  PictureFlags observe(const Picture& picture, std::int64_t now_ns);
+  // `fingerprint`: the frame's Frame::content_fingerprint when it has one. Equal coded bytes
+  // decode to equal pictures (hdstream's formats are intra-only and raw), so it stands for the
+  // picture hash, which costs a pass over every plane; without one the planes are hashed.
+  PictureFlags observe(const Picture& picture, std::int64_t now_ns,
+                       std::optional<std::uint64_t> fingerprint = std::nullopt);
 
  private:
   PictureWatchOptions options_;

@@ -102,7 +102,8 @@ void MediaFeed::run() {
     }
     counters_.frames_decoded.fetch_add(1, std::memory_order_relaxed);
     counters_.decode_latency.add(wall_clock_ns() - frame->ready_ns);
-    const PictureFlags flags = watch.observe(*picture, steady_clock_ns());
+    const PictureFlags flags =
+        watch.observe(*picture, steady_clock_ns(), frame->content_fingerprint);
     counters_.frozen.store(flags.frozen, std::memory_order_relaxed);
     counters_.black.store(flags.black, std::memory_order_relaxed);
     for (const auto& sink : sinks) sink->show(*picture, flags);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace hdstream {
@@ -15,6 +16,10 @@ struct Frame {
   std::uint64_t seq = 0;
   std::int64_t ready_ns = 0;    // sender wall clock when the frame was ready to send
   std::int64_t arrival_ns = 0;  // receiver wall clock when its last chunk arrived
+  // Set by the Reassembler once the frame is whole: a sum of its verified chunks' XXH3s, each
+  // mixed with its index, so equal bytes cut into the same chunks give an equal fingerprint in
+  // whatever order the chunks came. PictureWatch compares it instead of hashing each picture.
+  std::optional<std::uint64_t> content_fingerprint;
   std::vector<std::byte> data;
 };
 

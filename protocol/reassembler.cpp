@@ -11,12 +11,18 @@ namespace hdstream {
 
 std::string_view to_string(ChunkResult result) {
   switch (result) {
-    case ChunkResult::accepted: return "accepted";
-    case ChunkResult::duplicate: return "duplicate chunk";
-    case ChunkResult::late: return "late chunk";
-    case ChunkResult::inconsistent: return "inconsistent chunk";
-    case ChunkResult::too_large: return "frame too large";
-    case ChunkResult::checksum_mismatch: return "checksum mismatch";
+    case ChunkResult::accepted:
+      return "accepted";
+    case ChunkResult::duplicate:
+      return "duplicate chunk";
+    case ChunkResult::late:
+      return "late chunk";
+    case ChunkResult::inconsistent:
+      return "inconsistent chunk";
+    case ChunkResult::too_large:
+      return "frame too large";
+    case ChunkResult::checksum_mismatch:
+      return "checksum mismatch";
   }
   return "unknown";
 }
@@ -80,8 +86,7 @@ ChunkResult Reassembler::check_geometry(Pending& pending, const MessageHeader& h
   // plausible_geometry() already checked what the header says on its own.
   const bool last = h.chunk_index + 1 == h.chunk_count;
   if (last) {
-    if (pending.stride != 0 &&
-        std::uint64_t{pending.stride} * h.chunk_index != h.payload_offset) {
+    if (pending.stride != 0 && std::uint64_t{pending.stride} * h.chunk_index != h.payload_offset) {
       return ChunkResult::inconsistent;
     }
     return ChunkResult::accepted;
@@ -90,9 +95,8 @@ ChunkResult Reassembler::check_geometry(Pending& pending, const MessageHeader& h
   if (std::uint64_t{h.payload_bytes} * h.chunk_index != h.payload_offset) {
     return ChunkResult::inconsistent;
   }
-  if (pending.last_offset >= 0 &&
-      std::uint64_t{h.payload_bytes} * (h.chunk_count - 1u) !=
-          static_cast<std::uint64_t>(pending.last_offset)) {
+  if (pending.last_offset >= 0 && std::uint64_t{h.payload_bytes} * (h.chunk_count - 1u) !=
+                                      static_cast<std::uint64_t>(pending.last_offset)) {
     return ChunkResult::inconsistent;
   }
   return ChunkResult::accepted;
@@ -101,9 +105,15 @@ ChunkResult Reassembler::check_geometry(Pending& pending, const MessageHeader& h
 Reassembler::Slot Reassembler::begin_chunk(const MessageHeader& h, std::int64_t /*now_ns*/) {
   auto refuse = [this](ChunkResult result) {
     switch (result) {
-      case ChunkResult::duplicate: ++counters_.duplicate_chunks; break;
-      case ChunkResult::late: ++counters_.late_chunks; break;
-      default: ++counters_.rejected_chunks; break;
+      case ChunkResult::duplicate:
+        ++counters_.duplicate_chunks;
+        break;
+      case ChunkResult::late:
+        ++counters_.late_chunks;
+        break;
+      default:
+        ++counters_.rejected_chunks;
+        break;
     }
     return Slot{result, {}, nullptr};
   };
@@ -171,9 +181,11 @@ ChunkResult Reassembler::commit_chunk(const MessageHeader& h, std::int64_t now_n
   state = ChunkState::received;
   ++pending.chunks_received;
   ++counters_.chunks_accepted;
+  pending.fingerprint += chunk_fingerprint(h.payload_xxh3, h.chunk_index);
   if (pending.complete()) {
     pending.complete_ns = now_ns;
     pending.frame->arrival_ns = now_ns;
+    pending.frame->content_fingerprint = pending.fingerprint;
   }
   return ChunkResult::accepted;
 }
@@ -239,8 +251,7 @@ FramePtr Reassembler::pop(std::int64_t now_ns) {
       ++counters_.frames_completed;
       return frame;
     }
-    const bool nothing_left =
-        pending_.empty() && (!finished_ || next_seq_ >= end_seq_);
+    const bool nothing_left = pending_.empty() && (!finished_ || next_seq_ >= end_seq_);
     if (nothing_left || !should_give_up_head(now_ns)) return nullptr;
     drop_head();
   }

@@ -112,9 +112,10 @@ class Reassembler {
     FramePtr frame;
     std::uint16_t chunk_count = 0;
     std::uint16_t chunks_received = 0;
-    std::uint32_t stride = 0;        // payload size of every chunk but the last (0: unknown yet)
-    std::int64_t last_offset = -1;   // offset of the last chunk, when seen before the stride
-    std::int64_t complete_ns = -1;   // when the last chunk arrived
+    std::uint32_t stride = 0;       // payload size of every chunk but the last (0: unknown yet)
+    std::int64_t last_offset = -1;  // offset of the last chunk, when seen before the stride
+    std::int64_t complete_ns = -1;  // when the last chunk arrived
+    std::uint64_t fingerprint = 0;  // sum of the received chunks' chunk_fingerprint()
     std::vector<ChunkState> chunks;
     bool complete() const { return chunks_received == chunk_count; }
   };

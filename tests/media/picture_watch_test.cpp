@@ -132,6 +132,22 @@ TEST_P(PictureWatchTest, AlarmsRiseOnlyAfterTheirHoldTimeAndClearAtOnce) {
   EXPECT_TRUE(watch.observe(picture.picture(), t + 4066 * kMs).frozen);
 }
 
+// With the frame's content fingerprint, frozen follows the fingerprint, not the planes: what
+// reaches the decoder decides, and no pass over the picture is made.
+TEST_P(PictureWatchTest, FrozenFollowsTheFramesFingerprintWhenItHasOne) {
+  PictureWatch watch;
+  TestPicture picture(GetParam(), 64, 48, 120);
+  const std::int64_t t = 5'000 * kMs;
+  EXPECT_FALSE(watch.observe(picture.picture(), t, 7).frozen);
+  // The planes change but the fingerprint does not: frozen after 2 s.
+  picture.fill(60);
+  EXPECT_TRUE(watch.observe(picture.picture(), t + 2000 * kMs, 7).frozen);
+  // A new fingerprint over the same planes: not frozen.
+  EXPECT_FALSE(watch.observe(picture.picture(), t + 2033 * kMs, 8).frozen);
+  EXPECT_FALSE(watch.observe(picture.picture(), t + 4032 * kMs, 8).frozen);
+  EXPECT_TRUE(watch.observe(picture.picture(), t + 4033 * kMs, 8).frozen);
+}
+
 TEST_P(PictureWatchTest, TheScalerGivesFullRangeRgbOfTheLimitedRangePicture) {
   PictureScaler scaler;
   for (const auto& [luma, rgb] : {std::pair{16, 0}, std::pair{235, 255}, std::pair{126, 128}}) {

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <random>
 
+#include "protocol/checksum.hpp"
 #include "tests/protocol/test_frames.hpp"
 
 namespace hdstream {
@@ -80,6 +83,57 @@ TEST_F(ReassemblerTest, DuplicatesAreCountedAndIgnored) {
   EXPECT_EQ(push(r, chunks[2]), ChunkResult::late);  // its frame is already delivered
   EXPECT_EQ(r.counters().duplicate_chunks, 1u);
   EXPECT_EQ(r.counters().late_chunks, 1u);
+}
+
+// Frame::content_fingerprint stands for a picture hash in PictureWatch: equal bytes must give
+// equal fingerprints whatever order the chunks came in, and any other bytes another one.
+TEST_F(ReassemblerTest, AWholeFrameCarriesAFingerprintOfItsBytesInAnyChunkOrder) {
+  Reassembler r(1, {.latency_budget_ns = 1'000'000}, pool_);
+  auto first = frame_chunks(0);
+  // Frame 1 has frame 0's bytes, sent in reverse; frame 2 the same bytes with one flipped;
+  // frame 3 frame 0's chunks 1 and 2 swapped in place (the same multiset of checksums).
+  auto same = first, flipped = first, swapped = first;
+  for (auto* copy : {&same, &flipped, &swapped}) {
+    for (auto& chunk : *copy) chunk.header.frame_seq = copy == &same ? 1 : copy == &flipped ? 2 : 3;
+  }
+  flipped[3].payload[17] ^= std::byte{0x40};
+  flipped[3].header.payload_xxh3 = payload_checksum(flipped[3].payload);
+  std::swap(swapped[1].payload, swapped[2].payload);
+  std::swap(swapped[1].header.payload_xxh3, swapped[2].header.payload_xxh3);
+  std::reverse(same.begin(), same.end());
+  std::map<std::uint64_t, std::optional<std::uint64_t>> fingerprints;
+  for (auto* frame : {&first, &same, &flipped, &swapped}) {
+    for (const auto& chunk : *frame) ASSERT_EQ(push(r, chunk), ChunkResult::accepted);
+  }
+  while (FramePtr frame = r.pop(0)) fingerprints[frame->seq] = frame->content_fingerprint;
+  ASSERT_EQ(fingerprints.size(), 4u);
+  ASSERT_TRUE(fingerprints[0].has_value());
+  EXPECT_EQ(fingerprints[1], fingerprints[0]);
+  EXPECT_NE(fingerprints[2], fingerprints[0]);
+  EXPECT_NE(fingerprints[3], fingerprints[0]);
+}
+
+TEST_F(ReassemblerTest, ACorruptChunkAddsNothingToItsFramesFingerprint) {
+  Reassembler r(1, {}, pool_);
+  auto chunks = frame_chunks(0);
+  auto bad = chunks[2];
+  bad.payload[0] ^= std::byte{1};
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    if (i == 2) {
+      EXPECT_EQ(push(r, bad), ChunkResult::checksum_mismatch);
+    }
+    if (i != 4) push(r, chunks[i]);
+  }
+  EXPECT_EQ(r.pop(0), nullptr);  // chunk 4 still missing
+  EXPECT_EQ(push(r, chunks[4]), ChunkResult::accepted);
+  FramePtr frame = r.pop(0);
+  ASSERT_NE(frame, nullptr);
+  // The same bytes without the rejected chunk in between: the same fingerprint.
+  Reassembler clean(1, {}, pool_);
+  for (const auto& chunk : chunks) push(clean, chunk);
+  FramePtr reference = clean.pop(0);
+  ASSERT_NE(reference, nullptr);
+  EXPECT_EQ(frame->content_fingerprint, reference->content_fingerprint);
 }
 
 TEST_F(ReassemblerTest, CorruptedPayloadIsCountedAndTheChunkCanBeResent) {
