@@ -157,7 +157,7 @@ def limits_section(results, hz):
     w("| limit | measured | how |")
     w("|---|---|---|")
     if memcpy and memcpy.get("ns_per_byte"):
-        w(f"| memcpy, one core | {1 / memcpy['ns_per_byte']:.1f} GB/s | `hdstream_micro` "
+        w(f"| memcpy, one core, 1 MiB in cache | {1 / memcpy['ns_per_byte']:.1f} GB/s | `hdstream_micro` "
           "BM_Memcpy, 1 MiB frames in 1 MiB pieces |")
     if ceilings:
         gbps = stats([c["mbps"] / 1e3 for c in ceilings])
