@@ -170,16 +170,19 @@ def limits_section(results, hz):
           f"{start['iperf3'] * 1e3:.0f} ms | median of 20 `hdstream send --help` / "
           "`iperf3 --version`, wait4() |")
     paced = results["paced"]
-    if start and paced:
+    measured = [p for p in paced if p["hdstream"].get("bytes") and p["hdstream"].get("cpu_s")
+                and p["iperf3"].get("bytes") and p["iperf3"].get("cpu_s")]
+    if start and measured:
         def steady(r, one_start):
-            return (r["cpu_s"] - 2 * one_start) / (r["bytes"] / 1e9) if r.get("bytes") else None
-        h = stats([steady(p["hdstream"], start["hdstream"]) for p in paced])
-        i = stats([steady(p["iperf3"], start["iperf3"]) for p in paced])
+            return (r["cpu_s"] - 2 * one_start) / (r["bytes"] / 1e9)
+        h = stats([steady(p["hdstream"], start["hdstream"]) for p in measured])
+        i = stats([steady(p["iperf3"], start["iperf3"]) for p in measured])
         r = stats([steady(p["hdstream"], start["hdstream"]) / steady(p["iperf3"], start["iperf3"])
-                   for p in paced if p["hdstream"].get("bytes") and p["iperf3"].get("bytes")])
+                   for p in measured])
+        share = stats([2 * start["hdstream"] / p["hdstream"]["cpu_s"] for p in measured])
         w(f"\nStart-up is part of every paced figure: at 5 × 270 Mbps for "
-          f"{paced[0]['hdstream'].get('wall_s', 10):.0f} s its two starts are "
-          f"{2 * start['hdstream'] / paced[0]['hdstream']['cpu_s']:.0%} of hdstream's CPU. "
+          f"{measured[0]['hdstream'].get('wall_s', 10):.0f} s its two starts are "
+          f"{share['median']:.0%} of hdstream's CPU. "
           f"Taken out (derived: each run's CPU less two starts), the paced CPU per GB is "
           f"hdstream {show(h, 3)}, iperf3 {show(i, 3)}, ratio {show(r)}.\n")
     w("")
@@ -197,7 +200,8 @@ def uncompressed_section(raw):
     w("|---:|---:|---:|---:|---:|---:|---:|")
     for k, p in enumerate(raw):
         h, i = p["hdstream"], p["iperf3"]
-        w(f"| {k} | {h['mbps'] or 0:.0f} | {h['drops']} | {cpu_per_gb(h) or 0:.3f} | "
+        drops = "n/a" if h.get("drops") is None else h["drops"]
+        w(f"| {k} | {h['mbps'] or 0:.0f} | {drops} | {cpu_per_gb(h) or 0:.3f} | "
           f"{i['mbps'] or 0:.0f} | {cpu_per_gb(i) or 0:.3f} | {p['ratio'] or 0:.2f} |")
     w("")
     return "\n".join(out)
@@ -266,7 +270,8 @@ def render(results, plots):
     raw = results.get("uncompressed") or []
     if raw:
         raw_ratio = stats([p["ratio"] for p in raw])
-        raw_drops = [p["hdstream"].get("drops") for p in raw]
+        raw_drops = ["n/a" if p["hdstream"].get("drops") is None else p["hdstream"]["drops"]
+                     for p in raw]
         w(f"| CPU s per GB at 5 × uyvy1080 (994 Mbps a feed) from a file, paced; drops "
           f"{raw_drops} | `iperf3 -b 1G -P 5 -C cubic` | {show(raw_ratio)} | ≤ {PACED_TARGET} | "
           f"{verdict(raw_ratio and raw_ratio['median'], PACED_TARGET, False)} |")

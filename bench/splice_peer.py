@@ -11,14 +11,27 @@ goes) when nothing else does: the limit beside hdstream's and iperf3's figures.
 """
 
 import argparse
+import fcntl
 import json
 import os
 import resource
 import socket
+import sys
+import tempfile
 import threading
 import time
 
-PIECE = 1 << 20  # bytes per sendfile()/splice() call
+PIECE = 1 << 20  # bytes per sendfile()/splice() call (the receiver's pipe holds as much)
+failures = []  # an exception in any thread: the run is not a measurement
+
+
+def worker(target, *args):
+    def run():
+        try:
+            target(*args)
+        except Exception as error:  # noqa: BLE001 - reported, and the exit code says so
+            failures.append(f"{target.__name__}: {error}")
+    return threading.Thread(target=run)
 
 
 def cpu_s():
@@ -28,6 +41,7 @@ def cpu_s():
 
 def receive(conn, totals, index):
     read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIECE)
     null = os.open("/dev/null", os.O_WRONLY)
     total = 0
     try:
@@ -87,21 +101,22 @@ def main():
             conn, _ = server.accept()
             if i == 0:
                 started = time.monotonic()
-            threads.append(threading.Thread(target=receive, args=(conn, totals, i)))
+            threads.append(worker(receive, conn, totals, i))
             threads[-1].start()
     else:
-        path = "/dev/shm/hdstream-splice-peer"
-        with open(path, "wb") as f:
-            f.write(bytes(64 << 20))  # what is in the pages does not matter to the kernel
-        source = os.open(path, os.O_RDONLY)
-        os.unlink(path)  # stays readable through `source`, gone when it closes
+        # In memory, gone when closed; what is in the pages does not matter to the kernel.
+        with tempfile.TemporaryFile(dir="/dev/shm") as f:
+            f.write(bytes(64 << 20))
+            f.flush()
+            source = os.dup(f.fileno())
         rate = parse_rate(a.rate) if a.rate else None
         for i in range(a.streams):
-            threads.append(threading.Thread(target=send, args=(a.dest, a.seconds, rate, source,
-                                                               totals, i)))
+            threads.append(worker(send, a.dest, a.seconds, rate, source, totals, i))
             threads[-1].start()
     for t in threads:
         t.join()
+    if failures:
+        sys.exit("splice_peer: " + "; ".join(failures))
     seconds = time.monotonic() - started
     print(json.dumps({"type": "splice", "bytes": sum(totals), "seconds": seconds,
                       "mbps": sum(totals) * 8 / seconds / 1e6, "cpu_s": cpu_s()}))

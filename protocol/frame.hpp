@@ -19,6 +19,8 @@ struct Frame {
   // Set by the Reassembler once the frame is whole: a sum of its verified chunks' XXH3s, each
   // mixed with its index, so equal bytes cut into the same chunks give an equal fingerprint in
   // whatever order the chunks came. PictureWatch compares it instead of hashing each picture.
+  // It depends on the chunking, which a session fixes in its HELLO (both legs of a protected
+  // feed use the sender's one chunk size).
   std::optional<std::uint64_t> content_fingerprint;
   std::vector<std::byte> data;
 };

@@ -20,10 +20,10 @@ inline FeedDescriptor dnxhd220_feed() {
 // The uncompressed HD presets (presets/hdstream.toml): 8-bit UYVY at 29.97 (4,147,200 bytes a
 // frame) and 10-bit v210 at 59.94 (5,529,600 bytes a frame).
 inline FeedDescriptor uyvy1080_feed() {
-  return FeedDescriptor{Codec::uyvy, 1920, 1080, 30000, 1001, 994'205'794};
+  return FeedDescriptor{Codec::uyvy, 1920, 1080, 30000, 1001, 994'333'666};
 }
 inline FeedDescriptor v210_1080p60_feed() {
-  return FeedDescriptor{Codec::v210, 1920, 1080, 60000, 1001, 2'651'568'431};
+  return FeedDescriptor{Codec::v210, 1920, 1080, 60000, 1001, 2'651'556'444};
 }
 
 // A clip of `frames` scrolling-bars frames in `feed`'s codec, made once under `dir`.
@@ -37,7 +37,12 @@ inline std::filesystem::path clip(const std::filesystem::path& dir, const FeedDe
   std::filesystem::create_directories(dir);  // a fresh build tree has no cache yet
   // Tests in other processes may want the same clip: write beside it, then rename atomically.
   const auto partial = path.string() + "." + std::to_string(::getpid()) + ".partial.mov";
-  make_sample_clip(partial, feed, frames);
+  try {
+    make_sample_clip(partial, feed, frames);
+  } catch (...) {
+    std::filesystem::remove(partial);
+    throw;
+  }
   std::filesystem::rename(partial, path);
   return path;
 }

@@ -133,6 +133,7 @@ TEST_F(ReassemblerTest, ACorruptChunkAddsNothingToItsFramesFingerprint) {
   for (const auto& chunk : chunks) push(clean, chunk);
   FramePtr reference = clean.pop(0);
   ASSERT_NE(reference, nullptr);
+  ASSERT_TRUE(frame->content_fingerprint.has_value());
   EXPECT_EQ(frame->content_fingerprint, reference->content_fingerprint);
 }
 
