@@ -15,6 +15,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "media_module/media_module.hpp"
 #include "presets/presets.hpp"
 #include "report/link_report.hpp"
 #include "stats/summary.hpp"
@@ -111,14 +112,14 @@ int run_bench_sender(const BenchOptions& options) {
       parameters.emplace_back("land-speed metric", fmt::format("{:.3f} petabit-metres/s",
                                                                result.petabit_metres_per_s()));
     }
-    write_link_report(*options.report,
-                      LinkReportInput{.title = "hdstream bench to " + destination.name,
-                                      .parameters = std::move(parameters),
-                                      .series = run.recorder().series(),
-                                      .last = last,
-                                      .summary = summary,
-                                      .planned_mbps = 0,
-                                      .tables = {}});
+    media_module().write_link_report(
+        *options.report, LinkReportInput{.title = "hdstream bench to " + destination.name,
+                                         .parameters = std::move(parameters),
+                                         .series = run.recorder().series(),
+                                         .last = last,
+                                         .summary = summary,
+                                         .planned_mbps = 0,
+                                         .tables = {}});
   }
   return run.exit_code(summary, senders.failures() > 0);
 }

@@ -13,6 +13,7 @@
 #include "app/senders.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "media_module/media_module.hpp"
 #include "report/link_report.hpp"
 #include "stats/report_json.hpp"
 #include "stats/summary.hpp"
@@ -161,14 +162,15 @@ int run_check(const CheckOptions& options) {
     for (const auto& item : items) {
       if (!item.ok) report_summary.reasons.push_back(item.name + ": " + item.detail);
     }
-    write_link_report(*options.report, LinkReportInput{.title = "hdstream pre-flight check: " +
-                                                                plan.destination.name,
-                                                       .parameters = describe(plan),
-                                                       .series = series,
-                                                       .last = last,
-                                                       .summary = report_summary,
-                                                       .planned_mbps = plan.planned_mbps(),
-                                                       .tables = {table}});
+    media_module().write_link_report(
+        *options.report,
+        LinkReportInput{.title = "hdstream pre-flight check: " + plan.destination.name,
+                        .parameters = describe(plan),
+                        .series = series,
+                        .last = last,
+                        .summary = report_summary,
+                        .planned_mbps = plan.planned_mbps(),
+                        .tables = {table}});
   }
   return pass ? exit_code::success : exit_code::verdict_failed;
 }

@@ -4,11 +4,11 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 
-#include "display/video_wall.hpp"
-#include "gui/panel_app.hpp"
+#include "common/display_env.hpp"
+#include "media_module/media_module.hpp"
 #include "pipeline/media_sources.hpp"
-#include "pipeline/thumbnails.hpp"
 #include "telemetry/metrics_server.hpp"
 
 namespace hdstream {
@@ -31,7 +31,7 @@ std::function<std::vector<LabeledSnapshot>()> reader(std::vector<RegistrySource>
   };
 }
 
-PanelWindow::Provider panel_provider(std::function<std::vector<LabeledSnapshot>()> read_all) {
+PanelProvider panel_provider(std::function<std::vector<LabeledSnapshot>()> read_all) {
   return [read_all = std::move(read_all)](double now_s) {
     std::vector<PanelInput> inputs;
     for (auto& source : read_all()) inputs.push_back(PanelInput{std::move(source), now_s});
@@ -39,55 +39,61 @@ PanelWindow::Provider panel_provider(std::function<std::vector<LabeledSnapshot>(
   };
 }
 
-}  // namespace
-
-class Pictures {
+// Thumbnails for outputs that show nothing on screens (null, file:): made by the media module
+// when the first video feed's session asks for its picture sinks, so a receiver whose feeds are
+// all synthetic never loads the media libraries (recv's default --output is null).
+class DeferredPictures final : public Pictures {
  public:
-  Pictures(MediaOutput& media, std::size_t streams, PanelWindow::Provider provider)
-      : thumbnails_(streams) {
-    if (media.on_screens()) {
-      qt_ = std::make_unique<QtApp>();
-      try {
-        wall_ = std::make_unique<VideoWall>(media, streams, std::move(provider));
-      } catch (const SpecError& error) {
-        throw UsageError(error.what());
-      }
-      media.add_picture_sinks(wall_->sink_factory());
-    }
-    media.add_picture_sinks(thumbnails_.sink_factory());
-  }
-  ~Pictures() {
-    wall_.reset();  // the windows go before the QApplication
-    qt_.reset();
-  }
-  Pictures(const Pictures&) = delete;
-  Pictures& operator=(const Pictures&) = delete;
+  DeferredPictures(const MediaOutput& media, std::size_t streams, PanelProvider provider)
+      : media_(media), streams_(streams), provider_(std::move(provider)) {}
 
-  // The screens' windows; null when no output shows pictures on screens.
-  const VideoWall* wall() const { return wall_.get(); }
-  Thumbnails& thumbnails() const { return thumbnails_; }
-
-  // The panel's pictures: this process's thumbnails, as Qt images.
-  PictureProvider panel_pictures() const {
-    return [this](const FeedRow& row) -> std::optional<PanelPicture> {
-      const auto thumbnail = thumbnails_.latest(row.stream);
-      if (!thumbnail) return std::nullopt;
-      QImage image(thumbnail->bgra.data(), thumbnail->width, thumbnail->height,
-                   thumbnail->width * 4, QImage::Format_RGB32);
-      return PanelPicture{image.copy(), thumbnail->seq};
+  // The sinks of the module's pictures; loads the module on the first call (a session's start).
+  MediaOutput::SinkFactory sink_factory() {
+    return [this](std::uint16_t stream, const Hello& hello) {
+      std::call_once(made_, [this] {
+        MediaOutput own = media_;
+        auto made = media_module().open_pictures(own, streams_, provider_);
+        std::lock_guard lock(mutex_);
+        made_sinks_ = std::move(own.picture_sinks);
+        pictures_ = std::move(made);
+      });
+      return made_sinks_(stream, hello);
     };
   }
 
+  std::optional<std::string> thumbnail_jpeg(std::uint16_t stream) const override {
+    std::lock_guard lock(mutex_);
+    return pictures_ ? pictures_->thumbnail_jpeg(stream) : std::nullopt;
+  }
+  std::function<std::optional<std::string>(int)> program_cut() const override { return {}; }
+  bool on_screens() const override { return false; }
+
  private:
-  mutable Thumbnails thumbnails_;
-  std::unique_ptr<QtApp> qt_;  // made before the windows, gone after them
-  std::unique_ptr<VideoWall> wall_;
+  const MediaOutput media_;
+  const std::size_t streams_;
+  const PanelProvider provider_;
+  std::once_flag made_;
+  mutable std::mutex mutex_;
+  MediaOutput::SinkFactory made_sinks_;  // set once, inside made_
+  std::shared_ptr<Pictures> pictures_;
 };
+
+}  // namespace
 
 std::shared_ptr<Pictures> open_pictures(MediaOutput& media, std::size_t streams,
                                         std::vector<RegistrySource> sources) {
   if (!media.decodes()) return nullptr;
-  return std::make_shared<Pictures>(media, streams, panel_provider(reader(std::move(sources))));
+  auto provider = panel_provider(reader(std::move(sources)));
+  if (!media.on_screens()) {
+    auto deferred = std::make_shared<DeferredPictures>(media, streams, std::move(provider));
+    media.add_picture_sinks(deferred->sink_factory());
+    return deferred;
+  }
+  try {
+    return media_module().open_pictures(media, streams, std::move(provider));
+  } catch (const SpecError& error) {
+    throw UsageError(error.what());
+  }
 }
 
 bool want_gui(const CommonOptions& common, bool default_on) {
@@ -114,15 +120,11 @@ void run_with_frontends(Runtime& runtime, const CommonOptions& common,
     } catch (const EndpointError& error) {
       throw UsageError(std::string("--metrics-listen: ") + error.what());
     }
-    const VideoWall* wall = pictures ? pictures->wall() : nullptr;
-    if (wall && wall->program()) {
-      server_options.cut_program = [program = wall->program()](int feed) {
-        return program->cut(feed);
-      };
-    }
     if (pictures) {
-      server_options.thumbnail = [&thumbnails = pictures->thumbnails()](int feed) {
-        return feed <= 65535 ? thumbnails.jpeg(static_cast<std::uint16_t>(feed)) : std::nullopt;
+      server_options.cut_program = pictures->program_cut();
+      server_options.thumbnail = [pictures](int feed) {
+        return feed <= 65535 ? pictures->thumbnail_jpeg(static_cast<std::uint16_t>(feed))
+                             : std::nullopt;
       };
     }
     auto server = std::make_shared<MetricsServer>(runtime.io(), server_options, read_all);
@@ -130,25 +132,16 @@ void run_with_frontends(Runtime& runtime, const CommonOptions& common,
     runtime.on_shutdown([server] { server->stop(); });
   }
 
-  const VideoWall* wall = pictures ? pictures->wall() : nullptr;
-  if (!gui && !wall) {
+  if (!gui && !(pictures && pictures->on_screens())) {
     runtime.run();
     return;
   }
-  PanelAppOptions panel;
-  panel.title = title;
-  if (pictures) panel.pictures = pictures->panel_pictures();
-  if (wall) {
-    if (const auto area = wall->panel_area()) {
-      panel.geometry = QRect(area->x, area->y, area->width, area->height);
-    }
-    if (Program* program = wall->program()) {
-      panel.on_select = [program](int stream) { program->cut(stream); };
-    }
-  }
-  run_qt_app(
-      gui ? &panel : nullptr, panel_provider(read_all), [&runtime] { runtime.run(); },
-      [&runtime] { runtime.request_stop(); });
+  media_module().run_qt(QtRun{.title = title,
+                              .panel = gui,
+                              .provider = panel_provider(read_all),
+                              .pictures = pictures,
+                              .work = [&runtime] { runtime.run(); },
+                              .request_stop = [&runtime] { runtime.request_stop(); }});
 }
 
 }  // namespace hdstream

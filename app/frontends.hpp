@@ -12,6 +12,7 @@
 
 #include "app/options.hpp"
 #include "app/runtime.hpp"
+#include "media_module/media_module.hpp"
 #include "pipeline/media_output.hpp"
 #include "stats/registry.hpp"
 
@@ -26,13 +27,9 @@ struct RegistrySource {
 // exists. Throws UsageError for --gui without a display.
 bool want_gui(const CommonOptions& common, bool default_on);
 
-// Where a receiver's decoded pictures are shown: the thumbnails of every decoded feed (the
-// panel's Picture column, /thumbnail on --metrics-listen) and, when an output shows pictures
-// on screens, the Qt application and its windows.
-class Pictures;
-
-// When `media` decodes: makes the thumbnails and, for outputs on screens, the QApplication and
-// the windows, and adds their sinks to media.picture_sinks; null when nothing decodes. Throws
+// When `media` decodes: the media module's Pictures (media_module/media_module.hpp), which makes
+// the thumbnails and, for outputs on screens, the QApplication and the windows, and adds their
+// sinks to media.picture_sinks; null when nothing decodes. Throws
 // UsageError for an unknown screen or a bad --layout (one line listing the screens that exist).
 // Call it before the receivers start, and keep the result until their media has finished.
 std::shared_ptr<Pictures> open_pictures(MediaOutput& media, std::size_t streams,

@@ -11,9 +11,9 @@
 #include "app/runtime.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
-#include "gui/host_pictures.hpp"
 #include "gui/monitor_inputs.hpp"
-#include "gui/panel_app.hpp"
+#include "gui/panel_model.hpp"
+#include "media_module/media_module.hpp"
 #include "stats/json_fields.hpp"
 #include "telemetry/stats_poller.hpp"
 
@@ -107,18 +107,19 @@ int run_monitor(const MonitorOptions& options) {
     return monitor_inputs(poller->latest(), now_s, wall_clock_ns());
   };
   if (gui) {
-    PanelAppOptions panel;
-    panel.title = "hdstream monitor";
-    panel.pictures = host_pictures(poller);
-    run_qt_app(
-        &panel, provider, [&runtime] { runtime.run(); }, finish);
+    media_module().run_qt(QtRun{.title = "hdstream monitor",
+                                .panel = true,
+                                .provider = provider,
+                                .host_pictures = poller,
+                                .work = [&runtime] { runtime.run(); },
+                                .request_stop = finish});
   } else {
     // Console: the same model, printed each --interval.
     auto model = std::make_shared<PanelModel>();
     std::ostream& out = output.stream();
-    const double start_s = PanelWindow::now_s();
+    const double start_s = steady_seconds();
     runtime.start_stats(options.common.interval, [&, model] {
-      const double now_s = PanelWindow::now_s();
+      const double now_s = steady_seconds();
       model->update(provider(now_s), now_s);
       print_rows(*model, now_s - start_s, options.common.stats_format, out);
     });

@@ -6,6 +6,7 @@
 #include "app/senders.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "media_module/media_module.hpp"
 #include "report/link_report.hpp"
 #include "stats/summary.hpp"
 
@@ -41,7 +42,7 @@ int run_send(const SendOptions& options) {
   run.report().outages(last);
   run.report().summary(summary);
   if (plan.options.report) {
-    write_link_report(
+    media_module().write_link_report(
         *plan.options.report,
         LinkReportInput{.title = "hdstream link report: send to " + plan.destination.name,
                         .parameters = describe(plan),

@@ -3,6 +3,10 @@ set(CMAKE_CXX_STANDARD 20)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)
 set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+# Every library may end up in the media module (libhdstream-media.so, media_module/), so all code
+# is position-independent; without semantic interposition a call inside a library stays direct.
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+add_compile_options(-fno-semantic-interposition)
 # Install layout: bin/, share/hdstream/, share/doc/hdstream/ under the prefix (GNU conventions).
 include(GNUInstallDirs)
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)

@@ -33,4 +33,9 @@ inline std::int64_t steady_clock_ns() {
       .count();
 }
 
+// The same clock in seconds: the panel's clock (gui/panel_window.hpp), inputs' fresh_s.
+inline double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace hdstream

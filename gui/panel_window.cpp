@@ -18,6 +18,7 @@
 #include <QtWidgets/QTableWidget>
 #include <QtWidgets/QVBoxLayout>
 
+#include "common/clock.hpp"
 #include "gui/palette.hpp"
 
 namespace hdstream {
@@ -84,7 +85,7 @@ std::string state_text(const FeedRow& row) {
 }  // namespace
 
 double PanelWindow::now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return steady_seconds();
 }
 
 PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds thresholds,

@@ -24,19 +24,6 @@ constexpr int kIoBufferBytes = 8 * kSrtTsPayloadBytes;
 
 }  // namespace
 
-std::uint64_t ts_video_rate_bps(std::optional<std::uint64_t> requested_bps) {
-  if (!requested_bps) return kTsDefaultVideoRateBps;
-  const std::uint64_t rate = std::clamp(*requested_bps, kTsMinVideoRateBps, kTsMaxVideoRateBps);
-  if (rate != *requested_bps) {
-    logger("ts")->warn("--mux ts: MPEG-2 4:2:2 at {} (--rate {} is outside {}..{})",
-                       format_rate(static_cast<double>(rate)),
-                       format_rate(static_cast<double>(*requested_bps)),
-                       format_rate(static_cast<double>(kTsMinVideoRateBps)),
-                       format_rate(static_cast<double>(kTsMaxVideoRateBps)));
-  }
-  return rate;
-}
-
 TsEncoder::TsEncoder(const FeedDescriptor& feed, std::uint64_t video_rate_bps, WriteMessage write,
                      int threads)
     : feed_(feed), write_(std::move(write)) {

@@ -4,11 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "mux/ts_srt_receiver.hpp"
-#include "mux/ts_stage.hpp"
+#include "media_module/media_module.hpp"
 #include "transport/mtcp_receiver.hpp"
 #include "transport/mtcp_sender.hpp"
-#include "transport/srt_message_sender.hpp"
 #include "transport/srt_receiver.hpp"
 #include "transport/srt_sender.hpp"
 #include "transport/tcp_receiver.hpp"
@@ -45,9 +43,8 @@ std::shared_ptr<SenderTransport> make_sender(const Wire& wire, asio::any_io_exec
                                              SenderOptions options, StreamCounters& counters) {
   check(wire);
   if (wire.mux == Mux::ts) {
-    auto stage = std::make_unique<TsStage>(options.hello.feed, wire.ts_video_rate_bps);
-    return std::make_shared<SrtMessageSender>(std::move(executor), std::move(options),
-                                              std::move(stage), counters);
+    return media_module().make_ts_sender(std::move(executor), std::move(options),
+                                         wire.ts_video_rate_bps, counters);
   }
   switch (wire.transport) {
     case TransportKind::tcp:
@@ -68,7 +65,7 @@ std::shared_ptr<ReceiverTransport> make_receiver(const Wire& wire, asio::io_cont
                                                  FrameConsumer& consumer) {
   check(wire);
   if (wire.mux == Mux::ts)
-    return std::make_shared<TsSrtReceiver>(std::move(options), stats, consumer);
+    return media_module().make_ts_receiver(std::move(options), stats, consumer);
   switch (wire.transport) {
     case TransportKind::tcp:
       return std::make_shared<TcpReceiver>(context, std::move(options), stats, consumer);

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "mux/ts_encoder.hpp"
+#include "mux/ts_rate.hpp"
 #include "protocol/handshake.hpp"
 #include "transport/transport.hpp"
 

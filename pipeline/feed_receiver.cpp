@@ -3,6 +3,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "media/formats.hpp"
+#include "media_module/media_module.hpp"
 #include "pipeline/synthetic.hpp"
 
 namespace hdstream {
@@ -55,7 +56,12 @@ void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
   }
   // A new session on the same stream finishes the previous one's file first.
   if (feed.media) feed.media->finish();
-  feed.media = std::make_unique<MediaFeed>(stream, hello, output_, stats_.stream(stream));
+  try {
+    feed.media = media_module().make_feed_media(stream, hello, output_, stats_.stream(stream));
+  } catch (const MediaModuleError& error) {
+    // Received, verified and counted as before; only the pictures are missing.
+    logger("feed")->error("stream {}: not decoded: {}", stream, error.what());
+  }
 }
 
 void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {

@@ -10,9 +10,8 @@
 #include <mutex>
 #include <vector>
 
-#include "pipeline/media_feed.hpp"
+#include "pipeline/feed_media.hpp"
 #include "pipeline/media_output.hpp"
-
 #include "stats/jitter.hpp"
 #include "stats/registry.hpp"
 #include "transport/transport.hpp"
@@ -43,7 +42,7 @@ class FeedReceivers : public FrameConsumer {
     bool has_latency = false;
     bool ended = false;
     std::uint64_t next_seq_at_break = 0;  // every frame below was delivered or counted
-    std::unique_ptr<MediaFeed> media;     // video feeds with an --output
+    std::unique_ptr<FeedMedia> media;     // video feeds with an --output
   };
 
   StatsRegistry& stats_;

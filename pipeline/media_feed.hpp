@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "pipeline/feed_media.hpp"
 #include "pipeline/frame_queue.hpp"
 #include "pipeline/media_output.hpp"
 #include "pipeline/recorder.hpp"
@@ -20,22 +21,22 @@
 
 namespace hdstream {
 
-class MediaFeed {
+class MediaFeed final : public FeedMedia {
  public:
   MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput& output,
             StreamCounters& counters);
-  ~MediaFeed();
+  ~MediaFeed() override;
   MediaFeed(const MediaFeed&) = delete;
   MediaFeed& operator=(const MediaFeed&) = delete;
 
   // Never blocks: each recording takes the frame into its own queue, and when the decoder is
   // `queue_frames` behind, the oldest waiting frame is dropped and counted (drops and
   // dropped_before_decode).
-  void push(FramePtr frame);
+  void push(FramePtr frame) override;
   // No more frames: the workers drain their queues, finalize their sinks and exit.
-  void close();
+  void close() override;
   // close() and wait for the worker. Idempotent.
-  void finish();
+  void finish() override;
 
  private:
   void run();

@@ -1,118 +1,12 @@
 #include "pipeline/media_sources.hpp"
 
-#include <atomic>
-#include <cmath>
-#include <cstring>
-#include <optional>
-
 #include <fmt/format.h>
 
-#include "common/log.hpp"
-#include "media/file_reader.hpp"
-#include "media/formats.hpp"
-#include "media/gst_frame_source.hpp"
-#include "media/media_error.hpp"
-#include "media/sample_clip.hpp"
-#include "media/video_encoder.hpp"
+#include "media_module/media_module.hpp"
 #include "pipeline/feed_sender.hpp"
-#include "pipeline/frame_queue.hpp"
 #include "pipeline/synthetic.hpp"
 
 namespace hdstream {
-namespace {
-
-// A clip read frame by frame on the feed's strand: a read from the page cache takes tens of
-// microseconds, and reading in step with the pacer keeps the loop exact (frame n = packet n).
-class FileSource : public FrameSource {
- public:
-  FileSource(std::string path, const FeedDescriptor& preset, std::uint16_t stream)
-      : reader_(std::move(path), preset), stream_(stream) {}
-
-  const FeedDescriptor& feed() const { return reader_.feed(); }
-
-  FramePtr next_frame(std::uint64_t seq) override {
-    if (failed_) return nullptr;
-    FramePtr frame = pool_.acquire(0);
-    try {
-      reader_.read(frame->data);
-    } catch (const MediaError& error) {
-      logger("source")->error("stream {}: {}", stream_, error.what());
-      failed_ = true;
-      return nullptr;
-    }
-    frame->stream_id = stream_;
-    frame->seq = seq;
-    return frame;
-  }
-  bool ended() const override { return failed_; }
-
- private:
-  FileReader reader_;
-  std::uint16_t stream_;
-  FramePool pool_;
-  bool failed_ = false;
-};
-
-// Raw frames from GStreamer on its own thread, encoded there (DNxHD) or copied as they are,
-// into a short queue the pacer takes from. A full queue holds the capture thread back, so a
-// file-like source runs at the feed rate and a live one drops inside GStreamer.
-class GstSource : public FrameSource {
- public:
-  GstSource(const std::string& description, const FeedDescriptor& feed, std::uint16_t stream)
-      : feed_(feed), stream_(stream), capture_(description, feed), queue_(3) {
-    if (is_compressed(feed.codec)) encoder_.emplace(feed);
-  }
-  ~GstSource() override {
-    queue_.close();
-    capture_.stop();
-  }
-
-  void start() override {
-    capture_.start(
-        [this](const Picture& picture, std::span<const std::byte> packed) {
-          std::span<const std::byte> bytes = packed;
-          if (encoder_) {
-            try {
-              bytes = encoder_->encode(picture);
-            } catch (const MediaError& error) {
-              logger("source")->error("stream {}: {}", stream_, error.what());
-              return false;
-            }
-          }
-          FramePtr frame = pool_.acquire(bytes.size());
-          std::memcpy(frame->data.data(), bytes.data(), bytes.size());
-          frame->stream_id = stream_;
-          return queue_.push_wait(std::move(frame));
-        },
-        [this](const std::string&) {
-          ended_ = true;
-          queue_.close();
-        });
-    // The first picture takes a moment (caps negotiation, first encode): have it ready before
-    // the pacer's first tick, or the feed would open with a missing frame.
-    if (!queue_.wait_not_empty(std::chrono::seconds(10))) {
-      logger("source")->warn("stream {}: no frame from the source after 10 s", stream_);
-    }
-  }
-
-  FramePtr next_frame(std::uint64_t seq) override {
-    FramePtr frame = queue_.try_pop();
-    if (frame) frame->seq = seq;
-    return frame;
-  }
-  bool ended() const override { return ended_ && queue_.depth() == 0; }
-
- private:
-  FeedDescriptor feed_;
-  std::uint16_t stream_;
-  GstFrameSource capture_;
-  std::optional<VideoEncoder> encoder_;
-  FrameQueue queue_;
-  FramePool pool_;
-  std::atomic<bool> ended_{false};
-};
-
-}  // namespace
 
 std::string substitute_stream(std::string text, std::uint16_t stream) {
   const std::string key = "{stream}";
@@ -161,35 +55,7 @@ FeedSource make_feed_source(const std::string& spec, std::uint16_t stream,
     return {std::make_unique<SyntheticSource>(stream, frame_bytes_for(feed)), feed,
             "synthetic frames"};
   }
-  try {
-    std::string path;
-    if (spec == "bars") {
-      path = cached_sample_clip(preset, stream).string();  // each feed labelled
-    } else if (spec.rfind("file:", 0) == 0) {
-      path = spec.substr(5);
-      if (path.empty()) throw SpecError(where + ": file: needs a path (file:PATH)");
-    }
-    if (!path.empty()) {
-      auto file = std::make_unique<FileSource>(path, preset, stream);
-      const FeedDescriptor feed = file->feed();
-      if (feed.codec != preset.codec) {
-        throw SpecError(
-            fmt::format("{}: '{}' holds {} but the format is {}; pick the matching "
-                        "--format or another file",
-                        where, path, to_string(feed.codec), to_string(preset.codec)));
-      }
-      return {std::move(file), feed,
-              fmt::format("file {} ({} {}x{} {:.2f} fps, sent as is)", path, to_string(feed.codec),
-                          feed.width, feed.height, feed.frames_per_second())};
-    }
-    auto gst = std::make_unique<GstSource>(spec, preset, stream);
-    return {std::move(gst), preset,
-            fmt::format("GStreamer '{}' ({})", spec,
-                        is_compressed(preset.codec) ? "encoded to DNxHD with libavcodec"
-                                                    : "raw, sent as is")};
-  } catch (const MediaError& error) {
-    throw SpecError(fmt::format("{}: {}", where, error.what()));
-  }
+  return media_module().make_media_source(spec, stream, preset);
 }
 
 }  // namespace hdstream

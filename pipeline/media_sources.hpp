@@ -41,8 +41,14 @@ std::vector<std::string> per_feed_specs(const std::vector<std::string>& specs, s
 
 // Builds and prepares (probes, parses, prerolls) the source, so a bad spec fails here, before
 // anything is sent. `preset` is the format's descriptor; `synthetic_rate_bps` sizes synthetic
-// frames. Throws SpecError.
+// frames. Anything but synthetic comes from the media module (media_module/media_module.hpp),
+// loaded here the first time. Throws SpecError.
 FeedSource make_feed_source(const std::string& spec, std::uint16_t stream,
                             const FeedDescriptor& preset, std::uint64_t synthetic_rate_bps);
+
+// The file:, bars and GStreamer sources (pipeline/capture_sources.cpp, in the media module: it
+// needs libav* and GStreamer). Throws SpecError.
+FeedSource make_media_source(const std::string& spec, std::uint16_t stream,
+                             const FeedDescriptor& preset);
 
 }  // namespace hdstream

@@ -7,9 +7,11 @@
 #   3. the staged binary, run from elsewhere with a bare environment, loads the installed presets
 #      (not the checkout's);
 #   4. a receiver and a sender started with the units' own ExecStart lines (%i and $HDSTREAM_ARGS
-#      substituted as systemd does) carry a feed over loopback: both exit 0 with a passing verdict.
-# usage: staged_install_test.sh BUILD_DIR WORK_DIR BINDIR DATADIR DOCDIR UNITDIR (dirs relative to
-# the prefix, as configured)
+#      substituted as systemd does) carry a feed over loopback: both exit 0 with a passing verdict;
+#   5. the staged binary loads the installed media module (LIBDIR/hdstream/libhdstream-media.so):
+#      a media source's own error comes back, not a module that failed to load.
+# usage: staged_install_test.sh BUILD_DIR WORK_DIR BINDIR DATADIR DOCDIR UNITDIR LIBDIR (dirs
+# relative to the prefix, as configured)
 set -euo pipefail
 build=$1 work=$2
 max_exposure=2.0  # systemd-analyze's scale: 0 (locked down) .. 10 (exposed); the units score 1.7
@@ -22,7 +24,7 @@ fail() {
 rm -rf "$work"
 mkdir -p "$work"
 prefix=$work/prefix
-bindir=$prefix/$3 datadir=$prefix/$4 docdir=$prefix/$5 unitdir=$prefix/$6
+bindir=$prefix/$3 datadir=$prefix/$4 docdir=$prefix/$5 unitdir=$prefix/$6 libdir=$prefix/$7
 
 # 1. Install into the staging prefix.
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
@@ -32,7 +34,8 @@ hdstream=$bindir/hdstream
 for file in "$datadir/hdstream/presets/hdstream.toml" \
   "$unitdir/hdstream-recv@.service" "$unitdir/hdstream-send@.service" \
   "$docdir/README.md" "$docdir/systemd.md" "$docdir/docs/ARCHITECTURE.md" \
-  "$docdir/examples/recv-studio.env" "$docdir/examples/send-portland.env"; do
+  "$docdir/examples/recv-studio.env" "$docdir/examples/send-portland.env" \
+  "$libdir/hdstream/libhdstream-media.so"; do
   [ -f "$file" ] || fail "not installed: $file"
 done
 for unit in recv send; do
@@ -127,4 +130,12 @@ EOF
 }
 check_summary "$work/recv/recv.out" recv
 check_summary "$work/send/send.out" send
+
+# 5. The installed media module, loaded by the staged binary for a file source.
+media_rc=0
+(cd "$work" && exec "${bare_env[@]}" "$hdstream" send --dest 127.0.0.1:9 --format dnxhd220 \
+  --source "file:$work/missing.mov" >media.out 2>media.err) || media_rc=$?
+[ "$media_rc" -eq 2 ] || fail "a missing clip: exit $media_rc, not 2: $(cat "$work/media.err")"
+grep -q "missing.mov" "$work/media.err" && ! grep -q "media module" "$work/media.err" ||
+  fail "a missing clip: not the file's own error: $(cat "$work/media.err")"
 echo "PASS"

@@ -1,0 +1,108 @@
+// Everything that needs FFmpeg's libav*, GStreamer or Qt, behind one interface. The hdstream
+// binary links none of those libraries: it loads libhdstream-media.so (about 150 shared objects
+// with its dependencies, ~30 ms of CPU) the first time a command needs a picture, a media
+// source, MPEG-TS, a window or a report. A synthetic feed, `bench`, `check` without --report and
+// a receiver without --output start in ~5 ms. Tests link the same implementation directly.
+//   FeedSource made = media_module().make_media_source("file:clip.mov", 0, preset);
+//   media_module().run_qt({.title = "hdstream recv", .panel = true, ...});
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/asio.hpp"
+#include "gui/feed_pairing.hpp"
+#include "protocol/handshake.hpp"
+
+namespace hdstream {
+
+struct FeedSource;        // pipeline/media_sources.hpp
+class FeedMedia;          // pipeline/feed_media.hpp
+struct MediaOutput;       // pipeline/media_output.hpp
+struct LinkReportInput;   // report/link_report.hpp
+class StatsPoller;        // telemetry/stats_poller.hpp
+struct StreamCounters;    // stats/counters.hpp
+class StatsRegistry;      // stats/registry.hpp
+class SenderTransport;    // transport/transport.hpp
+class ReceiverTransport;  // transport/transport.hpp
+class FrameConsumer;      // transport/transport.hpp
+struct SenderOptions;     // transport/transport.hpp
+struct ReceiverOptions;   // transport/transport.hpp
+
+// The library is missing or does not match this binary: one line, naming the file.
+class MediaModuleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The panel's rows at a moment of its clock (gui/panel_window.hpp's Provider).
+using PanelProvider = std::function<std::vector<PanelInput>(double now_s)>;
+
+// A receiver's decoded pictures beyond the files: thumbnails (the panel's Picture column and
+// /thumbnail) and, for outputs on screens, the Qt windows. Made by open_pictures; keep it until
+// the receivers' media has finished.
+class Pictures {
+ public:
+  virtual ~Pictures() = default;
+  // The latest picture of `stream` as a JPEG; none before its first picture.
+  virtual std::optional<std::string> thumbnail_jpeg(std::uint16_t stream) const = 0;
+  // Cuts the program output to `feed` (an error line for a bad feed); empty when no output is a
+  // program.
+  virtual std::function<std::optional<std::string>(int feed)> program_cut() const = 0;
+  // Some output shows pictures on screens (Qt must run).
+  virtual bool on_screens() const = 0;
+};
+
+// One run of Qt on the calling (main) thread: the operator's panel and/or the screens of
+// `pictures`, while `work` runs on a worker thread.
+struct QtRun {
+  std::string title;
+  bool panel = false;  // the operator's panel (--gui)
+  PanelProvider provider;
+  const Pictures* pictures = nullptr;                // thumbnails in the panel; the screens
+  std::shared_ptr<const StatsPoller> host_pictures;  // monitor: the hosts' own thumbnails
+  std::function<void()> work;
+  std::function<void()> request_stop;  // the last window closed
+};
+
+class MediaModule {
+ public:
+  virtual ~MediaModule() = default;
+
+  // A file:, bars or GStreamer source for one feed (pipeline/media_sources.hpp). Throws SpecError.
+  virtual FeedSource make_media_source(const std::string& spec, std::uint16_t stream,
+                                       const FeedDescriptor& preset) const = 0;
+  // One received feed's decoder, recordings and picture sinks (pipeline/media_feed.hpp).
+  virtual std::unique_ptr<FeedMedia> make_feed_media(std::uint16_t stream, const Hello& hello,
+                                                     const MediaOutput& output,
+                                                     StreamCounters& counters) const = 0;
+  // MPEG-TS over SRT (mux/): a feed re-encoded to MPEG-2 4:2:2, and TS ingest.
+  virtual std::shared_ptr<SenderTransport> make_ts_sender(asio::any_io_executor executor,
+                                                          SenderOptions options,
+                                                          std::uint64_t video_rate_bps,
+                                                          StreamCounters& counters) const = 0;
+  virtual std::shared_ptr<ReceiverTransport> make_ts_receiver(ReceiverOptions options,
+                                                              StatsRegistry& stats,
+                                                              FrameConsumer& consumer) const = 0;
+  // The thumbnails and, for outputs on screens, the QApplication and the windows; adds their
+  // sinks to media.picture_sinks. Throws SpecError for an unknown screen or a bad layout.
+  virtual std::shared_ptr<Pictures> open_pictures(MediaOutput& media, std::size_t streams,
+                                                  PanelProvider provider) const = 0;
+  virtual void run_qt(const QtRun& run) const = 0;
+  // report/link_report.hpp. Throws std::runtime_error naming the file.
+  virtual void write_link_report(const std::filesystem::path& path,
+                                 const LinkReportInput& input) const = 0;
+};
+
+// The media module: loaded on first use in the hdstream binary (media_module/loader.cpp), linked
+// in elsewhere (media_module/linked.cpp). Throws MediaModuleError when it cannot be loaded.
+const MediaModule& media_module();
+
+}  // namespace hdstream

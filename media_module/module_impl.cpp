@@ -1,0 +1,69 @@
+#include "media_module/module_impl.hpp"
+
+#include "gui/host_pictures.hpp"
+#include "gui/panel_app.hpp"
+#include "media_module/screen_pictures.hpp"
+#include "mux/ts_srt_receiver.hpp"
+#include "mux/ts_stage.hpp"
+#include "pipeline/media_feed.hpp"
+#include "pipeline/media_sources.hpp"
+#include "report/link_report.hpp"
+#include "transport/srt_message_sender.hpp"
+
+namespace hdstream {
+
+FeedSource MediaModuleImpl::make_media_source(const std::string& spec, std::uint16_t stream,
+                                              const FeedDescriptor& preset) const {
+  return hdstream::make_media_source(spec, stream, preset);
+}
+
+std::unique_ptr<FeedMedia> MediaModuleImpl::make_feed_media(std::uint16_t stream,
+                                                            const Hello& hello,
+                                                            const MediaOutput& output,
+                                                            StreamCounters& counters) const {
+  return std::make_unique<MediaFeed>(stream, hello, output, counters);
+}
+
+std::shared_ptr<SenderTransport> MediaModuleImpl::make_ts_sender(asio::any_io_executor executor,
+                                                                 SenderOptions options,
+                                                                 std::uint64_t video_rate_bps,
+                                                                 StreamCounters& counters) const {
+  auto stage = std::make_unique<TsStage>(options.hello.feed, video_rate_bps);
+  return std::make_shared<SrtMessageSender>(std::move(executor), std::move(options),
+                                            std::move(stage), counters);
+}
+
+std::shared_ptr<ReceiverTransport> MediaModuleImpl::make_ts_receiver(
+    ReceiverOptions options, StatsRegistry& stats, FrameConsumer& consumer) const {
+  return std::make_shared<TsSrtReceiver>(std::move(options), stats, consumer);
+}
+
+std::shared_ptr<Pictures> MediaModuleImpl::open_pictures(MediaOutput& media, std::size_t streams,
+                                                         PanelProvider provider) const {
+  return std::make_shared<ScreenPictures>(media, streams, std::move(provider));
+}
+
+void MediaModuleImpl::run_qt(const QtRun& run) const {
+  PanelAppOptions panel;
+  panel.title = run.title;
+  if (run.host_pictures) panel.pictures = host_pictures(run.host_pictures);
+  // This module made every Pictures there is (open_pictures).
+  const auto* pictures = static_cast<const ScreenPictures*>(run.pictures);
+  if (pictures) panel.pictures = pictures->panel_pictures();
+  if (const VideoWall* wall = pictures ? pictures->wall() : nullptr) {
+    if (const auto area = wall->panel_area()) {
+      panel.geometry = QRect(area->x, area->y, area->width, area->height);
+    }
+    if (Program* program = wall->program()) {
+      panel.on_select = [program](int stream) { program->cut(stream); };
+    }
+  }
+  run_qt_app(run.panel ? &panel : nullptr, run.provider, run.work, run.request_stop);
+}
+
+void MediaModuleImpl::write_link_report(const std::filesystem::path& path,
+                                        const LinkReportInput& input) const {
+  hdstream::write_link_report(path, input);
+}
+
+}  // namespace hdstream
