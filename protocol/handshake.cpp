@@ -145,7 +145,7 @@ std::optional<Hello> decode_hello(std::span<const std::byte> body) {
   }
   hello.feed.codec = static_cast<Codec>(codec);
   // A plain srt HELLO is one connection; several say so with their own code point.
-  if (transport == static_cast<std::uint8_t>(TransportKind::srt) && hello.connections != 1) {
+  if (transport == static_cast<std::uint8_t>(TransportKind::srt) && hello.connections > 1) {
     return std::nullopt;
   }
   hello.transport =

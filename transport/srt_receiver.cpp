@@ -307,7 +307,10 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
                          measured_probe ? &*measured_probe : nullptr, consumer, stream,
                          *publisher, counters);
   };
-  if (stripes) stripes->start();
+  if (stripes) {
+    counters.mtcp.subconnections[0].state.store(StreamState::running, std::memory_order_relaxed);
+    stripes->start();
+  }
   auto srt_stats = [&] {
     SrtStats stats = socket.stats();
     if (stripes) add_srt_stats(stats, stripes->stats());
@@ -351,6 +354,10 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     }
     const auto payload = bytes.subspan(kHeaderBytes);
     if (header.type == MessageType::chunk) {
+      if (stripes) {
+        counters.mtcp.subconnections[0].bytes.fetch_add(header.payload_bytes,
+                                                        std::memory_order_relaxed);
+      }
       std::lock_guard lock(intake);
       if (reassembler->push(header, payload, wall_clock_ns()) == ChunkResult::too_large) {
         memory_.frame_too_large(peer, stream, header, config);
@@ -396,6 +403,10 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
   }
   counters.state.store(clean ? StreamState::finished : StreamState::failed,
                        std::memory_order_relaxed);
+  if (hello->connections > 1) {
+    counters.mtcp.subconnections[0].state.store(
+        clean ? StreamState::finished : StreamState::failed, std::memory_order_relaxed);
+  }
   consumer.session_ended(stream, clean, reassembler->next_seq());
   return clean;
 }

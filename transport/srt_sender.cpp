@@ -156,10 +156,13 @@ bool SrtSender::send_frame(const Frame& frame) {
     std::memcpy(packet_.data(), chunk.header.data(), kHeaderBytes);
     std::memcpy(packet_.data() + kHeaderBytes, chunk.payload.data(), chunk.payload.size());
     const auto message = std::span(packet_).first(kHeaderBytes + chunk.payload.size());
-    SrtSocket& stripe = stripes_.size() == 1
-                            ? stripes_.front()
-                            : stripes_[scheduler_.pick(stripes_, message.size())];
-    if (!send_srt_message(stripe, message, feed_.stop_flag())) return false;
+    const std::size_t stripe =
+        stripes_.size() == 1 ? 0 : scheduler_.pick(stripes_, message.size());
+    if (!send_srt_message(stripes_[stripe], message, feed_.stop_flag())) return false;
+    if (stripes_.size() > 1) {
+      counters_.mtcp.subconnections[stripe].bytes.fetch_add(chunk.payload.size(),
+                                                            std::memory_order_relaxed);
+    }
   }
   return true;
 }
@@ -195,7 +198,15 @@ void SrtSender::sample_stats(bool force) {
   if (!force && now < next_stats_) return;
   next_stats_ = now + std::chrono::milliseconds(250);
   SrtStats stats;
-  for (auto& stripe : stripes_) add_srt_stats(stats, stripe.stats());
+  for (std::size_t i = 0; i < stripes_.size(); ++i) {
+    const SrtStats stripe = stripes_[i].stats();
+    add_srt_stats(stats, stripe);
+    if (stripes_.size() > 1) {  // each stripe is a `subconn` line of the feed
+      SubconnectionCounters& sub = counters_.mtcp.subconnections[i];
+      sub.rtt_ms.store(stripe.rtt_ms, std::memory_order_relaxed);
+      sub.retransmits.store(stripe.sent_retransmits, std::memory_order_relaxed);
+    }
+  }
   publish_srt_stats(stats, /*sender=*/true, counters_);
 }
 
@@ -220,14 +231,18 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
   auto end = encode_end(options_.stream_id, End{frames_sent});
   // On every stripe: each one's END follows its last chunk, so the receiver knows when all
   // of them are in.
-  auto send_end = [&] {
-    for (auto& stripe : stripes_) {
-      if (!send_srt_message(stripe, end, feed_.stop_flag())) return false;
+  // Repeats need only reach stripe 0: the receiver closes the other stripes once it has every
+  // stripe's END, before its last report.
+  auto send_end = [&](bool repeat) {
+    for (std::size_t i = 0; i < stripes_.size(); ++i) {
+      if (!send_srt_message(stripes_[i], end, feed_.stop_flag()) && (i == 0 || !repeat)) {
+        return false;
+      }
     }
     return true;
   };
   for (std::size_t i = end_repeats(); i > 0; --i) {
-    if (!send_end()) return false;
+    if (!send_end(/*repeat=*/false)) return false;
   }
   // Live mode has no linger: closing now could discard packets still in the send buffer. The
   // receiver closes once it has END, which ends this read.
@@ -241,7 +256,7 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
     sample_stats();
     if (const auto now = std::chrono::steady_clock::now(); now >= repeat_at) {
       repeat_at = now + kEndRepeatInterval;
-      if (!send_end()) return false;
+      if (!send_end(/*repeat=*/true)) return false;
     }
     const SrtIo io = socket.receive(reply_, received);
     if (io == SrtIo::closed) return true;
@@ -252,6 +267,13 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
     srt_log()->error("stream {}: receiver did not confirm the end of the feed", options_.stream_id);
   }
   return false;
+}
+
+void SrtSender::set_stripe_states(StreamState state) {
+  if (options_.hello.connections < 2) return;
+  for (std::size_t i = 0; i < options_.hello.connections; ++i) {
+    counters_.mtcp.subconnections[i].state.store(state, std::memory_order_relaxed);
+  }
 }
 
 void SrtSender::run() {
@@ -272,6 +294,7 @@ void SrtSender::run() {
                       ? std::string("unencrypted")
                       : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
+  set_stripe_states(StreamState::running);
   stripes_.front().set_receive_blocking(false);  // FEEDBACK is polled between frames
   feed_.opened(true);
 
@@ -312,6 +335,7 @@ void SrtSender::run() {
   ok = ok && !stopped();
   counters_.state.store(ok ? StreamState::finished : StreamState::failed,
                         std::memory_order_relaxed);
+  set_stripe_states(ok ? StreamState::finished : StreamState::failed);
   feed_.finished(ok);
 }
 

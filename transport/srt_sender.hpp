@@ -52,6 +52,7 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   static constexpr std::size_t kMaxEndRepeats = 2048;
   static constexpr std::chrono::milliseconds kEndRepeatInterval{100};
   void sample_stats(bool force = false);
+  void set_stripe_states(StreamState state);  // each stripe's `subconn` state (K >= 2)
   void read_feedback();
   // A message from the receiver, in reply_; true when it is the session's last report.
   bool apply_message(std::size_t received);

@@ -165,6 +165,9 @@ void SrtStripeGroup::serve(Stripe& stripe) {
     return;
   }
   const std::string peer = socket->peer();
+  // Each stripe is a `subconn` line of the feed (its bytes, RTT, retransmits, state).
+  SubconnectionCounters& mine = counters_.mtcp.subconnections[stripe.index];
+  mine.state.store(StreamState::running, std::memory_order_relaxed);
   std::array<std::byte, kSrtMaxPayloadBytes> message;
   auto next_stats = std::chrono::steady_clock::now();
   auto next_turn_away = next_stats + std::chrono::milliseconds(100);
@@ -176,6 +179,8 @@ void SrtStripeGroup::serve(Stripe& stripe) {
       next_stats = now + std::chrono::milliseconds(250);
       std::lock_guard lock(mutex_);
       stripe.stats = socket->stats();
+      mine.rtt_ms.store(stripe.stats.rtt_ms, std::memory_order_relaxed);
+      mine.retransmits.store(stripe.stats.received_retransmits, std::memory_order_relaxed);
     }
     if (now >= next_turn_away) {
       // One caller per stripe: a second one with the same index is closed unheard.
@@ -205,6 +210,7 @@ void SrtStripeGroup::serve(Stripe& stripe) {
       continue;
     }
     if (header.type == MessageType::chunk) {
+      mine.bytes.fetch_add(header.payload_bytes, std::memory_order_relaxed);
       if (!on_chunk_(header, bytes.subspan(kHeaderBytes))) {
         mark_broken();
         break;
@@ -217,6 +223,8 @@ void SrtStripeGroup::serve(Stripe& stripe) {
       changed_.notify_all();
     }
   }
+  mine.state.store(stripe.ended ? StreamState::finished : StreamState::failed,
+                   std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
   stripe.stats = socket->stats();
 }
