@@ -214,7 +214,8 @@ std::string validate_hello(const Hello& hello) {
 
 std::vector<std::byte> encode_hello_ack(std::uint16_t stream_id, const HelloAck& ack) {
   auto reason = std::string_view(ack.reason).substr(0, kMaxReasonBytes);
-  const std::size_t stripes = std::min<std::size_t>(ack.stripe_ports.size(), kMaxSubconnections - 1);
+  const std::size_t stripes =
+      std::min<std::size_t>(ack.stripe_ports.size(), kMaxSubconnections - 1);
   std::vector<std::byte> out(kHeaderBytes + 4 + reason.size() +
                              (stripes > 0 ? 1 + 2 * stripes : 0));
   ByteWriter w{std::span(out).subspan(kHeaderBytes)};

@@ -63,7 +63,8 @@ SenderOptions sender_options(const FeedRequest& request) {
   hello.connections = static_cast<std::uint8_t>(
       transport == TransportKind::tcp ? 1
       : transport == TransportKind::srt
-          ? (request.probe ? 1 : std::clamp<std::size_t>(request.connections, 1, kMaxSubconnections))
+          ? (request.probe ? 1
+                           : std::clamp<std::size_t>(request.connections, 1, kMaxSubconnections))
       : request.connections > 0 ? std::min<std::size_t>(request.connections, kMaxSubconnections)
                                 : kDefaultMtcpConnections);
   hello.expected_rtt_us = static_cast<std::uint32_t>(

@@ -1,8 +1,8 @@
 // Every transport policy, decided once: a feed request (what the operator asked for one feed)
 // becomes the options its transport runs with. The chunk size (srt: one packet), mtcp's
-// sub-connection count and srt's stripes, the latency budget each transport chooses when none is given, the send
-// queue's depth, TCP_NOTSENT_LOWAT, congestion control and pacing are decided here and
-// nowhere else; the transports refuse options this function did not plan.
+// sub-connection count and srt's stripes, the latency budget each transport chooses when none is
+// given, the send queue's depth, TCP_NOTSENT_LOWAT, congestion control and pacing are decided here
+// and nowhere else; the transports refuse options this function did not plan.
 //   FeedRequest request{.transport = TransportKind::mtcp, .destination = to, .feed = feed};
 //   SenderOptions options = sender_options(request);   // throws FeedRequestError
 #pragma once

@@ -12,9 +12,9 @@
 #include "protocol/reassembler.hpp"
 #include "transport/capacity_probe.hpp"
 #include "transport/feedback.hpp"
+#include "transport/mtcp_scheduler.hpp"
 #include "transport/reassembly_publisher.hpp"
 #include "transport/srt_link.hpp"
-#include "transport/mtcp_scheduler.hpp"
 #include "transport/srt_stripe_group.hpp"
 #include "transport/srt_stripes.hpp"
 
@@ -83,17 +83,17 @@ std::string SrtReceiver::striped_refusal(std::uint16_t stream, const Hello& hell
   if (hello.subconnection != 0) {
     const auto port =
         srt_stripe_port(listeners_.base_port(), options_.streams, stream, hello.subconnection);
-    return fmt::format("stripe {} of a striped feed connects to its own UDP port ({}), not the "
-                       "stream's",
-                       hello.subconnection, port ? std::to_string(*port) : "none");
+    return fmt::format(
+        "stripe {} of a striped feed connects to its own UDP port ({}), not the "
+        "stream's",
+        hello.subconnection, port ? std::to_string(*port) : "none");
   }
   if (is_capacity_probe(hello)) return "a capacity probe is one SRT connection, not stripes";
   if (hello.legs > 1) return "a feed over two paths (--dest-b) is not striped over srt";
   if (hello.session_id == 0) return "a striped feed without a session id";
-  if (!srt_stripe_port(listeners_.base_port(), options_.streams, stream,
-                       hello.connections - 1)) {
-    return fmt::format("{} stripes of stream {} would need UDP ports past 65535",
-                       hello.connections, stream);
+  if (!srt_stripe_port(listeners_.base_port(), options_.streams, stream, hello.connections - 1)) {
+    return fmt::format("{} stripes of stream {} would need UDP ports past 65535", hello.connections,
+                       stream);
   }
   return {};
 }
@@ -234,15 +234,15 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
   StreamCounters* session_counters = nullptr;
   if (refusal.empty()) {
     session_counters = probe ? &measured_probe.emplace(srt_log(), stream, peer).counters()
-                     // A leg of a protected feed counts in the leg's counters; the merge keeps
-                     // the feed's.
-                     : &merge_.counters(stream, *hello);
+                             // A leg of a protected feed counts in the leg's counters; the merge
+                             // keeps the feed's.
+                             : &merge_.counters(stream, *hello);
   }
   if (refusal.empty() && hello->connections > 1) {
     try {
       stripes = std::make_unique<SrtStripeGroup>(
-          socket_plan_, options_.listen, stripe_ports(stream, hello->connections), stream,
-          *hello, options_.handshake_timeout, *session_counters,
+          socket_plan_, options_.listen, stripe_ports(stream, hello->connections), stream, *hello,
+          options_.handshake_timeout, *session_counters,
           [&](const MessageHeader& header, std::span<const std::byte> payload) {
             std::lock_guard lock(intake);
             if (reassembler->push(header, payload, wall_clock_ns()) == ChunkResult::too_large) {
@@ -274,7 +274,8 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     return false;
   }
   auto ack = encode_hello_ack(
-      stream, HelloAck{AckStatus::accepted, {}, stripes ? stripes->ports() : std::vector<std::uint16_t>{}});
+      stream,
+      HelloAck{AckStatus::accepted, {}, stripes ? stripes->ports() : std::vector<std::uint16_t>{}});
   if (socket.send(ack) != SrtIo::ok) return false;
 
   StreamCounters& counters = *session_counters;
@@ -283,15 +284,14 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     measured_probe->started(*hello, "over SRT");
   } else {
     const std::string filter = socket.packet_filter();
-    srt_log()->info("stream {}: feed from {} accepted over SRT{} ({} {}x{} @ {:.2f} fps, {}{}{})",
-                    stream, peer,
-                    stripes ? fmt::format(", striped over {} connections (stripe ports {})",
-                                          hello->connections, fmt::join(stripes->ports(), ", "))
-                            : std::string(),
-                    to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
-                    hello->feed.frames_per_second(),
-                    format_rate(static_cast<double>(hello->feed.bit_rate_bps)),
-                    filter.empty() ? "" : ", packet filter ", filter);
+    srt_log()->info(
+        "stream {}: feed from {} accepted over SRT{} ({} {}x{} @ {:.2f} fps, {}{}{})", stream, peer,
+        stripes ? fmt::format(", striped over {} connections (stripe ports {})", hello->connections,
+                              fmt::join(stripes->ports(), ", "))
+                : std::string(),
+        to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
+        hello->feed.frames_per_second(), format_rate(static_cast<double>(hello->feed.bit_rate_bps)),
+        filter.empty() ? "" : ", packet filter ", filter);
     counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
     counters.state.store(StreamState::running, std::memory_order_relaxed);
     consumer.session_started(stream, *hello);
@@ -303,9 +303,8 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
                                           hello->latency_budget_ms)
                             : std::string("incomplete (SRT dropped packets too late to play)"));
   auto deliver = [&] {
-    deliver_ready_frames(*reassembler, wall_clock_ns(),
-                         measured_probe ? &*measured_probe : nullptr, consumer, stream,
-                         *publisher, counters);
+    deliver_ready_frames(*reassembler, wall_clock_ns(), measured_probe ? &*measured_probe : nullptr,
+                         consumer, stream, *publisher, counters);
   };
   if (stripes) {
     counters.mtcp.subconnections[0].state.store(StreamState::running, std::memory_order_relaxed);
@@ -404,8 +403,8 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
   counters.state.store(clean ? StreamState::finished : StreamState::failed,
                        std::memory_order_relaxed);
   if (hello->connections > 1) {
-    counters.mtcp.subconnections[0].state.store(
-        clean ? StreamState::finished : StreamState::failed, std::memory_order_relaxed);
+    counters.mtcp.subconnections[0].state.store(clean ? StreamState::finished : StreamState::failed,
+                                                std::memory_order_relaxed);
   }
   consumer.session_ended(stream, clean, reassembler->next_seq());
   return clean;

@@ -44,8 +44,8 @@ class SrtReceiver : public ReceiverTransport, public std::enable_shared_from_thi
 
   ReceiverOptions options_;
   SrtPlan socket_plan_;  // every listener's, the stripes' too
-  LegMerge merge_;      // the feeds' consumer, merging the legs of protected feeds
-  FrameMemory memory_;  // frame buffers of all sessions, within --max-memory
+  LegMerge merge_;       // the feeds' consumer, merging the legs of protected feeds
+  FrameMemory memory_;   // frame buffers of all sessions, within --max-memory
   std::atomic<std::size_t> probes_running_{0};
   SrtStreamListeners listeners_;  // last: its threads are joined before the rest goes
 };

@@ -82,8 +82,8 @@ std::optional<HelloAck> SrtSender::connect_stripe(std::size_t stripe, const Endp
   plan.probe = (options_.hello.flags & kHelloProbe) != 0;
   // So does a leg of a protected feed: the listener serves leg B beside leg A on the same port.
   plan.leg = options_.hello.leg;
-  std::optional<SrtSocket> connected = connect_srt_caller(
-      plan, remote, options_.source, patience, feed_.stop_flag(), options_.stream_id);
+  std::optional<SrtSocket> connected = connect_srt_caller(plan, remote, options_.source, patience,
+                                                          feed_.stop_flag(), options_.stream_id);
   if (!connected) return std::nullopt;
   SrtSocket& socket = stripes_.emplace_back(std::move(*connected));
   if (stripe == 0) {
@@ -141,8 +141,8 @@ bool SrtSender::connect_and_handshake() {
     std::optional<HelloAck> stripe_ack = connect_stripe(stripe, remote, options_.handshake_timeout);
     if (!stripe_ack) return false;
     if (stripe_ack->status != AckStatus::accepted) {
-      srt_log()->error("stream {}: receiver refused stripe {}: {}: {}", options_.stream_id,
-                       stripe, to_string(stripe_ack->status), stripe_ack->reason);
+      srt_log()->error("stream {}: receiver refused stripe {}: {}: {}", options_.stream_id, stripe,
+                       to_string(stripe_ack->status), stripe_ack->reason);
       return false;
     }
   }
@@ -156,8 +156,7 @@ bool SrtSender::send_frame(const Frame& frame) {
     std::memcpy(packet_.data(), chunk.header.data(), kHeaderBytes);
     std::memcpy(packet_.data() + kHeaderBytes, chunk.payload.data(), chunk.payload.size());
     const auto message = std::span(packet_).first(kHeaderBytes + chunk.payload.size());
-    const std::size_t stripe =
-        stripes_.size() == 1 ? 0 : scheduler_.pick(stripes_, message.size());
+    const std::size_t stripe = stripes_.size() == 1 ? 0 : scheduler_.pick(stripes_, message.size());
     if (!send_srt_message(stripes_[stripe], message, feed_.stop_flag())) return false;
     if (stripes_.size() > 1) {
       counters_.mtcp.subconnections[stripe].bytes.fetch_add(chunk.payload.size(),
@@ -285,14 +284,13 @@ void SrtSender::run() {
     feed_.finished(false);
     return;
   }
-  srt_log()->info("stream {}: SRT live to {}{}, latency {}, {}", options_.stream_id,
-                  remote_.to_string(),
-                  stripes_.size() > 1 ? fmt::format(", striped over {} connections", stripes_.size())
-                                      : std::string(),
-                  format_duration(options_.srt.latency),
-                  options_.srt.passphrase.empty()
-                      ? std::string("unencrypted")
-                      : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
+  srt_log()->info(
+      "stream {}: SRT live to {}{}, latency {}, {}", options_.stream_id, remote_.to_string(),
+      stripes_.size() > 1 ? fmt::format(", striped over {} connections", stripes_.size())
+                          : std::string(),
+      format_duration(options_.srt.latency),
+      options_.srt.passphrase.empty() ? std::string("unencrypted")
+                                      : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
   set_stripe_states(StreamState::running);
   stripes_.front().set_receive_blocking(false);  // FEEDBACK is polled between frames
@@ -319,9 +317,9 @@ void SrtSender::run() {
     if (!send_frame(*frame)) {
       ok = false;
       if (!stopped())
-        srt_log()->error("stream {}: SRT connection to {} lost{}", options_.stream_id,
-                         remote_.to_string(),
-                         stripes_.size() > 1 ? " (a stripe broke: the feed re-opens on all of them)" : "");
+        srt_log()->error(
+            "stream {}: SRT connection to {} lost{}", options_.stream_id, remote_.to_string(),
+            stripes_.size() > 1 ? " (a stripe broke: the feed re-opens on all of them)" : "");
       break;
     }
     counters_.add_frame(frame->data.size(), wall_clock_ns());

@@ -133,8 +133,7 @@ std::optional<SrtSocket> SrtStripeGroup::admit(Stripe& stripe) {
     if (reason.empty()) reason = check(stripe, header.stream_id, *hello);
     if (!reason.empty()) {
       refuse(*caller,
-             hello && header.stream_id != stream_ ? AckStatus::bad_stream
-                                                  : AckStatus::bad_request,
+             hello && header.stream_id != stream_ ? AckStatus::bad_stream : AckStatus::bad_request,
              reason, deadline);
       continue;
     }

@@ -13,13 +13,13 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <memory>
-#include <optional>
-#include <string>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -56,8 +56,7 @@ class SrtStripeGroup {
   bool broken() const { return broken_; }
   // Waits until every stripe 1 .. K-1 has read its END, one broke, `stopped` is set or the
   // deadline passes; true in the first case only.
-  bool wait_ended(std::chrono::steady_clock::time_point deadline,
-                  const std::atomic<bool>& stopped);
+  bool wait_ended(std::chrono::steady_clock::time_point deadline, const std::atomic<bool>& stopped);
   // The stripes' libsrt statistics, summed (add_srt_stats), as last sampled by their threads.
   SrtStats stats() const;
 

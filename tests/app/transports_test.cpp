@@ -195,14 +195,14 @@ TEST(Transports, SrtWrongPassphraseIsRefusedWithAClearLineOnBothEnds) {
 TEST(Transports, SrtOneFeedStripedOverThreeConnectionsDeliversEveryFrame) {
   auto dir = test::scratch_dir("srt-stripes");
   const std::string address = "127.0.0.1:" + std::to_string(free_port_range(3));
-  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--transport", "srt",
-                      "--duration", "60s", "--stats", "json", "--stats-file",
-                      (dir / "r.jsonl").string()},
-                     dir, "recv");
-  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--transport", "srt",
-                      "--conns", "3", "--rate", "500M", "--duration", "5s", "--stats", "json",
-                      "--stats-file", (dir / "s.jsonl").string()},
-                     dir, "send");
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--transport", "srt", "--duration", "60s",
+       "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
+      dir, "recv");
+  test::Process send(
+      {HDSTREAM_BINARY, "send", "--dest", address, "--transport", "srt", "--conns", "3", "--rate",
+       "500M", "--duration", "5s", "--stats", "json", "--stats-file", (dir / "s.jsonl").string()},
+      dir, "send");
   EXPECT_EQ(send.wait(60s), 0) << send.err();
   EXPECT_EQ(recv.wait(60s), 0) << recv.err();
   const std::string sent_lines = test::read_file(dir / "s.jsonl");

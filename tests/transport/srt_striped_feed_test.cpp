@@ -272,8 +272,8 @@ TEST_F(SrtStripedFeed, StrangersOnAStripesPortAreRefusedAndTheFeedGoesOn) {
   const auto ack = stripe0.send_hello(StripeCaller::hello(0));
   ASSERT_TRUE(ack);
   ASSERT_EQ(ack->status, AckStatus::accepted);
-  ASSERT_EQ(ack->stripe_ports, (std::vector<std::uint16_t>{
-                                   static_cast<std::uint16_t>(port_.port + 1)}));
+  ASSERT_EQ(ack->stripe_ports,
+            (std::vector<std::uint16_t>{static_cast<std::uint16_t>(port_.port + 1)}));
   const Endpoint stripe_port{"127.0.0.1", ack->stripe_ports[0]};
   {
     StripeCaller stranger(stripe_port);  // another session's id
@@ -301,7 +301,8 @@ TEST_F(SrtStripedFeed, StrangersOnAStripesPortAreRefusedAndTheFeedGoesOn) {
   for (std::uint64_t seq = 0; seq < 20; ++seq) {
     ASSERT_TRUE(stripe0.send_chunks(seq, 0, 2));
     ASSERT_TRUE(stripe1.send_chunks(seq, 1, 2));
-    ASSERT_TRUE(collector_.wait_until([seq](auto& c) { return c.checksums_[0].size() == seq + 1; }));
+    ASSERT_TRUE(
+        collector_.wait_until([seq](auto& c) { return c.checksums_[0].size() == seq + 1; }));
   }
   ASSERT_TRUE(stripe1.send_end(20));
   ASSERT_TRUE(stripe0.send_end(20));
@@ -341,14 +342,15 @@ TEST_F(SrtStripedFeed, AStripeThatBreaksEndsTheSessionWithDropsAndTheOtherFeedAn
   const auto ack = stripe0->send_hello(StripeCaller::hello(0));
   ASSERT_TRUE(ack && ack->status == AckStatus::accepted);
   // Two streams served: stream 0's stripe 1 follows both streams' own ports.
-  ASSERT_EQ(ack->stripe_ports, (std::vector<std::uint16_t>{
-                                   static_cast<std::uint16_t>(port_.port + 2)}));
+  ASSERT_EQ(ack->stripe_ports,
+            (std::vector<std::uint16_t>{static_cast<std::uint16_t>(port_.port + 2)}));
   std::optional<StripeCaller> stripe1(Endpoint{"127.0.0.1", ack->stripe_ports[0]});
   ASSERT_EQ(stripe1->send_hello(StripeCaller::hello(1)), (HelloAck{AckStatus::accepted, {}, {}}));
   for (std::uint64_t seq = 0; seq < 5; ++seq) {
     ASSERT_TRUE(stripe0->send_chunks(seq, 0, 2));
     ASSERT_TRUE(stripe1->send_chunks(seq, 1, 2));
-    ASSERT_TRUE(collector_.wait_until([seq](auto& c) { return c.checksums_[0].size() == seq + 1; }));
+    ASSERT_TRUE(
+        collector_.wait_until([seq](auto& c) { return c.checksums_[0].size() == seq + 1; }));
   }
   // Frame 5 half sent, then stripe 1 breaks.
   ASSERT_TRUE(stripe0->send_chunks(5, 0, 2));

@@ -47,10 +47,10 @@ TEST(SrtStripes, TheNextChunkGoesToTheStripeWithTheLeastInItsSendBuffer) {
 
 TEST(SrtStripes, StatisticsAddUpAndTheSlowestStripeSetsRttAndBuffer) {
   SrtStats total;
-  add_srt_stats(total, SrtStats{.rtt_ms = 2, .sent_retransmits = 3, .receive_lost = 1,
-                                .send_buffer_ms = 10});
-  add_srt_stats(total, SrtStats{.rtt_ms = 5, .sent_retransmits = 4, .receive_lost = 2,
-                                .send_buffer_ms = 7});
+  add_srt_stats(
+      total, SrtStats{.rtt_ms = 2, .sent_retransmits = 3, .receive_lost = 1, .send_buffer_ms = 10});
+  add_srt_stats(
+      total, SrtStats{.rtt_ms = 5, .sent_retransmits = 4, .receive_lost = 2, .send_buffer_ms = 7});
   EXPECT_EQ(total.rtt_ms, 5);
   EXPECT_EQ(total.sent_retransmits, 7u);
   EXPECT_EQ(total.receive_lost, 3u);
