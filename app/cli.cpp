@@ -273,7 +273,11 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
       ->capture_default_str();
   command.add_option("--report", text.report,
                      "Write a link report: Markdown with a PNG plot beside it, or one .html file");
-  command.add_option("--conns", send.connections, "mtcp: TCP sub-connections per feed (default 4)")
+  command
+      .add_option("--conns", send.connections,
+                  "mtcp: TCP sub-connections per feed (default 4); srt: SRT connections one feed "
+                  "is striped over (default 1; K >= 2 also uses UDP ports port + N x k of the "
+                  "receiver serving N streams, k < K)")
       ->check(CLI::Range(1, 16));
   command.add_option("--key-length", send.key_length_bytes, "srt: AES key length in bytes")
       ->check(CLI::IsMember({16, 24, 32}))
@@ -305,8 +309,8 @@ void finish_send_options(SendOptions& send, const SendText& text) {
   send.chunk_bytes = static_cast<std::uint32_t>(chunk);
   if (!text.report.empty()) send.report = text.report;
   send.latency_given = send.common.explicit_options.count("latency") > 0;
-  if (send.connections > 0 && send.transport != TransportKind::mtcp) {
-    throw CLI::ValidationError("--conns", "only applies to --transport mtcp");
+  if (send.connections > 0 && send.transport == TransportKind::tcp) {
+    throw CLI::ValidationError("--conns", "only applies to --transport mtcp or srt");
   }
 }
 

@@ -51,6 +51,13 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   fill(o, "latency", o.latency, d.latency);
   fill(o, "cc", o.congestion_control, d.cc);
   fill(o, "conns", o.connections, profile.conns, d.conns);
+  // A preset's conns belong to its own transport: an mtcp destination's sub-connections do not
+  // stripe an srt feed asked for on the command line (srt stripes only when asked for).
+  if (o.transport == TransportKind::srt && o.common.explicit_options.count("conns") == 0 &&
+      profile.transport.value_or(d.transport.value_or(TransportKind::invalid)) !=
+          TransportKind::srt) {
+    o.connections = 0;
+  }
   o.congestion_control = choose_congestion_control(o.congestion_control, o.expected_rtt);
   if (o.common.explicit_options.count("latency") == 0 && d.latency) o.latency_given = true;
 
@@ -87,6 +94,8 @@ std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
     // Plain MPEG-TS has no HELLO to name a leg: its receivers could not merge two paths.
     if (!o.dest_b.empty())
       throw UsageError("--dest-b: two paths need hdstream's own framing, not --mux ts");
+    if (o.connections > 1)
+      throw UsageError("--conns: MPEG-TS over SRT is one connection; stripes need --mux none");
     if (!is_video(plan.format.feed.codec)) {
       throw UsageError(fmt::format(
           "--mux ts: format '{}' is not video; pick a video --format (dnxhd220, sdi270, "

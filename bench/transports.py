@@ -4,9 +4,11 @@ and CPU seconds per GB of sender + receiver, each against `iperf3 -b 270M -P 5` 
 before it (the same peer as docs/PERFORMANCE.md's paced row). Both sides run cubic (what
 `--cc auto` picks on loopback; srt is UDP and has its own control). srt is also measured
 against libsrt's own tool, five srt-live-transmit pairs carrying the same 5 x 270 Mbps.
-Prints Markdown tables.
+Then one feed striped over K SRT connections (`send --transport srt --conns K`: 1.2 Gbps over
+3 stripes, and the v210-1080p60 rate, 2.65 Gbps, over 3) against K srt-live-transmit pairs
+carrying the same bytes (one pair per stripe, each rate / K). Prints Markdown tables.
 
-    bench/transports.py [--build build] [--reps 2] [--duration 10]
+    bench/transports.py [--build build] [--reps 2] [--duration 10] [--stripes-only] [--quick]
 """
 
 import argparse
@@ -99,13 +101,70 @@ def srt_live_transmit(duration_s, feeds=5, rate_bps=270e6):
             "tx_cpu_s": sum(p.cpu_s for p in senders), "rx_cpu_s": sum(p.cpu_s for p in receivers)}
 
 
+# One feed striped over K SRT connections: (rate, K). srt-live-transmit carries ~2.2 Gbps a
+# connection here, so the v210 rate needs several.
+STRIPED = [("1200M", 1.2e9, 3), ("2650M", 2.65e9, 3)]
+
+
+def striped(runner, rate, stripes, duration_s):
+    """One synthetic feed at `rate` over `stripes` SRT connections, every byte verified."""
+    port = free_port()
+    rx = Proc([runner.hdstream, "recv", "--listen", f"{HOST}:{port}", "--streams", "1",
+               "--transport", "srt", "--stats", "json", "--log-level", "warn"]).start()
+    time.sleep(0.3)  # the listener's bind, not synchronisation of the measurement
+    tx = Proc([runner.hdstream, "send", "--dest", f"{HOST}:{port}", "--streams", "1",
+               "--transport", "srt", "--conns", str(stripes), "--rate", rate,
+               "--duration", f"{duration_s}s", "--stats", "json", "--log-level", "warn"]).start()
+    tx.wait(duration_s + 60)
+    rx.wait(30)
+    summary = (rx.json_lines("summary") or [{}])[-1]
+    sent = (tx.json_lines("summary") or [{}])[-1]
+    return {"mbps": summary.get("mbps"), "drops": summary.get("drops"),
+            "send_drops": sent.get("drops"), "checksum_errors": summary.get("checksum_errors"),
+            "bytes": summary.get("bytes", 0), "cpu_s": tx.cpu_s + rx.cpu_s,
+            "tx_cpu_s": tx.cpu_s, "rx_cpu_s": rx.cpu_s, "rc": (tx.rc, rx.rc)}
+
+
+def run_striped(runner, reps, duration_s, cases):
+    rows = []
+    for label, rate_bps, stripes in cases:
+        for rep in range(reps):
+            run = striped(runner, label, stripes, duration_s)
+            tool = srt_live_transmit(duration_s, feeds=stripes, rate_bps=rate_bps / stripes)
+            ratio = (cpu_per_gb(run) / cpu_per_gb(tool)
+                     if cpu_per_gb(run) and cpu_per_gb(tool) else None)
+            runner.note(f"rep {rep} srt {label} / {stripes} stripes: {run} / "
+                        f"srt-live-transmit x {stripes}: {tool} -> {ratio}")
+            rows.append((label, stripes, run, tool, ratio))
+    print("| one srt feed striped | goodput Mbps (receiver) | drops (recv / send) | checksum errors "
+          "| CPU s / GB | srt-live-transmit pairs: Mbps | their CPU s / GB | ÷ srt-live-transmit |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for label, stripes, run, tool, ratio in rows:
+        print(f"| {label} over {stripes} stripes | {run['mbps'] or 0:.1f} "
+              f"| {run['drops']} / {run['send_drops']} | {run['checksum_errors']} "
+              f"| {cpu_per_gb(run) or float('nan'):.3f} | {tool['mbps']:.1f} "
+              f"| {cpu_per_gb(tool) or float('nan'):.3f} "
+              f"| {ratio if ratio is not None else float('nan'):.2f} |")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", default="build")
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--stripes-only", action="store_true",
+                        help="only the striped srt rows")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke test of the harness: the striped rows, 3 s, one rep, "
+                             "1.2 Gbps only")
     options = parser.parse_args()
     runner = Runner(Path(options.build) / "app" / "hdstream", [])
+    if options.quick:
+        run_striped(runner, 1, 3, STRIPED[:1])
+        return
+    if options.stripes_only:
+        run_striped(runner, options.reps, options.duration, STRIPED)
+        return
     rows = {name: [] for name in TRANSPORTS}
     srt_pairs = []
     for rep in range(options.reps):
@@ -144,6 +203,8 @@ def main():
               f"| {statistics.median(r['rx_cpu_s'] for r in runs):.2f} "
               f"| {statistics.median(cpu_per_gb(r) or 0 for r in runs):.3f} "
               f"| {statistics.median(ratios) if ratios else float('nan'):.2f} |")
+    print()
+    run_striped(runner, options.reps, options.duration, STRIPED)
 
 
 if __name__ == "__main__":

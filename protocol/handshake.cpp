@@ -105,7 +105,8 @@ std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello)
   w.put<std::uint32_t>(hello.feed.frame_rate_num);
   w.put<std::uint32_t>(hello.feed.frame_rate_den);
   w.put<std::uint64_t>(hello.feed.bit_rate_bps);
-  w.put<std::uint8_t>(static_cast<std::uint8_t>(hello.transport));
+  const bool striped_srt = hello.transport == TransportKind::srt && hello.connections > 1;
+  w.put<std::uint8_t>(striped_srt ? kWireSrtStriped : static_cast<std::uint8_t>(hello.transport));
   w.put<std::uint8_t>(hello.connections);
   w.put<std::uint16_t>(0);  // reserved
   w.put<std::uint32_t>(hello.chunk_bytes);
@@ -143,7 +144,12 @@ std::optional<Hello> decode_hello(std::span<const std::byte> body) {
     if (!ok) return std::nullopt;
   }
   hello.feed.codec = static_cast<Codec>(codec);
-  hello.transport = static_cast<TransportKind>(transport);
+  // A plain srt HELLO is one connection; several say so with their own code point.
+  if (transport == static_cast<std::uint8_t>(TransportKind::srt) && hello.connections > 1) {
+    return std::nullopt;
+  }
+  hello.transport =
+      transport == kWireSrtStriped ? TransportKind::srt : static_cast<TransportKind>(transport);
   return hello;
 }
 
@@ -208,12 +214,19 @@ std::string validate_hello(const Hello& hello) {
 
 std::vector<std::byte> encode_hello_ack(std::uint16_t stream_id, const HelloAck& ack) {
   auto reason = std::string_view(ack.reason).substr(0, kMaxReasonBytes);
-  std::vector<std::byte> out(kHeaderBytes + 4 + reason.size());
+  const std::size_t stripes =
+      std::min<std::size_t>(ack.stripe_ports.size(), kMaxSubconnections - 1);
+  std::vector<std::byte> out(kHeaderBytes + 4 + reason.size() +
+                             (stripes > 0 ? 1 + 2 * stripes : 0));
   ByteWriter w{std::span(out).subspan(kHeaderBytes)};
   w.put<std::uint8_t>(static_cast<std::uint8_t>(ack.status));
   w.put<std::uint8_t>(0);  // reserved
   w.put<std::uint16_t>(static_cast<std::uint16_t>(reason.size()));
   w.put_bytes(std::as_bytes(std::span(reason)));
+  if (stripes > 0) {  // extension 1: only on a striped srt feed's acceptance
+    w.put<std::uint8_t>(static_cast<std::uint8_t>(stripes));
+    for (std::size_t i = 0; i < stripes; ++i) w.put<std::uint16_t>(ack.stripe_ports[i]);
+  }
   return with_header(MessageType::hello_ack, stream_id, std::move(out), w.size());
 }
 
@@ -230,6 +243,14 @@ std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body) {
   HelloAck ack;
   ack.status = static_cast<AckStatus>(status);
   ack.reason.assign(reinterpret_cast<const char*>(reason.data()), reason.size());
+  if (r.remaining() > 0) {  // extension 1: the stripe ports, all of them or nothing
+    std::uint8_t stripes = 0;
+    if (!r.get(stripes) || stripes == 0 || stripes >= kMaxSubconnections) return std::nullopt;
+    ack.stripe_ports.resize(stripes);
+    for (auto& port : ack.stripe_ports) {
+      if (!r.get(port) || port == 0) return std::nullopt;
+    }
+  }
   return ack;
 }
 

@@ -73,6 +73,10 @@ struct Hello {
   bool operator==(const Hello&) const = default;
 };
 inline constexpr std::uint8_t kMaxSubconnections = 16;
+// On the wire, an srt HELLO with connections >= 2 (one feed striped over K SRT connections) says
+// transport 4, not 3: a receiver older than stripes refuses it ("unknown transport 4") instead of
+// taking stripe 0 for a whole feed. Decoded as TransportKind::srt with its connections.
+inline constexpr std::uint8_t kWireSrtStriped = 4;
 inline constexpr std::uint8_t kMaxLegs = 2;
 
 enum class AckStatus : std::uint8_t {
@@ -89,6 +93,9 @@ std::string_view to_string(AckStatus status);
 struct HelloAck {
   AckStatus status = AckStatus::invalid;
   std::string reason;  // one line for the sender's log; at most kMaxReasonBytes
+  // Extension 1 (srt stripes; absent on every other answer): the UDP ports the receiver opened
+  // for stripes 1 .. K-1 of an accepted striped SRT feed, in stripe order (docs/PROTOCOL.md).
+  std::vector<std::uint16_t> stripe_ports;
 
   bool operator==(const HelloAck&) const = default;
 };

@@ -55,8 +55,16 @@ SenderOptions sender_options(const FeedRequest& request) {
   hello.chunk_bytes =
       transport == TransportKind::srt ? srt_chunk_bytes(request.srt) : request.chunk_bytes;
   // mtcp: at most kMaxSubconnections (a preset may ask for more; the receiver refuses more).
+  // srt: one connection unless asked (then a feed striped over K); a capacity probe measures
+  // one connection, and a feed over two paths is not striped.
+  if (transport == TransportKind::srt && request.connections > 1 && request.destination_b) {
+    throw FeedRequestError("--conns: a feed over two paths (--dest-b) is not striped over srt");
+  }
   hello.connections = static_cast<std::uint8_t>(
-      transport != TransportKind::mtcp ? 1
+      transport == TransportKind::tcp ? 1
+      : transport == TransportKind::srt
+          ? (request.probe ? 1
+                           : std::clamp<std::size_t>(request.connections, 1, kMaxSubconnections))
       : request.connections > 0 ? std::min<std::size_t>(request.connections, kMaxSubconnections)
                                 : kDefaultMtcpConnections);
   hello.expected_rtt_us = static_cast<std::uint32_t>(

@@ -1,8 +1,8 @@
 // Every transport policy, decided once: a feed request (what the operator asked for one feed)
 // becomes the options its transport runs with. The chunk size (srt: one packet), mtcp's
-// sub-connection count, the latency budget each transport chooses when none is given, the send
-// queue's depth, TCP_NOTSENT_LOWAT, congestion control and pacing are decided here and
-// nowhere else; the transports refuse options this function did not plan.
+// sub-connection count and srt's stripes, the latency budget each transport chooses when none is
+// given, the send queue's depth, TCP_NOTSENT_LOWAT, congestion control and pacing are decided here
+// and nowhere else; the transports refuse options this function did not plan.
 //   FeedRequest request{.transport = TransportKind::mtcp, .destination = to, .feed = feed};
 //   SenderOptions options = sender_options(request);   // throws FeedRequestError
 #pragma once
@@ -43,7 +43,8 @@ struct FeedRequest {
   std::size_t unpaced_frame_bytes = 0;
   bool probe = false;                     // a `check` capacity probe (HELLO flag)
   std::uint32_t chunk_bytes = 64 * 1024;  // tcp and mtcp; srt carries one packet per chunk
-  std::size_t connections = 0;            // mtcp sub-connections; 0: kDefaultMtcpConnections
+  // mtcp sub-connections (0: kDefaultMtcpConnections); srt stripes (0 or 1: one connection)
+  std::size_t connections = 0;
   std::chrono::nanoseconds expected_rtt = 1ms;
   // How far a frame may fall behind real time. Unless `latency_given`, mtcp and srt choose
   // max(latency, N x RTT) for their start-up and retransmissions (latency_budget()).

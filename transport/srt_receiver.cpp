@@ -1,6 +1,9 @@
 #include "transport/srt_receiver.hpp"
 
 #include <algorithm>
+#include <mutex>
+
+#include <fmt/ranges.h>
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
@@ -9,8 +12,11 @@
 #include "protocol/reassembler.hpp"
 #include "transport/capacity_probe.hpp"
 #include "transport/feedback.hpp"
+#include "transport/mtcp_scheduler.hpp"
 #include "transport/reassembly_publisher.hpp"
 #include "transport/srt_link.hpp"
+#include "transport/srt_stripe_group.hpp"
+#include "transport/srt_stripes.hpp"
 
 namespace hdstream {
 namespace {
@@ -64,11 +70,41 @@ SrtReceiver::SrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameCon
 
 SrtReceiver::~SrtReceiver() = default;
 
+std::vector<std::uint16_t> SrtReceiver::stripe_ports(std::uint16_t stream,
+                                                     std::size_t stripes) const {
+  std::vector<std::uint16_t> ports;
+  for (std::size_t stripe = 1; stripe < stripes; ++stripe) {
+    ports.push_back(*srt_stripe_port(listeners_.base_port(), options_.streams, stream, stripe));
+  }
+  return ports;
+}
+
+std::string SrtReceiver::striped_refusal(std::uint16_t stream, const Hello& hello) const {
+  if (hello.subconnection != 0) {
+    const auto port =
+        srt_stripe_port(listeners_.base_port(), options_.streams, stream, hello.subconnection);
+    return fmt::format(
+        "stripe {} of a striped feed connects to its own UDP port ({}), not the "
+        "stream's",
+        hello.subconnection, port ? std::to_string(*port) : "none");
+  }
+  if (is_capacity_probe(hello)) return "a capacity probe is one SRT connection, not stripes";
+  if (hello.legs > 1) return "a feed over two paths (--dest-b) is not striped over srt";
+  if (hello.session_id == 0) return "a striped feed without a session id";
+  if (!srt_stripe_port(listeners_.base_port(), options_.streams, stream, hello.connections - 1)) {
+    return fmt::format("{} stripes of stream {} would need UDP ports past 65535", hello.connections,
+                       stream);
+  }
+  return {};
+}
+
 void SrtReceiver::start() {
   // An hdstream caller announces its rate, latency and RTT, and its connection's buffers are
   // sized for them (SrtSocket::listener); for a caller that announces nothing, for a 1 Gbps
-  // feed at the configured latency.
-  const SrtPlan plan = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
+  // feed at the configured latency. Stripe listeners are made from the same plan: the same
+  // passphrase and FEC.
+  socket_plan_ = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
+  const SrtPlan& plan = socket_plan_;
   // A lane per leg: leg B of a protected feed runs beside leg A on the stream's port.
   listeners_.start(
       plan, options_.listen, options_.streams, kMaxLegs,
@@ -139,6 +175,8 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
       // Served on the lane of the leg it announced: it may not become the other leg.
       refusal = fmt::format("the SRT stream id announced leg {}, the HELLO leg {}",
                             leg_name(announced_leg), leg_name(hello->leg));
+    } else if (hello->connections > 1) {
+      refusal = striped_refusal(stream, *hello);
     }
     break;
   }
@@ -167,6 +205,14 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
   if (refusal.empty()) {
     config = reassembler_config(*hello);
     config.max_frames_in_flight = options_.max_frames_in_flight;
+    if (hello->connections > 1) {
+      // Stripes are K in-order connections: a frame's chunks on one may come a little after a
+      // later frame's on another, so a gap is final only after the latency budget, as on mtcp.
+      config.latency_budget_ns = std::int64_t{hello->latency_budget_ms} * 1'000'000;
+      config.max_frames_in_flight =
+          std::max(config.max_frames_in_flight,
+                   mtcp_window_frames(hello->latency_budget_ms, hello->feed.frames_per_second()));
+    }
     // A leg of a protected feed also reserves the frames the merge may hold for it.
     memory = memory_.admit(merge_.reserved_config(*hello, config), /*readers=*/0, peer, stream,
                            refusal, hello->legs);  // logs a refusal
@@ -179,8 +225,44 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
                     hello && is_capacity_probe(*hello) ? "capacity probe" : "feed", peer, stream,
                     refusal);
   }
+  // A striped feed's stripes 1 .. K-1 on ports of their own, opened for this session.
+  std::mutex intake;  // one stripe at a time into the reassembler and the consumer
+  std::unique_ptr<SrtStripeGroup> stripes;
+  std::optional<Reassembler> reassembler;
+  std::optional<ReassemblyPublisher> publisher;
+  std::optional<CapacityProbe> measured_probe;  // a probe is measured in counters of its own
+  StreamCounters* session_counters = nullptr;
+  if (refusal.empty()) {
+    session_counters = probe ? &measured_probe.emplace(srt_log(), stream, peer).counters()
+                             // A leg of a protected feed counts in the leg's counters; the merge
+                             // keeps the feed's.
+                             : &merge_.counters(stream, *hello);
+  }
+  if (refusal.empty() && hello->connections > 1) {
+    try {
+      stripes = std::make_unique<SrtStripeGroup>(
+          socket_plan_, options_.listen, stripe_ports(stream, hello->connections), stream, *hello,
+          options_.handshake_timeout, *session_counters,
+          [&](const MessageHeader& header, std::span<const std::byte> payload) {
+            std::lock_guard lock(intake);
+            if (reassembler->push(header, payload, wall_clock_ns()) == ChunkResult::too_large) {
+              memory_.frame_too_large(peer, stream, header, config);
+              return false;
+            }
+            deliver_ready_frames(*reassembler, wall_clock_ns(), nullptr, merge_.leg(hello->leg),
+                                 stream, *publisher, *session_counters);
+            return true;
+          });
+    } catch (const SrtError& error) {
+      refusal = fmt::format("cannot open the stripes' UDP ports: {}", error.what());
+      srt_log()->warn("refused feed from {} (stream {}): {}", peer, stream, refusal);
+      status = AckStatus::bad_request;
+      memory.reset();
+      claim.reset();
+    }
+  }
   if (!refusal.empty()) {
-    auto ack = encode_hello_ack(stream, HelloAck{status, refusal});
+    auto ack = encode_hello_ack(stream, HelloAck{status, refusal, {}});
     // SRT hands the refusal to the caller only at its play time, and a close before then loses
     // it: the caller closes once it has read it (for at most the handshake timeout).
     if (socket.send(ack) == SrtIo::ok) {
@@ -191,35 +273,47 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     }
     return false;
   }
-  auto ack = encode_hello_ack(stream, HelloAck{AckStatus::accepted, {}});
+  auto ack = encode_hello_ack(
+      stream,
+      HelloAck{AckStatus::accepted, {}, stripes ? stripes->ports() : std::vector<std::uint16_t>{}});
   if (socket.send(ack) != SrtIo::ok) return false;
 
-  // A probe is verified and measured like a feed, in counters of its own.
-  std::optional<CapacityProbe> measured_probe;
-  if (probe) measured_probe.emplace(srt_log(), stream, peer);
-  // A leg of a protected feed counts in the leg's counters; the merge keeps the feed's.
-  StreamCounters& counters = probe ? measured_probe->counters() : merge_.counters(stream, *hello);
+  StreamCounters& counters = *session_counters;
   FrameConsumer& consumer = merge_.leg(hello->leg);
   if (probe) {
     measured_probe->started(*hello, "over SRT");
   } else {
     const std::string filter = socket.packet_filter();
-    srt_log()->info("stream {}: feed from {} accepted over SRT ({} {}x{} @ {:.2f} fps, {}{}{})",
-                    stream, peer, to_string(hello->feed.codec), hello->feed.width,
-                    hello->feed.height, hello->feed.frames_per_second(),
-                    format_rate(static_cast<double>(hello->feed.bit_rate_bps)),
-                    filter.empty() ? "" : ", packet filter ", filter);
+    srt_log()->info(
+        "stream {}: feed from {} accepted over SRT{} ({} {}x{} @ {:.2f} fps, {}{}{})", stream, peer,
+        stripes ? fmt::format(", striped over {} connections (stripe ports {})", hello->connections,
+                              fmt::join(stripes->ports(), ", "))
+                : std::string(),
+        to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
+        hello->feed.frames_per_second(), format_rate(static_cast<double>(hello->feed.bit_rate_bps)),
+        filter.empty() ? "" : ", packet filter ", filter);
     counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
     counters.state.store(StreamState::running, std::memory_order_relaxed);
     consumer.session_started(stream, *hello);
   }
 
-  Reassembler reassembler(stream, config, memory_.pool());
-  ReassemblyPublisher publisher(srt_log(), stream,
-                                "incomplete (SRT dropped packets too late to play)");
+  reassembler.emplace(stream, config, memory_.pool());
+  publisher.emplace(srt_log(), stream,
+                    stripes ? fmt::format("given up (missing beyond the {} ms latency budget)",
+                                          hello->latency_budget_ms)
+                            : std::string("incomplete (SRT dropped packets too late to play)"));
   auto deliver = [&] {
-    deliver_ready_frames(reassembler, wall_clock_ns(), measured_probe ? &*measured_probe : nullptr,
-                         consumer, stream, publisher, counters);
+    deliver_ready_frames(*reassembler, wall_clock_ns(), measured_probe ? &*measured_probe : nullptr,
+                         consumer, stream, *publisher, counters);
+  };
+  if (stripes) {
+    counters.mtcp.subconnections[0].state.store(StreamState::running, std::memory_order_relaxed);
+    stripes->start();
+  }
+  auto srt_stats = [&] {
+    SrtStats stats = socket.stats();
+    if (stripes) add_srt_stats(stats, stripes->stats());
+    return stats;
   };
 
   // Far-end feedback rides back on the same (bidirectional) SRT connection.
@@ -237,12 +331,13 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     const auto now = std::chrono::steady_clock::now();
     if (now >= next_stats) {
       next_stats += std::chrono::milliseconds(250);
-      publish_srt_stats(socket.stats(), /*sender=*/false, counters);
+      publish_srt_stats(srt_stats(), /*sender=*/false, counters);
     }
     if (now >= next_feedback && io != SrtIo::closed) {
       next_feedback = now + kFeedbackInterval;
       send_feedback(/*last=*/false);
     }
+    if (stripes && stripes->broken()) break;  // logged by the stripe: the sender re-opens
     if (io == SrtIo::timeout) continue;
     if (io == SrtIo::closed) {
       srt_log()->warn("stream {} from {}: SRT connection lost before END", stream, peer);
@@ -258,7 +353,12 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     }
     const auto payload = bytes.subspan(kHeaderBytes);
     if (header.type == MessageType::chunk) {
-      if (reassembler.push(header, payload, wall_clock_ns()) == ChunkResult::too_large) {
+      if (stripes) {
+        counters.mtcp.subconnections[0].bytes.fetch_add(header.payload_bytes,
+                                                        std::memory_order_relaxed);
+      }
+      std::lock_guard lock(intake);
+      if (reassembler->push(header, payload, wall_clock_ns()) == ChunkResult::too_large) {
         memory_.frame_too_large(peer, stream, header, config);
         break;
       }
@@ -267,16 +367,26 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     }
     if (header.type == MessageType::end) {
       auto end = decode_end(payload);
-      if (end) {
-        reassembler.finish(end->frames_sent);
+      // A striped feed has ended once every stripe has read its END: each one's chunks are in.
+      const auto stripes_deadline = std::chrono::steady_clock::now() + options_.handshake_timeout +
+                                    std::chrono::milliseconds(hello->latency_budget_ms);
+      if (end && (!stripes || stripes->wait_ended(stripes_deadline, listeners_.stopped()))) {
+        std::lock_guard lock(intake);
+        reassembler->finish(end->frames_sent);
         clean = true;
+      } else if (end && !stopped()) {
+        srt_log()->warn("stream {} from {}: END on stripe 0, but not on every stripe", stream,
+                        peer);
       }
       break;
     }
   }
-  if (!clean) reassembler.abandon();
+  if (stripes) stripes->stop();
+  const SrtStats last_stats = srt_stats();
+  stripes.reset();  // joins the stripes' threads: the reassembler is this thread's alone again
+  if (!clean) reassembler->abandon();
   deliver();
-  publish_srt_stats(socket.stats(), /*sender=*/false, counters);
+  publish_srt_stats(last_stats, /*sender=*/false, counters);
   if (clean && send_feedback(/*last=*/true) == SrtIo::ok) {
     // The last report carries the final counts. SRT hands it to the sender only at its play
     // time (send time + latency), so the sender, not this side, closes once it has it.
@@ -292,7 +402,11 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
   }
   counters.state.store(clean ? StreamState::finished : StreamState::failed,
                        std::memory_order_relaxed);
-  consumer.session_ended(stream, clean, reassembler.next_seq());
+  if (hello->connections > 1) {
+    counters.mtcp.subconnections[0].state.store(clean ? StreamState::finished : StreamState::failed,
+                                                std::memory_order_relaxed);
+  }
+  consumer.session_ended(stream, clean, reassembler->next_seq());
   return clean;
 }
 

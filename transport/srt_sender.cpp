@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 #include <stdexcept>
 
 #include "common/clock.hpp"
@@ -19,11 +20,13 @@ SrtSender::SrtSender(asio::any_io_executor executor, SenderOptions options,
       counters_(counters),
       remote_{options_.destination.host,
               static_cast<std::uint16_t>(options_.destination.port + options_.stream_id)},
+      scheduler_(options_.hello.connections),
       feed_(std::move(executor), options_.max_queued_frames),
       chunk_bytes_(options_.hello.chunk_bytes) {
   // sender_options() (transport/feed_request.hpp) plans these; anything else is a caller's bug.
   const Hello& hello = options_.hello;
-  if (hello.transport != TransportKind::srt || hello.connections != 1 ||
+  if (hello.transport != TransportKind::srt || hello.connections < 1 ||
+      hello.connections > kMaxSubconnections ||
       hello.chunk_bytes != srt_chunk_bytes(options_.srt) ||
       std::chrono::milliseconds(hello.latency_budget_ms) !=
           std::chrono::duration_cast<std::chrono::milliseconds>(options_.srt.latency)) {
@@ -43,34 +46,11 @@ awaitable<bool> SrtSender::open() {
   co_return co_await feed_.start(weak_from_this(), [this] { run(); });
 }
 
-bool SrtSender::send_message(std::span<const std::byte> message) {
-  return send_srt_message(socket_, message, feed_.stop_flag());
-}
-
-bool SrtSender::connect_and_handshake() {
-  SrtPlan plan = srt_plan(options_.hello.feed.bit_rate_bps, options_.srt, options_.expected_rtt);
-  // A probe says so in its stream id too: the listener then serves it beside the port's feed.
-  plan.probe = (options_.hello.flags & kHelloProbe) != 0;
-  // So does a leg of a protected feed: the listener serves leg B beside leg A on the same port.
-  plan.leg = options_.hello.leg;
-  std::optional<SrtSocket> connected =
-      connect_srt_caller(plan, remote_, options_.source, options_.connect_patience,
-                         feed_.stop_flag(), options_.stream_id);
-  if (!connected) return false;
-  socket_ = std::move(*connected);
-  // A receiver with --srt-fec gives a sender without it its filter, and 4 bytes less a packet.
-  const int room = socket_.payload_bytes() - static_cast<int>(kHeaderBytes);
-  if (room > 0 && static_cast<std::uint32_t>(room) < chunk_bytes_) {
-    chunk_bytes_ = static_cast<std::uint32_t>(room);
-    options_.hello.chunk_bytes = chunk_bytes_;
-  }
-  // The hdstream handshake rides inside the SRT connection: feed descriptor, first frame.
-  auto hello = encode_hello(options_.stream_id, options_.hello);
-  if (!send_message(hello)) return false;
+std::optional<HelloAck> SrtSender::await_hello_ack(SrtSocket& socket, const Endpoint& remote) {
   const auto deadline_ack = std::chrono::steady_clock::now() + options_.handshake_timeout;
   while (!stopped() && std::chrono::steady_clock::now() < deadline_ack) {
     std::size_t received = 0;
-    const SrtIo io = socket_.receive(reply_, received);
+    const SrtIo io = socket.receive(reply_, received);
     if (io == SrtIo::timeout) continue;
     if (io == SrtIo::closed) break;
     MessageHeader header;
@@ -82,21 +62,91 @@ bool SrtSender::connect_and_handshake() {
     }
     if (!ack) {
       srt_log()->error("stream {}: malformed handshake reply from {}", options_.stream_id,
-                       remote_.to_string());
-      return false;
+                       remote.to_string());
     }
-    if (ack->status != AckStatus::accepted) {
-      srt_log()->error("stream {}: receiver refused the feed: {}{}{}", options_.stream_id,
-                       to_string(ack->status), ack->reason.empty() ? "" : ": ", ack->reason);
-      return false;
-    }
-    return true;
+    return ack;
   }
   if (!stopped()) {
     srt_log()->error("stream {}: no handshake reply from {} within {}", options_.stream_id,
-                     remote_.to_string(), format_duration(options_.handshake_timeout));
+                     remote.to_string(), format_duration(options_.handshake_timeout));
   }
-  return false;
+  return std::nullopt;
+}
+
+std::optional<HelloAck> SrtSender::connect_stripe(std::size_t stripe, const Endpoint& remote,
+                                                  std::chrono::nanoseconds patience) {
+  const std::size_t stripes = options_.hello.connections;
+  SrtPlan plan = srt_plan(srt_stripe_rate_bps(options_.hello.feed.bit_rate_bps, stripes),
+                          options_.srt, options_.expected_rtt);
+  // A probe says so in its stream id too: the listener then serves it beside the port's feed.
+  plan.probe = (options_.hello.flags & kHelloProbe) != 0;
+  // So does a leg of a protected feed: the listener serves leg B beside leg A on the same port.
+  plan.leg = options_.hello.leg;
+  std::optional<SrtSocket> connected = connect_srt_caller(plan, remote, options_.source, patience,
+                                                          feed_.stop_flag(), options_.stream_id);
+  if (!connected) return std::nullopt;
+  SrtSocket& socket = stripes_.emplace_back(std::move(*connected));
+  if (stripe == 0) {
+    // A receiver with --srt-fec gives a sender without it its filter, and 4 bytes less a packet.
+    const int room = socket.payload_bytes() - static_cast<int>(kHeaderBytes);
+    if (room > 0 && static_cast<std::uint32_t>(room) < chunk_bytes_) {
+      chunk_bytes_ = static_cast<std::uint32_t>(room);
+      options_.hello.chunk_bytes = chunk_bytes_;
+    }
+  }
+  // The hdstream handshake rides inside each SRT connection: feed descriptor, first frame,
+  // and for stripes their count, index and session.
+  Hello hello = options_.hello;
+  hello.subconnection = static_cast<std::uint8_t>(stripe);
+  if (!send_srt_message(socket, encode_hello(options_.stream_id, hello), feed_.stop_flag())) {
+    return std::nullopt;
+  }
+  return await_hello_ack(socket, remote);
+}
+
+bool SrtSender::connect_and_handshake() {
+  const std::size_t stripes = options_.hello.connections;
+  stripes_.clear();
+  scheduler_ = SrtStripeScheduler(stripes);
+  if (stripes > 1) {
+    // A new session id each session: the receiver's stripe ports take only this session's.
+    std::random_device random;
+    options_.hello.session_id = 0;
+    while (options_.hello.session_id == 0) {
+      options_.hello.session_id = (std::uint64_t{random()} << 32) | random();
+    }
+  }
+  std::optional<HelloAck> ack = connect_stripe(0, remote_, options_.connect_patience);
+  if (!ack) return false;
+  if (ack->status != AckStatus::accepted) {
+    // A receiver older than stripes does not know the striped code point.
+    const bool older = stripes > 1 && ack->reason.starts_with("unknown transport");
+    srt_log()->error("stream {}: receiver refused the feed: {}{}{}{}", options_.stream_id,
+                     to_string(ack->status), ack->reason.empty() ? "" : ": ", ack->reason,
+                     older ? " (the receiver predates SRT stripes: upgrade it, or send with "
+                             "--conns 1)"
+                           : "");
+    return false;
+  }
+  if (ack->stripe_ports.size() + 1 != stripes) {
+    srt_log()->error(
+        "stream {}: the receiver's answer names {} stripe port(s) for a feed of {} stripes",
+        options_.stream_id, ack->stripe_ports.size(), stripes);
+    return false;
+  }
+  for (std::size_t stripe = 1; stripe < stripes; ++stripe) {
+    const Endpoint remote{remote_.host, ack->stripe_ports[stripe - 1]};
+    // The receiver opened the port before it answered: a stripe that cannot reach it within
+    // the handshake timeout meets a firewall, not a receiver starting up.
+    std::optional<HelloAck> stripe_ack = connect_stripe(stripe, remote, options_.handshake_timeout);
+    if (!stripe_ack) return false;
+    if (stripe_ack->status != AckStatus::accepted) {
+      srt_log()->error("stream {}: receiver refused stripe {}: {}: {}", options_.stream_id, stripe,
+                       to_string(stripe_ack->status), stripe_ack->reason);
+      return false;
+    }
+  }
+  return true;
 }
 
 bool SrtSender::send_frame(const Frame& frame) {
@@ -105,8 +155,12 @@ bool SrtSender::send_frame(const Frame& frame) {
     // libsrt has no gather send: header and payload are joined in one reused packet buffer.
     std::memcpy(packet_.data(), chunk.header.data(), kHeaderBytes);
     std::memcpy(packet_.data() + kHeaderBytes, chunk.payload.data(), chunk.payload.size());
-    if (!send_message(std::span(packet_).first(kHeaderBytes + chunk.payload.size()))) {
-      return false;
+    const auto message = std::span(packet_).first(kHeaderBytes + chunk.payload.size());
+    const std::size_t stripe = stripes_.size() == 1 ? 0 : scheduler_.pick(stripes_, message.size());
+    if (!send_srt_message(stripes_[stripe], message, feed_.stop_flag())) return false;
+    if (stripes_.size() > 1) {
+      counters_.mtcp.subconnections[stripe].bytes.fetch_add(chunk.payload.size(),
+                                                            std::memory_order_relaxed);
     }
   }
   return true;
@@ -115,7 +169,7 @@ bool SrtSender::send_frame(const Frame& frame) {
 void SrtSender::read_feedback() {
   // Non-blocking after the handshake: whatever the receiver has reported so far.
   std::size_t received = 0;
-  while (socket_.receive(reply_, received) == SrtIo::ok) apply_message(received);
+  while (stripes_.front().receive(reply_, received) == SrtIo::ok) apply_message(received);
 }
 
 bool SrtSender::apply_message(std::size_t received) {
@@ -142,7 +196,17 @@ void SrtSender::sample_stats(bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && now < next_stats_) return;
   next_stats_ = now + std::chrono::milliseconds(250);
-  publish_srt_stats(socket_.stats(), /*sender=*/true, counters_);
+  SrtStats stats;
+  for (std::size_t i = 0; i < stripes_.size(); ++i) {
+    const SrtStats stripe = stripes_[i].stats();
+    add_srt_stats(stats, stripe);
+    if (stripes_.size() > 1) {  // each stripe is a `subconn` line of the feed
+      SubconnectionCounters& sub = counters_.mtcp.subconnections[i];
+      sub.rtt_ms.store(stripe.rtt_ms, std::memory_order_relaxed);
+      sub.retransmits.store(stripe.sent_retransmits, std::memory_order_relaxed);
+    }
+  }
+  publish_srt_stats(stats, /*sender=*/true, counters_);
 }
 
 // END is the feed's last packet: if it is lost no later packet shows the gap, and live mode
@@ -152,7 +216,7 @@ void SrtSender::sample_stats(bool force) {
 // repeats at once gives every such group its FEC packet (or its dismissal, which reports what
 // FEC cannot rebuild for retransmission), so a loss among them is not left to the latency.
 std::size_t SrtSender::end_repeats() const {
-  const std::string filter = socket_.packet_filter();
+  const std::string filter = stripes_.front().packet_filter();
   if (filter.empty()) return 1;
   try {
     const SrtFec fec = parse_srt_fec(filter);
@@ -164,23 +228,36 @@ std::size_t SrtSender::end_repeats() const {
 
 bool SrtSender::finish(std::uint64_t frames_sent) {
   auto end = encode_end(options_.stream_id, End{frames_sent});
+  // On every stripe: each one's END follows its last chunk, so the receiver knows when all
+  // of them are in.
+  // Repeats need only reach stripe 0: the receiver closes the other stripes once it has every
+  // stripe's END, before its last report.
+  auto send_end = [&](bool repeat) {
+    for (std::size_t i = 0; i < stripes_.size(); ++i) {
+      if (!send_srt_message(stripes_[i], end, feed_.stop_flag()) && (i == 0 || !repeat)) {
+        return false;
+      }
+    }
+    return true;
+  };
   for (std::size_t i = end_repeats(); i > 0; --i) {
-    if (!send_message(end)) return false;
+    if (!send_end(/*repeat=*/false)) return false;
   }
   // Live mode has no linger: closing now could discard packets still in the send buffer. The
   // receiver closes once it has END, which ends this read.
   const auto deadline =
       std::chrono::steady_clock::now() + options_.handshake_timeout + options_.srt.latency;
-  socket_.set_receive_blocking(true);
+  SrtSocket& socket = stripes_.front();  // the receiver's reports come on stripe 0
+  socket.set_receive_blocking(true);
   auto repeat_at = std::chrono::steady_clock::now() + kEndRepeatInterval;
   while (!stopped() && std::chrono::steady_clock::now() < deadline) {
     std::size_t received = 0;
     sample_stats();
     if (const auto now = std::chrono::steady_clock::now(); now >= repeat_at) {
       repeat_at = now + kEndRepeatInterval;
-      if (!send_message(end)) return false;
+      if (!send_end(/*repeat=*/true)) return false;
     }
-    const SrtIo io = socket_.receive(reply_, received);
+    const SrtIo io = socket.receive(reply_, received);
     if (io == SrtIo::closed) return true;
     // The receiver's last report has the final counts; then this side closes.
     if (io == SrtIo::ok && apply_message(received)) return true;
@@ -191,22 +268,32 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
   return false;
 }
 
+void SrtSender::set_stripe_states(StreamState state) {
+  if (options_.hello.connections < 2) return;
+  for (std::size_t i = 0; i < options_.hello.connections; ++i) {
+    counters_.mtcp.subconnections[i].state.store(state, std::memory_order_relaxed);
+  }
+}
+
 void SrtSender::run() {
   const bool connected = connect_and_handshake();
   if (!connected) {
     counters_.state.store(StreamState::failed, std::memory_order_relaxed);
-    socket_.close();
+    stripes_.clear();
     feed_.opened(false);
     feed_.finished(false);
     return;
   }
-  srt_log()->info("stream {}: SRT live to {}, latency {}, {}", options_.stream_id,
-                  remote_.to_string(), format_duration(options_.srt.latency),
-                  options_.srt.passphrase.empty()
-                      ? std::string("unencrypted")
-                      : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
+  srt_log()->info(
+      "stream {}: SRT live to {}{}, latency {}, {}", options_.stream_id, remote_.to_string(),
+      stripes_.size() > 1 ? fmt::format(", striped over {} connections", stripes_.size())
+                          : std::string(),
+      format_duration(options_.srt.latency),
+      options_.srt.passphrase.empty() ? std::string("unencrypted")
+                                      : fmt::format("AES-{}", options_.srt.key_length_bytes * 8));
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
-  socket_.set_receive_blocking(false);  // FEEDBACK is polled between frames
+  set_stripe_states(StreamState::running);
+  stripes_.front().set_receive_blocking(false);  // FEEDBACK is polled between frames
   feed_.opened(true);
 
   bool ok = true;
@@ -230,8 +317,9 @@ void SrtSender::run() {
     if (!send_frame(*frame)) {
       ok = false;
       if (!stopped())
-        srt_log()->error("stream {}: SRT connection to {} lost", options_.stream_id,
-                         remote_.to_string());
+        srt_log()->error(
+            "stream {}: SRT connection to {} lost{}", options_.stream_id, remote_.to_string(),
+            stripes_.size() > 1 ? " (a stripe broke: the feed re-opens on all of them)" : "");
       break;
     }
     counters_.add_frame(frame->data.size(), wall_clock_ns());
@@ -241,10 +329,11 @@ void SrtSender::run() {
   feed_.stop_accepting();
   if (ok && !stopped()) ok = finish(feed_.frames_sent());
   sample_stats(true);
-  socket_.close();
+  stripes_.clear();
   ok = ok && !stopped();
   counters_.state.store(ok ? StreamState::finished : StreamState::failed,
                         std::memory_order_relaxed);
+  set_stripe_states(ok ? StreamState::finished : StreamState::failed);
   feed_.finished(ok);
 }
 

@@ -1,7 +1,11 @@
 // One feed over SRT live mode: frames become hdstream chunks of one SRT packet each (1408 bytes
 // of payload + the 48-byte header = SRTO_PAYLOADSIZE 1456; 4 bytes less when an FEC filter is
 // in force, asked for by --srt-fec or by the receiver). libsrt's blocking API runs in the
-// feed's own thread; every call there times out within 100 ms, so stop() is bounded.
+// feed's own thread; every call there times out within 100 ms, so stop() is bounded. With
+// HELLO connections = K >= 2 the feed is striped over K SRT connections: stripe 0 to the
+// stream's port, stripes 1 .. K-1 to the ports the receiver's HELLO_ACK names, each chunk on the
+// stripe with the least in libsrt's send buffer (SrtStripeScheduler); a stripe that breaks
+// breaks the session, which reopen() starts again on all K.
 //   auto sender = std::make_shared<SrtSender>(strand, options, counters);  // port + stream id
 #pragma once
 
@@ -15,6 +19,7 @@
 #include "transport/feed_thread.hpp"
 #include "transport/srt_link.hpp"
 #include "transport/srt_socket.hpp"
+#include "transport/srt_stripes.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -35,7 +40,11 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
  private:
   void run();  // the feed's thread
   bool connect_and_handshake();
-  bool send_message(std::span<const std::byte> message);
+  // Connects one stripe (0: the stream's own port) and sends its HELLO; its HELLO_ACK, or
+  // nullopt with the reason logged.
+  std::optional<HelloAck> connect_stripe(std::size_t stripe, const Endpoint& remote,
+                                         std::chrono::nanoseconds patience);
+  std::optional<HelloAck> await_hello_ack(SrtSocket& socket, const Endpoint& remote);
   bool send_frame(const Frame& frame);
   bool finish(std::uint64_t frames_sent);
   // END messages sent at once: 1, or enough to complete the packet filter's groups.
@@ -43,6 +52,7 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   static constexpr std::size_t kMaxEndRepeats = 2048;
   static constexpr std::chrono::milliseconds kEndRepeatInterval{100};
   void sample_stats(bool force = false);
+  void set_stripe_states(StreamState state);  // each stripe's `subconn` state (K >= 2)
   void read_feedback();
   // A message from the receiver, in reply_; true when it is the session's last report.
   bool apply_message(std::size_t received);
@@ -51,7 +61,8 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   SenderOptions options_;
   StreamCounters& counters_;
   Endpoint remote_;
-  SrtSocket socket_;
+  std::vector<SrtSocket> stripes_;  // [0]: the stream's own connection (the only one if K = 1)
+  SrtStripeScheduler scheduler_;
   FeedThread feed_;
 
   // Chunk payload: as planned (srt_chunk_bytes()), or less once connected if the receiver's

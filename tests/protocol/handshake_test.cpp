@@ -262,3 +262,55 @@ TEST(Handshake, NamesRoundTrip) {
 
 }  // namespace
 }  // namespace hdstream
+
+namespace hdstream {
+namespace {
+
+// A feed striped over K SRT connections says transport 4 on the wire: an older receiver, whose
+// validate_hello knows transports 1..3, refuses it as "unknown transport 4" instead of taking
+// stripe 0 for the whole feed.
+TEST(Handshake, AStripedSrtHelloSaysTransportFourWhichOlderReceiversRefuse) {
+  Hello hello = sample_hello();
+  hello.transport = TransportKind::srt;
+  hello.connections = 3;
+  hello.subconnection = 1;
+  hello.session_id = 42;
+  const auto message = encode_hello(0, hello);
+  MessageHeader header;
+  const auto body = body_of(message, header);
+  EXPECT_EQ(body[22], std::byte{kWireSrtStriped});
+  EXPECT_EQ(to_string(static_cast<TransportKind>(kWireSrtStriped)), "invalid");
+  const auto decoded = decode_hello(body);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(*decoded, hello);
+  // One connection is the plain srt HELLO of every version.
+  hello.connections = 1;
+  hello.subconnection = 0;
+  const auto plain = encode_hello(0, hello);
+  EXPECT_EQ(body_of(plain, header)[22], std::byte{3});
+  // Transport 3 with several connections is no HELLO any sender writes.
+  auto forged = std::vector<std::byte>(message.begin() + kHeaderBytes, message.end());
+  forged[22] = std::byte{3};
+  EXPECT_FALSE(decode_hello(forged));
+}
+
+TEST(Handshake, AnAcceptedStripedFeedsAckNamesTheStripePorts) {
+  const HelloAck ack{AckStatus::accepted, {}, {9005, 9010}};
+  const auto message = encode_hello_ack(0, ack);
+  MessageHeader header;
+  const auto body = body_of(message, header);
+  EXPECT_EQ(body.size(), 4u + 1 + 2 * 2);
+  EXPECT_EQ(decode_hello_ack(body), ack);
+  // Truncated, zero or too many stripe ports: refused, not guessed.
+  auto truncated = std::vector<std::byte>(body.begin(), body.end() - 1);
+  EXPECT_FALSE(decode_hello_ack(truncated));
+  auto zero = std::vector<std::byte>(body.begin(), body.end());
+  zero[4] = std::byte{0};
+  EXPECT_FALSE(decode_hello_ack(zero));
+  auto many = std::vector<std::byte>(body.begin(), body.end());
+  many[4] = std::byte{16};
+  EXPECT_FALSE(decode_hello_ack(many));
+}
+
+}  // namespace
+}  // namespace hdstream
