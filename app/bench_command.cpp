@@ -127,6 +127,7 @@ int run_bench_sender(const BenchOptions& options) {
 }  // namespace
 
 int run_bench(const BenchOptions& options) {
+  if (options.report) media_module();  // a report's writer missing fails now, not at the end
   return options.listen.empty() ? run_bench_sender(options) : run_bench_receiver(options);
 }
 

@@ -100,6 +100,7 @@ CheckItem probe_item(const SendPlan& plan, std::chrono::nanoseconds duration, co
 
 int run_check(const CheckOptions& options) {
   const SendPlan plan = plan_send(options.send, load_presets(options.common.config_file));
+  if (options.report) media_module();  // a report's writer missing fails now, not at the end
   const auto probes = probe_endpoints(plan, std::chrono::seconds(3));
   std::vector<CheckItem> items = link_checks(plan, probes);
 

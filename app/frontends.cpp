@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "common/display_env.hpp"
+#include "common/log.hpp"
 #include "media_module/media_module.hpp"
 #include "pipeline/media_sources.hpp"
 #include "telemetry/metrics_server.hpp"
@@ -39,31 +40,42 @@ PanelProvider panel_provider(std::function<std::vector<LabeledSnapshot>()> read_
   };
 }
 
-// Thumbnails for outputs that show nothing on screens (null, file:): made by the media module
-// when the first video feed's session asks for its picture sinks, so a receiver whose feeds are
-// all synthetic never loads the media libraries (recv's default --output is null).
+// Thumbnails for --output null alone (recv's default: decode and discard), made by the media
+// module when the first video feed's session asks for its picture sinks: a receiver whose feeds
+// are all synthetic never loads the media libraries. That first video session loads the module
+// on its network thread (~30 ms once; the latency budget covers it).
 class DeferredPictures final : public Pictures {
  public:
   DeferredPictures(const MediaOutput& media, std::size_t streams, PanelProvider provider)
       : media_(media), streams_(streams), provider_(std::move(provider)) {}
 
-  // The sinks of the module's pictures; loads the module on the first call (a session's start).
+  // The sinks of the module's pictures, made at the first call: a video session's start, on its
+  // decode worker (the module is loaded by then: it made the decoder).
   MediaOutput::SinkFactory sink_factory() {
     return [this](std::uint16_t stream, const Hello& hello) {
-      std::call_once(made_, [this] {
-        MediaOutput own = media_;
-        auto made = media_module().open_pictures(own, streams_, provider_);
-        std::lock_guard lock(mutex_);
-        made_sinks_ = std::move(own.picture_sinks);
-        pictures_ = std::move(made);
+      std::call_once(opened_, [this] {
+        try {
+          MediaOutput own = media_;  // nothing on screens: the module keeps no reference to it
+          auto made = media_module().open_pictures(own, streams_, provider_);
+          std::lock_guard lock(mutex_);
+          made_sinks_ = std::move(own.picture_sinks);
+          pictures_ = std::move(made);
+        } catch (const std::exception& error) {
+          logger("media")->error("no thumbnails: {}", error.what());
+        }
       });
-      return made_sinks_(stream, hello);
+      return made_sinks_ ? made_sinks_(stream, hello)
+                         : std::vector<std::shared_ptr<PictureSink>>{};
     };
   }
 
+  std::optional<Thumbnail> latest_thumbnail(std::uint16_t stream) const override {
+    const auto pictures = opened();
+    return pictures ? pictures->latest_thumbnail(stream) : std::nullopt;
+  }
   std::optional<std::string> thumbnail_jpeg(std::uint16_t stream) const override {
-    std::lock_guard lock(mutex_);
-    return pictures_ ? pictures_->thumbnail_jpeg(stream) : std::nullopt;
+    const auto pictures = opened();
+    return pictures ? pictures->thumbnail_jpeg(stream) : std::nullopt;
   }
   std::function<std::optional<std::string>(int)> program_cut() const override { return {}; }
   bool on_screens() const override { return false; }
@@ -72,10 +84,15 @@ class DeferredPictures final : public Pictures {
   const MediaOutput media_;
   const std::size_t streams_;
   const PanelProvider provider_;
-  std::once_flag made_;
+  std::once_flag opened_;
   mutable std::mutex mutex_;
-  MediaOutput::SinkFactory made_sinks_;  // set once, inside made_
+  MediaOutput::SinkFactory made_sinks_;  // set once, inside opened_
   std::shared_ptr<Pictures> pictures_;
+
+  std::shared_ptr<Pictures> opened() const {
+    std::lock_guard lock(mutex_);
+    return pictures_;
+  }
 };
 
 }  // namespace
@@ -84,7 +101,8 @@ std::shared_ptr<Pictures> open_pictures(MediaOutput& media, std::size_t streams,
                                         std::vector<RegistrySource> sources) {
   if (!media.decodes()) return nullptr;
   auto provider = panel_provider(reader(std::move(sources)));
-  if (!media.on_screens()) {
+  // A recording or a screen must not find out at the first session that the module is missing.
+  if (!media.on_screens() && !media.find(OutputTarget::Kind::file)) {
     auto deferred = std::make_shared<DeferredPictures>(media, streams, std::move(provider));
     media.add_picture_sinks(deferred->sink_factory());
     return deferred;

@@ -14,6 +14,7 @@
 #include "common/endpoint.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "media_module/media_module.hpp"
 #include "presets/preset_store.hpp"
 #include "transport/feed_request.hpp"
 
@@ -57,7 +58,8 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "hdstream: error: {} (see hdstream --help)\n", error.what());
       return exit_code::usage;
     }
-    if (dynamic_cast<const std::system_error*>(&error)) {
+    if (dynamic_cast<const std::system_error*>(&error) ||
+        dynamic_cast<const MediaModuleError*>(&error)) {
       fmt::print(stderr, "hdstream: {}\n", error.what());
       return exit_code::runtime_failure;
     }

@@ -14,6 +14,7 @@ namespace hdstream {
 
 int run_send(const SendOptions& options) {
   const SendPlan plan = plan_send(options, load_presets(options.common.config_file));
+  if (plan.options.report) media_module();  // a report's writer missing fails now, not at the end
   CommandRun run(plan.options.common);
   StatsRegistry& stats =
       run.add_registry(Role::send, plan.options.streams,

@@ -4,7 +4,9 @@ set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)
 set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 # Every library may end up in the media module (libhdstream-media.so, media_module/), so all code
-# is position-independent; without semantic interposition a call inside a library stays direct.
+# is position-independent. -fno-semantic-interposition keeps a call within one source file
+# direct (as without -fPIC); calls between files still go through the dynamic symbol table,
+# which is what binds the module to the binary's copy of the core.
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
 add_compile_options(-fno-semantic-interposition)
 # Install layout: bin/, share/hdstream/, share/doc/hdstream/ under the prefix (GNU conventions).

@@ -1,14 +1,14 @@
 // media_module() for the hdstream binary: loads libhdstream-media.so on first use, from beside
-// the binary (the build tree) or from LIBDIR/hdstream/ beside the bin/ it was installed to.
+// the binary (the build tree) or from LIBDIR/hdstream/ of the prefix it was installed to.
 #include <dlfcn.h>
 
 #include <filesystem>
-#include <mutex>
 #include <string>
 #include <system_error>
 
 #include <fmt/format.h>
 
+#include "media_module/abi.hpp"
 #include "media_module/media_module.hpp"
 
 namespace hdstream {
@@ -19,10 +19,13 @@ constexpr const char* kFileName = "libhdstream-media.so";
 std::filesystem::path module_path() {
   std::error_code error;
   const auto binary = std::filesystem::read_symlink("/proc/self/exe", error);
-  const auto dir = error ? std::filesystem::current_path() : binary.parent_path();
-  const auto beside = dir / kFileName;
-  if (std::filesystem::exists(beside, error)) return beside;
-  return dir / ".." / HDSTREAM_INSTALL_LIBDIR / "hdstream" / kFileName;
+  if (error) {
+    throw MediaModuleError(
+        fmt::format("cannot find the media module: /proc/self/exe: {}", error.message()));
+  }
+  const auto dir = binary.parent_path();
+  if (const auto beside = dir / kFileName; std::filesystem::exists(beside, error)) return beside;
+  return (dir / HDSTREAM_MODULE_DIR_FROM_BINDIR / kFileName).lexically_normal();
 }
 
 const MediaModule& load() {
@@ -31,16 +34,17 @@ const MediaModule& load() {
   if (!handle) {
     throw MediaModuleError(fmt::format(
         "cannot load the media module (pictures, media sources, MPEG-TS, windows, reports): "
-        "{}; reinstall hdstream, or build the hdstream target",
+        "{}; reinstall hdstream, or build its hdstream target",
         ::dlerror()));
   }
   using Entry = const MediaModule* (*)(const char*);
   const auto entry = reinterpret_cast<Entry>(::dlsym(handle, "hdstream_media_module"));
-  const MediaModule* module = entry ? entry(HDSTREAM_MEDIA_MODULE_ABI) : nullptr;
+  const std::string abi = media_module_abi();
+  const MediaModule* module = entry ? entry(abi.c_str()) : nullptr;
   if (!module) {
-    throw MediaModuleError(
-        fmt::format("{} is not the media module of this hdstream ({}): reinstall hdstream",
-                    path.string(), HDSTREAM_MEDIA_MODULE_ABI));
+    throw MediaModuleError(fmt::format(
+        "{} is from another build than this hdstream ({}): reinstall hdstream", path.string(),
+        abi));
   }
   return *module;  // never unloaded: its code runs until the process exits
 }

@@ -1,12 +1,14 @@
 #include "media_module/module_impl.hpp"
 
+#include <QtGui/QImage>
+
 #include "gui/host_pictures.hpp"
 #include "gui/panel_app.hpp"
 #include "media_module/screen_pictures.hpp"
 #include "mux/ts_srt_receiver.hpp"
 #include "mux/ts_stage.hpp"
 #include "pipeline/media_feed.hpp"
-#include "pipeline/media_sources.hpp"
+#include "pipeline/capture_sources.hpp"
 #include "report/link_report.hpp"
 #include "transport/srt_message_sender.hpp"
 
@@ -47,10 +49,20 @@ void MediaModuleImpl::run_qt(const QtRun& run) const {
   PanelAppOptions panel;
   panel.title = run.title;
   if (run.host_pictures) panel.pictures = host_pictures(run.host_pictures);
-  // This module made every Pictures there is (open_pictures).
-  const auto* pictures = static_cast<const ScreenPictures*>(run.pictures);
-  if (pictures) panel.pictures = pictures->panel_pictures();
-  if (const VideoWall* wall = pictures ? pictures->wall() : nullptr) {
+  if (const Pictures* pictures = run.pictures) {
+    // This process's thumbnails, as Qt images.
+    panel.pictures = [pictures](const FeedRow& row) -> std::optional<PanelPicture> {
+      const auto thumbnail = pictures->latest_thumbnail(row.stream);
+      if (!thumbnail) return std::nullopt;
+      QImage image(thumbnail->bgra.data(), thumbnail->width, thumbnail->height,
+                   thumbnail->width * 4, QImage::Format_RGB32);
+      return PanelPicture{image.copy(), thumbnail->seq};
+    };
+  }
+  // Screens exist only in pictures this module made (open_pictures); the executable's own
+  // (app/frontends.cpp) show nothing on screens.
+  const auto* screens = dynamic_cast<const ScreenPictures*>(run.pictures);
+  if (const VideoWall* wall = screens ? screens->wall() : nullptr) {
     if (const auto area = wall->panel_area()) {
       panel.geometry = QRect(area->x, area->y, area->width, area->height);
     }

@@ -1,7 +1,5 @@
 #include "media_module/screen_pictures.hpp"
 
-#include <QtGui/QImage>
-
 #include "display/program.hpp"
 
 namespace hdstream {
@@ -21,6 +19,10 @@ ScreenPictures::~ScreenPictures() {
   qt_.reset();
 }
 
+std::optional<Thumbnail> ScreenPictures::latest_thumbnail(std::uint16_t stream) const {
+  return thumbnails_.latest(stream);
+}
+
 std::optional<std::string> ScreenPictures::thumbnail_jpeg(std::uint16_t stream) const {
   return thumbnails_.jpeg(stream);
 }
@@ -29,16 +31,6 @@ std::function<std::optional<std::string>(int feed)> ScreenPictures::program_cut(
   Program* program = wall_ ? wall_->program() : nullptr;
   if (!program) return {};
   return [program](int feed) { return program->cut(feed); };
-}
-
-PictureProvider ScreenPictures::panel_pictures() const {
-  return [this](const FeedRow& row) -> std::optional<PanelPicture> {
-    const auto thumbnail = thumbnails_.latest(row.stream);
-    if (!thumbnail) return std::nullopt;
-    QImage image(thumbnail->bgra.data(), thumbnail->width, thumbnail->height, thumbnail->width * 4,
-                 QImage::Format_RGB32);
-    return PanelPicture{image.copy(), thumbnail->seq};
-  };
 }
 
 }  // namespace hdstream

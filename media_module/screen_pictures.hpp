@@ -2,7 +2,7 @@
 // feed and, when an output shows pictures on screens, the QApplication and the display layer's
 // windows (display/video_wall.hpp).
 //   auto pictures = std::make_shared<ScreenPictures>(media, streams, provider);
-//   run_qt_app(&panel, ...);   // with pictures->panel_pictures(), pictures->wall()
+//   run_qt_app(&panel, ...);   // with pictures->wall()
 #pragma once
 
 #include <cstddef>
@@ -23,14 +23,13 @@ class ScreenPictures final : public Pictures {
   ScreenPictures(const ScreenPictures&) = delete;
   ScreenPictures& operator=(const ScreenPictures&) = delete;
 
+  std::optional<Thumbnail> latest_thumbnail(std::uint16_t stream) const override;
   std::optional<std::string> thumbnail_jpeg(std::uint16_t stream) const override;
   std::function<std::optional<std::string>(int feed)> program_cut() const override;
   bool on_screens() const override { return wall_ != nullptr; }
 
   // The screens' windows; null when no output shows pictures on screens.
   const VideoWall* wall() const { return wall_.get(); }
-  // The panel's pictures: this process's thumbnails, as Qt images.
-  PictureProvider panel_pictures() const;
 
  private:
   mutable Thumbnails thumbnails_;

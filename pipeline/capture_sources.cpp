@@ -1,5 +1,4 @@
-// Media sources for a feed (file:, bars, GStreamer): pipeline/media_sources.hpp.
-#include "pipeline/media_sources.hpp"
+#include "pipeline/capture_sources.hpp"
 
 #include <atomic>
 #include <cstring>

@@ -59,7 +59,9 @@ void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
   try {
     feed.media = media_module().make_feed_media(stream, hello, output_, stats_.stream(stream));
   } catch (const MediaModuleError& error) {
-    // Received, verified and counted as before; only the pictures are missing.
+    // Only with --output null (other outputs load the module at start): the feed is received,
+    // verified and counted as before, and not decoded.
+    feed.media.reset();
     logger("feed")->error("stream {}: not decoded: {}", stream, error.what());
   }
 }

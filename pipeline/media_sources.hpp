@@ -46,9 +46,4 @@ std::vector<std::string> per_feed_specs(const std::vector<std::string>& specs, s
 FeedSource make_feed_source(const std::string& spec, std::uint16_t stream,
                             const FeedDescriptor& preset, std::uint64_t synthetic_rate_bps);
 
-// The file:, bars and GStreamer sources (pipeline/capture_sources.cpp, in the media module: it
-// needs libav* and GStreamer). Throws SpecError.
-FeedSource make_media_source(const std::string& spec, std::uint16_t stream,
-                             const FeedDescriptor& preset);
-
 }  // namespace hdstream

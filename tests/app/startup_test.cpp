@@ -14,8 +14,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::vector<std::string> kMediaLibraries = {"libavcodec", "libavformat", "libgstreamer",
-                                                  "libQt6Core", "libhdstream-media"};
+// Name prefixes of FFmpeg's, GStreamer's (and GLib's) and Qt's shared objects.
+const std::vector<std::string> kMediaLibraries = {"/libav", "/libsw",   "/libgst",
+                                                  "/libQt6", "/libglib", "/libgobject"};
 
 TEST(StartUp, TheBinaryNeedsNoMediaLibrary) {
   // What the dynamic loader maps before main(): ldd's own method.
@@ -35,16 +36,24 @@ struct FeedRun {
   std::string receiver_out;
 };
 
-// One feed from a sender to a receiver (recv's default output, null: decode and discard), with
-// the dynamic loader reporting every object it loads (LD_DEBUG=files) into files of `dir`.
-FeedRun one_feed(const std::string& name, const std::vector<std::string>& format) {
+// One feed from a sender to a receiver (recv's default output, null: decode and discard, and a
+// decode queue that rides out the module's loading), with the dynamic loader reporting every
+// object it loads (LD_DEBUG=files) into files of `dir`.
+FeedRun one_feed(const std::string& name, const std::vector<std::string>& format,
+                 const std::vector<std::string>& receiver_options = {},
+                 const std::vector<std::string>& receiver_environment = {}) {
   auto dir = test::scratch_dir("startup-" + name);
   const std::vector<std::string> debug = {"LD_DEBUG=files",
                                           "LD_DEBUG_OUTPUT=" + (dir / "ld").string()};
   const std::string port = std::to_string(test::free_port());
-  test::Process receiver({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + port, "--streams",
-                          "1", "--stats", "json"},
-                         dir, "recv", debug);
+  std::vector<std::string> recv = {HDSTREAM_BINARY, "recv",     "--listen",     "127.0.0.1:" + port,
+                                   "--streams",     "1",        "--stats",      "json",
+                                   "--decode-queue", "64"};
+  recv.insert(recv.end(), receiver_options.begin(), receiver_options.end());
+  std::vector<std::string> environment = debug;
+  environment.insert(environment.end(), receiver_environment.begin(),
+                     receiver_environment.end());
+  test::Process receiver(recv, dir, "recv", environment);
   EXPECT_TRUE(test::eventually([&] {
     return receiver.err().find("listening on") != std::string::npos;
   })) << receiver.err();
@@ -72,6 +81,15 @@ nlohmann::json passing_summary(const FeedRun& run) {
   return summary.value_or(nlohmann::json::object());
 }
 
+// A second of the clip arrived and every frame of it was decoded.
+void expect_every_frame_decoded(const FeedRun& run) {
+  const int frames = passing_summary(run).value("frames", 0);
+  EXPECT_GE(frames, 29);
+  const auto media = test::last_line(test::json_lines(run.receiver_out), "media");
+  ASSERT_TRUE(media) << run.receiver_out;
+  EXPECT_EQ((*media)["frames_decoded"], frames);
+}
+
 TEST(StartUp, SyntheticFeedsNeverLoadTheMediaModule) {
   const FeedRun run = one_feed("synthetic", {"--format", "synthetic", "--rate", "50M"});
   EXPECT_GE(passing_summary(run).value("frames", 0), 29);
@@ -79,17 +97,24 @@ TEST(StartUp, SyntheticFeedsNeverLoadTheMediaModule) {
   EXPECT_FALSE(run.sender_loaded_module);
 }
 
+const std::string kClip = std::string(HDSTREAM_SAMPLES) + "/dnxhd220-1080-3f.mov";
+
 TEST(StartUp, AVideoFeedLoadsItOnBothSidesAndIsDecoded) {
-  const std::string clip = std::string(HDSTREAM_SAMPLES) + "/dnxhd220-1080-3f.mov";
-  ASSERT_TRUE(std::filesystem::exists(clip)) << clip;
-  const FeedRun run = one_feed("video", {"--format", "dnxhd220", "--source", "file:" + clip});
-  const int frames = passing_summary(run).value("frames", 0);
-  EXPECT_GE(frames, 29);
-  const auto media = test::last_line(test::json_lines(run.receiver_out), "media");
-  ASSERT_TRUE(media) << run.receiver_out;
-  EXPECT_EQ((*media)["frames_decoded"], frames);
+  ASSERT_TRUE(std::filesystem::exists(kClip)) << kClip;
+  const FeedRun run = one_feed("video", {"--format", "dnxhd220", "--source", "file:" + kClip});
+  expect_every_frame_decoded(run);
   EXPECT_TRUE(run.receiver_loaded_module);
   EXPECT_TRUE(run.sender_loaded_module);
+}
+
+// The panel (a real Qt window, offscreen) with the default output, whose thumbnails the module
+// makes only once the video feed's session starts: the panel asks for them all along.
+TEST(StartUp, ThePanelRunsBesideAVideoFeedWhoseThumbnailsComeLater) {
+  ASSERT_TRUE(std::filesystem::exists(kClip)) << kClip;
+  const FeedRun run = one_feed("panel", {"--format", "dnxhd220", "--source", "file:" + kClip},
+                               {"--gui"}, {"QT_QPA_PLATFORM=offscreen"});
+  expect_every_frame_decoded(run);
+  EXPECT_TRUE(run.receiver_loaded_module);
 }
 
 }  // namespace

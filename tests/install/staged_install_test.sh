@@ -131,11 +131,15 @@ EOF
 check_summary "$work/recv/recv.out" recv
 check_summary "$work/send/send.out" send
 
-# 5. The installed media module, loaded by the staged binary for a file source.
+# 5. The installed media module, loaded by the staged binary for a file source (the dynamic
+#    loader names what it loads), whose own error comes back.
 media_rc=0
-(cd "$work" && exec "${bare_env[@]}" "$hdstream" send --dest 127.0.0.1:9 --format dnxhd220 \
-  --source "file:$work/missing.mov" >media.out 2>media.err) || media_rc=$?
+(cd "$work" && exec "${bare_env[@]}" LD_DEBUG=files LD_DEBUG_OUTPUT="$work/ld" "$hdstream" send \
+  --dest 127.0.0.1:9 --format dnxhd220 --source "file:$work/missing.mov" >media.out \
+  2>media.err) || media_rc=$?
 [ "$media_rc" -eq 2 ] || fail "a missing clip: exit $media_rc, not 2: $(cat "$work/media.err")"
-grep -q "missing.mov" "$work/media.err" && ! grep -q "media module" "$work/media.err" ||
+grep -q "missing.mov" "$work/media.err" ||
   fail "a missing clip: not the file's own error: $(cat "$work/media.err")"
+grep -q "file=$libdir/hdstream/libhdstream-media.so " "$work"/ld.* ||
+  fail "the installed module was not loaded: $(grep libhdstream-media "$work"/ld.* | head -3)"
 echo "PASS"
