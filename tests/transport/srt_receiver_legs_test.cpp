@@ -16,6 +16,7 @@
 #include "stats/registry.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/transport/collector.hpp"
+#include "tests/transport/srt_messages.hpp"
 #include "transport/srt_link.hpp"
 
 namespace hdstream {
@@ -49,17 +50,7 @@ class LegCaller {
 
   // Sends the HELLO; the HELLO_ACK within 5 s, or nullopt.
   std::optional<HelloAck> hello(const Hello& hello) {
-    if (socket_.send(encode_hello(0, hello)) != SrtIo::ok) return std::nullopt;
-    for (auto deadline = std::chrono::steady_clock::now() + 5s;
-         std::chrono::steady_clock::now() < deadline;) {
-      const SrtIo io = socket_.receive(buffer_, received_);
-      if (io == SrtIo::closed) return std::nullopt;
-      MessageHeader header;
-      if (io != SrtIo::ok || decode_header(message(), header) != HeaderError::none) continue;
-      if (header.type != MessageType::hello_ack) continue;
-      return decode_hello_ack(message().subspan(kHeaderBytes));
-    }
-    return std::nullopt;
+    return test::exchange_hello(socket_, 0, hello);
   }
 
   // Frame `seq` (its bytes follow from seq), in chunks of one SRT message each.

@@ -16,6 +16,7 @@
 #include "tests/protocol/test_frames.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/transport/collector.hpp"
+#include "tests/transport/srt_messages.hpp"
 #include "transport/feed_request.hpp"
 #include "transport/srt_link.hpp"
 #include "transport/srt_receiver.hpp"
@@ -187,17 +188,7 @@ class StripeCaller {
 
   // Sends the HELLO; the HELLO_ACK within 5 s, or nullopt (closed unheard).
   std::optional<HelloAck> send_hello(const Hello& hello) {
-    if (socket_.send(encode_hello(stream_, hello)) != SrtIo::ok) return std::nullopt;
-    for (auto deadline = std::chrono::steady_clock::now() + 5s;
-         std::chrono::steady_clock::now() < deadline;) {
-      const SrtIo io = socket_.receive(buffer_, received_);
-      if (io == SrtIo::closed) return std::nullopt;
-      MessageHeader header;
-      if (io != SrtIo::ok || decode_header(message(), header) != HeaderError::none) continue;
-      if (header.type != MessageType::hello_ack) continue;
-      return decode_hello_ack(message().subspan(kHeaderBytes));
-    }
-    return std::nullopt;
+    return test::exchange_hello(socket_, stream_, hello);
   }
 
   // Chunks `index % of` of frame `seq`: the stripes of a feed split each frame between them.
@@ -226,14 +217,8 @@ class StripeCaller {
   void close() { socket_.close(); }
 
  private:
-  std::span<const std::byte> message() const {
-    return std::span<const std::byte>(buffer_).first(received_);
-  }
-
   std::uint16_t stream_;
   SrtSocket socket_;
-  std::array<std::byte, 2048> buffer_{};
-  std::size_t received_ = 0;
 };
 
 TEST_F(SrtStripedFeed, HostileStripeAnnouncementsOnTheStreamsPortAreRefused) {
