@@ -2,6 +2,7 @@
 // HELLO_ACK. Each waits up to ~5 s (receive() blocks up to 100 ms a call).
 //   ASSERT_EQ(test::receive_message(accepted), "hello");
 //   std::optional<HelloAck> ack = test::exchange_hello(caller, stream, hello);
+//   ASSERT_TRUE(test::send_chunk(caller, chunks[0]));
 #pragma once
 
 #include <array>
@@ -10,8 +11,10 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "protocol/handshake.hpp"
+#include "protocol/packetizer.hpp"
 #include "protocol/wire.hpp"
 #include "transport/srt_socket.hpp"
 
@@ -46,6 +49,13 @@ inline std::optional<HelloAck> exchange_hello(SrtSocket& socket, std::uint16_t s
     return decode_hello_ack(message.subspan(kHeaderBytes));
   }
   return std::nullopt;
+}
+
+// One chunk (header and payload) as one SRT message, as the srt transport sends it.
+inline bool send_chunk(SrtSocket& socket, const EncodedChunk& chunk) {
+  std::vector<std::byte> packet(chunk.header.begin(), chunk.header.end());
+  packet.insert(packet.end(), chunk.payload.begin(), chunk.payload.end());
+  return socket.send(packet) == SrtIo::ok;
 }
 
 }  // namespace hdstream::test

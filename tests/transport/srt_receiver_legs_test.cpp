@@ -65,9 +65,7 @@ class LegCaller {
     std::vector<EncodedChunk> chunks;
     packetize(frame, kSrtChunkBytes, chunks);
     for (const auto& chunk : chunks) {
-      std::vector<std::byte> packet(chunk.header.begin(), chunk.header.end());
-      packet.insert(packet.end(), chunk.payload.begin(), chunk.payload.end());
-      if (socket_.send(packet) != SrtIo::ok) return false;
+      if (!test::send_chunk(socket_, chunk)) return false;
     }
     return true;
   }

@@ -204,9 +204,7 @@ class StripeCaller {
     std::vector<EncodedChunk> chunks;
     packetize(frame, kSrtChunkBytes, chunks);
     for (std::size_t c = index; c < chunks.size(); c += of) {
-      std::vector<std::byte> packet(chunks[c].header.begin(), chunks[c].header.end());
-      packet.insert(packet.end(), chunks[c].payload.begin(), chunks[c].payload.end());
-      if (socket_.send(packet) != SrtIo::ok) return false;
+      if (!test::send_chunk(socket_, chunks[c])) return false;
     }
     return true;
   }
