@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,12 +12,15 @@
 
 namespace hdstream::test {
 
+// Every complete line of `text`, parsed; a malformed complete line throws. A last line without
+// its newline is one the process is still writing (stdio flushes a full buffer mid-line) and is
+// left for the next read.
 inline std::vector<nlohmann::json> json_lines(const std::string& text) {
   std::vector<nlohmann::json> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
+  std::size_t begin = 0;
+  for (auto end = text.find('\n'); end != std::string::npos; end = text.find('\n', begin)) {
+    if (end > begin) lines.push_back(nlohmann::json::parse(text.begin() + begin, text.begin() + end));
+    begin = end + 1;
   }
   return lines;
 }
