@@ -305,9 +305,9 @@ def render(results, plots):
           f"{show(ap99, 1, ' ms')} | (worst case, no target) | — |")
     w("")
     w("## Loopback bulk, 5 streams, memory to memory\n")
-    w("`hdstream bench` (unpaced; XXH3 of every chunk checked on receipt and the synthetic "
-      "end-to-end stamp of every frame) against `iperf3 -P 5` (no verification). Goodput is "
-      "the receiver's verified bytes.\n")
+    w("`hdstream bench` (unpaced; XXH3 of every chunk checked where it lands in the frame, and "
+      "every frame's stamp and page canaries) against `iperf3 -P 5` (no verification). Goodput "
+      "is the receiver's verified bytes.\n")
     w(f"Each rep runs hdstream with its default 64 KiB chunks, then with `--chunk-size "
       f"{big_chunk or '—'}`, then iperf3.\n")
     w(f"| rep | hdstream Gbps (64K) | hdstream Gbps ({big_chunk}) | iperf3 Gbps | ratio (64K) | "

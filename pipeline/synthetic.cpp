@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "protocol/byte_order.hpp"
-#include "protocol/checksum.hpp"
 
 namespace hdstream {
 namespace {
@@ -87,6 +86,17 @@ HDSTREAM_AVX2_CLONES void xor_copy(std::byte* out, const std::uint64_t* in, std:
   }
 }
 
+// The canary of the page at `at` of frame (stream, seq): splitmix64 of a state seeded by both,
+// advanced once per page, XORed with the offset.
+template <typename Visit>
+void for_each_canary(std::uint16_t stream_id, std::uint64_t seq, std::size_t content_bytes,
+                     Visit visit) {
+  std::uint64_t state = (std::uint64_t{stream_id} << 48) ^ (seq * 0x9e3779b97f4a7c15ULL);
+  for (std::size_t at = 0; at + 8 <= content_bytes; at += kSyntheticCanarySpacing) {
+    if (!visit(at, splitmix64(state) ^ at)) return;
+  }
+}
+
 }  // namespace
 
 SyntheticSource::SyntheticSource(std::uint16_t stream_id, std::size_t frame_bytes)
@@ -134,27 +144,37 @@ void restamp_synthetic(Frame& frame) {
   std::span<std::byte> data(frame.data);
   if (data.size() < kSyntheticHeaderBytes) return;
   auto content = data.subspan(kSyntheticHeaderBytes);
-  std::uint64_t state =
-      (std::uint64_t{frame.stream_id} << 48) ^ (frame.seq * 0x9e3779b97f4a7c15ULL);
-  for (std::size_t at = 0; at + 8 <= content.size(); at += kSyntheticCanarySpacing) {
-    const std::uint64_t canary = splitmix64(state) ^ at;
-    std::memcpy(content.data() + at, &canary, 8);
-  }
+  for_each_canary(frame.stream_id, frame.seq, content.size(),
+                  [&](std::size_t at, std::uint64_t canary) {
+                    std::memcpy(content.data() + at, &canary, 8);
+                    return true;
+                  });
   put_be<std::uint32_t>(data.subspan(0, 4), kSyntheticMagic);
   put_be<std::uint16_t>(data.subspan(4, 2), frame.stream_id);
   put_be<std::uint16_t>(data.subspan(6, 2), 0);
   put_be<std::uint64_t>(data.subspan(8, 8), frame.seq);
-  put_be<std::uint64_t>(data.subspan(16, 8), payload_checksum(content));
+  put_be<std::uint64_t>(data.subspan(16, 8), data.size());
 }
 
 bool verify_synthetic(const Frame& frame) {
   std::span<const std::byte> data(frame.data);
   if (data.size() < kSyntheticHeaderBytes) return false;
-  return get_be<std::uint32_t>(data.subspan(0, 4)) == kSyntheticMagic &&
-         get_be<std::uint16_t>(data.subspan(4, 2)) == frame.stream_id &&
-         get_be<std::uint64_t>(data.subspan(8, 8)) == frame.seq &&
-         get_be<std::uint64_t>(data.subspan(16, 8)) ==
-             payload_checksum(data.subspan(kSyntheticHeaderBytes));
+  if (get_be<std::uint32_t>(data.subspan(0, 4)) != kSyntheticMagic ||
+      get_be<std::uint16_t>(data.subspan(4, 2)) != frame.stream_id ||
+      get_be<std::uint64_t>(data.subspan(8, 8)) != frame.seq ||
+      get_be<std::uint64_t>(data.subspan(16, 8)) != data.size()) {
+    return false;
+  }
+  auto content = data.subspan(kSyntheticHeaderBytes);
+  bool ok = true;
+  for_each_canary(frame.stream_id, frame.seq, content.size(),
+                  [&](std::size_t at, std::uint64_t canary) {
+                    std::uint64_t found;
+                    std::memcpy(&found, content.data() + at, 8);
+                    ok = found == canary;
+                    return ok;
+                  });
+  return ok;
 }
 
 }  // namespace hdstream

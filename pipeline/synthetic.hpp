@@ -1,13 +1,16 @@
 // Synthetic feed: frames of unique pseudo-random bytes (like the seeds' "speedy"), each stamped
-// with its stream, sequence number and an XXH3-64 of its content so the receiver can verify the
-// whole frame end to end, beyond the per-chunk checks.
+// with its stream, sequence number and size, and a canary every 4 KiB derived from (stream, seq,
+// offset), so every frame is unique and a page of another frame, another place or a previous
+// use of the buffer fails verification at the receiver.
 //   SyntheticSource source(stream_id, frame_bytes);  FramePtr f = source.next_frame(seq);
 //   bool ok = verify_synthetic(*f);
-// A frame is a pseudo-random background plus a canary every 4 KiB derived from (stream, seq,
-// offset), so every frame is unique and stale or misplaced data anywhere fails the checksum.
+// Every byte's content is verified once, by the chunk checksums the reassembler checks in the
+// frame's own memory (protocol/reassembler.hpp); this check adds what those cannot see: that the
+// verified chunks make up this frame, in place. A second hash of the whole frame would duplicate
+// the chunk checksums at a memory pass per side.
 // A synthetic feed stands in for a capture card, which fills buffers by DMA, not with the CPU:
-// a pooled buffer keeps its background and only the canaries, stamp and checksum are rewritten
-// (0.2 % of the bytes), so the sender measures the transport, not the generator.
+// a pooled buffer keeps its background and only the stamp and canaries are rewritten (0.2 % of
+// the bytes), so the sender measures the transport, not the generator.
 #pragma once
 
 #include <cstddef>
@@ -33,16 +36,16 @@ class SyntheticSource : public FrameSource {
   FramePool pool_;
 };
 
-// Fills `frame.data` for (frame.stream_id, frame.seq): background, canaries, stamp, checksum.
+// Fills `frame.data` for (frame.stream_id, frame.seq): background, canaries, stamp.
 // Deterministic.
 void fill_synthetic(Frame& frame);
 
 // Makes a frame that already holds synthetic content of this stream into frame.seq's: new
-// canaries, stamp and checksum over the existing background.
+// canaries and stamp over the existing background.
 void restamp_synthetic(Frame& frame);
 
-// True when the frame carries the stamp of its own stream and sequence number and its content
-// matches the stamped checksum.
+// True when the frame carries the stamp of its own stream, sequence number and size, and every
+// page the canary of its own place in this frame. Cost: one word per 4 KiB.
 bool verify_synthetic(const Frame& frame);
 
 }  // namespace hdstream

@@ -31,10 +31,16 @@ TEST(Synthetic, EveryFrameIsUnique) {
   EXPECT_EQ(again->data, f1->data);
 }
 
-TEST(Synthetic, AnyFlippedBitOrMislabelledFrameFailsVerification) {
-  SyntheticSource source(2, 10'000);
+// The content of every byte is the chunk checksums' to verify (Reassembler tests, and
+// Corruption.FlippedByteIsCountedAsAChecksumErrorAndADrop end to end); what this check must catch
+// is a frame that is not this frame: another label, another size, a page out of place or from
+// another frame.
+TEST(Synthetic, AMislabelledResizedOrMisplacedFrameFailsVerification) {
+  SyntheticSource source(2, 20'000);
   auto frame = source.next_frame(7);
-  for (std::size_t at : {0ul, 5ul, 9ul, 20ul, 24ul, 5000ul, 9999ul}) {
+  const std::size_t page = kSyntheticCanarySpacing;
+  // The stamp (magic, stream, seq, size) and the canary of every page.
+  for (std::size_t at : {0ul, 5ul, 9ul, 20ul, 24ul, 24ul + page + 3, 24ul + 4 * page + 7}) {
     frame->data[at] ^= std::byte{0x10};
     EXPECT_FALSE(verify_synthetic(*frame)) << at;
     frame->data[at] ^= std::byte{0x10};
@@ -46,6 +52,22 @@ TEST(Synthetic, AnyFlippedBitOrMislabelledFrameFailsVerification) {
   frame->stream_id = 1;  // delivered on the wrong stream
   EXPECT_FALSE(verify_synthetic(*frame));
   frame->stream_id = 2;
+
+  // Two pages swapped: each holds verified bytes, in the wrong place.
+  Frame swapped = *frame;
+  std::swap_ranges(swapped.data.begin() + 24, swapped.data.begin() + 24 + page,
+                   swapped.data.begin() + 24 + 2 * page);
+  EXPECT_FALSE(verify_synthetic(swapped));
+  // A page of the same place in another stream's frame of the same number.
+  SyntheticSource other(3, 20'000);
+  auto foreign = other.next_frame(7);
+  Frame mixed = *frame;
+  std::copy_n(foreign->data.begin() + 24 + 3 * page, page, mixed.data.begin() + 24 + 3 * page);
+  EXPECT_FALSE(verify_synthetic(mixed));
+
+  Frame longer = *frame;
+  longer.data.resize(longer.data.size() + 1);  // a byte more than was stamped
+  EXPECT_FALSE(verify_synthetic(longer));
   frame->data.resize(10);  // truncated below the stamp
   EXPECT_FALSE(verify_synthetic(*frame));
 }
@@ -62,14 +84,14 @@ TEST(Synthetic, APooledBufferKeepsItsBackgroundYetEveryFrameIsUnique) {
   auto again = source.next_frame(11);
   ASSERT_EQ(again->data.data(), buffer);  // the same buffer, restamped
   EXPECT_TRUE(verify_synthetic(*again));
-  // Only the canaries (one per KiB), the stamp and the checksum changed.
+  // Only the canaries (one per 4 KiB) and the stamp changed.
   std::size_t changed = 0;
   for (std::size_t i = 0; i < first.size(); ++i) changed += first[i] != again->data[i];
   EXPECT_GT(changed, 0u);
   EXPECT_LE(changed, kSyntheticHeaderBytes + 8 * (100'000 / kSyntheticCanarySpacing + 1));
   // Stale bytes anywhere fail verification: a canary spacing (4 KiB) of frame 10 left in 11.
-  for (std::size_t at : {kSyntheticHeaderBytes, std::size_t{50'000},
-                         first.size() - kSyntheticCanarySpacing}) {
+  for (std::size_t at :
+       {kSyntheticHeaderBytes, std::size_t{50'000}, first.size() - kSyntheticCanarySpacing}) {
     auto stale = again->data;
     std::copy_n(first.begin() + static_cast<std::ptrdiff_t>(at), kSyntheticCanarySpacing,
                 stale.begin() + static_cast<std::ptrdiff_t>(at));
