@@ -190,6 +190,26 @@ ChunkResult Reassembler::commit_chunk(const MessageHeader& h, std::int64_t now_n
   return ChunkResult::accepted;
 }
 
+void Reassembler::chunks_ahead(const MessageHeader& h, std::size_t max_chunks,
+                               Lookahead& out) const {
+  out.frame.reset();
+  out.chunks.clear();
+  const auto it = pending_.find(h.frame_seq);
+  if (config_.chunk_bytes == 0 || it == pending_.end()) return;
+  const Pending& pending = it->second;
+  out.frame = pending.frame;
+  const std::span<std::byte> data(pending.frame->data);
+  for (std::size_t index = h.chunk_index + 1u;
+       index < pending.chunk_count && out.chunks.size() < max_chunks &&
+       pending.chunks[index] == ChunkState::missing;
+       ++index) {
+    const std::size_t offset = index * config_.chunk_bytes;
+    const std::size_t length = std::min<std::size_t>(config_.chunk_bytes, data.size() - offset);
+    out.chunks.push_back(
+        {h.frame_seq, static_cast<std::uint16_t>(index), data.subspan(offset, length)});
+  }
+}
+
 void Reassembler::abort_chunk(const MessageHeader& h) {
   auto it = pending_.find(h.frame_seq);
   if (it == pending_.end() || h.chunk_index >= it->second.chunks.size()) return;

@@ -84,6 +84,23 @@ class Reassembler {
   // Verifies the payload now in the slot's destination and records the chunk.
   ChunkResult commit_chunk(const MessageHeader& header, std::int64_t now_ns);
 
+  // Where the chunks after `header` (a begun chunk) will land if they come next in their
+  // frame's order, as a tcp session sends them: the following chunks still missing, up to
+  // `max_chunks` of them and the frame's last. Nothing is claimed: a transport may read their
+  // payloads ahead of their headers, since a missing chunk's place holds nothing verified, and
+  // then begins each chunk with its header as usual; `frame` keeps the buffer out of the pool
+  // meanwhile, even if the frame is given up. No chunks when the HELLO gave no chunk size.
+  struct Ahead {
+    std::uint64_t frame_seq;
+    std::uint16_t chunk_index;
+    std::span<std::byte> destination;
+  };
+  struct Lookahead {
+    FramePtr frame;
+    std::vector<Ahead> chunks;
+  };
+  void chunks_ahead(const MessageHeader& header, std::size_t max_chunks, Lookahead& out) const;
+
   // The payload of a begun chunk will never arrive (its connection broke mid-chunk): the chunk
   // is missing again, so a copy re-sent on another connection is accepted, not a duplicate.
   void abort_chunk(const MessageHeader& header);

@@ -15,6 +15,7 @@ std::string_view to_string(HeaderError error) {
     case HeaderError::payload_too_large: return "payload length too large";
     case HeaderError::frame_too_large: return "frame length too large";
     case HeaderError::payload_out_of_frame: return "payload extends past the end of its frame";
+    case HeaderError::out_of_order: return "not the frame's next chunk, which a tcp session owes";
   }
   return "unknown header error";
 }

@@ -60,6 +60,7 @@ enum class HeaderError : std::uint8_t {
   payload_too_large,    // beyond kMaxChunkBytes / kMaxControlBytes
   frame_too_large,      // beyond kMaxFrameBytes
   payload_out_of_frame, // payload_offset + payload_bytes > frame_bytes
+  out_of_order,         // not the frame's next chunk where a tcp session owes it (MessageReader)
 };
 
 std::string_view to_string(HeaderError error);

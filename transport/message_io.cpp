@@ -13,39 +13,94 @@ awaitable<HeaderRead> read_header(tcp::socket& socket) {
   co_return co_await reader.read_header(socket);
 }
 
+void MessageReader::start_layout(std::span<std::byte> payload,
+                                 const Reassembler::Lookahead* ahead) {
+  held_ = ahead ? ahead->frame : nullptr;
+  layout_.clear();
+  received_ = 0;
+  cursor_ = 0;
+  auto add = [this](std::span<std::byte> bytes, Segment segment) {
+    segment.bytes = bytes;
+    segment.end = (layout_.empty() ? 0 : layout_.back().end) + bytes.size();
+    layout_.push_back(segment);
+  };
+  add(payload, {});
+  const std::size_t count = ahead ? std::min(ahead->chunks.size(), kMaxChunksAhead) : 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const Reassembler::Ahead& chunk = ahead->chunks[i];
+    add(headers_[i],
+        {.read_ahead = true, .frame_seq = chunk.frame_seq, .chunk_index = chunk.chunk_index});
+    add(chunk.destination, {});
+  }
+  add(headers_[count], {});  // the next message, whatever it is
+}
+
+awaitable<boost::system::error_code> MessageReader::fill_through(tcp::socket& socket,
+                                                                 std::size_t segment) {
+  const std::size_t target = layout_[segment].end;
+  while (received_ < target) {
+    // Everything expected from here to the layout's end, as one scatter list.
+    iovecs_.clear();
+    for (const Segment& s : layout_) {
+      if (s.end <= received_ || s.bytes.empty()) continue;
+      const std::size_t begin = s.end - s.bytes.size();
+      const std::size_t skip = received_ > begin ? received_ - begin : 0;
+      iovecs_.emplace_back(s.bytes.data() + skip, s.bytes.size() - skip);
+    }
+    error_code ec;
+    received_ += co_await socket.async_read_some(iovecs_, nothrow(ec));
+    if (ec) co_return ec;
+  }
+  co_return boost::system::error_code{};
+}
+
 awaitable<HeaderRead> MessageReader::read_header(tcp::socket& socket) {
   HeaderRead result;
-  if (staged_bytes_ < staged_.size()) {
-    co_await asio::async_read(
-        socket, asio::buffer(staged_.data() + staged_bytes_, staged_.size() - staged_bytes_),
-        nothrow(result.error));
-    if (result.error) co_return result;
+  if (cursor_ >= layout_.size()) {
+    start_layout({}, nullptr);  // no payload pending: just the next header
+    cursor_ = 1;
   }
-  staged_bytes_ = 0;
-  result.detail = decode_header(staged_, result.header);
+  // A payload read ahead is read_payload's or discard_payload's to take first.
+  assert(cursor_ % 2 == 1);  // [payload][header][payload]...[header]
+  result.error = co_await fill_through(socket, cursor_);
+  if (result.error) co_return result;
+  const Segment& segment = layout_[cursor_++];
+  result.detail = decode_header(segment.bytes, result.header);
+  if (result.detail == HeaderError::none && segment.read_ahead &&
+      (result.header.type != MessageType::chunk || result.header.frame_seq != segment.frame_seq ||
+       result.header.chunk_index != segment.chunk_index)) {
+    result.detail = HeaderError::out_of_order;
+  }
   if (result.detail != HeaderError::none) {
     result.error = boost::system::errc::make_error_code(boost::system::errc::protocol_error);
   }
   co_return result;
 }
 
-awaitable<boost::system::error_code> MessageReader::read_payload(tcp::socket& socket,
-                                                                 std::span<std::byte> destination) {
-  // Only read_header empties the stage, and a payload always follows its header.
-  assert(staged_bytes_ == 0);
-  std::size_t filled = 0;
-  while (filled < destination.size()) {
-    const std::array<asio::mutable_buffer, 2> iovecs{
-        asio::buffer(destination.data() + filled, destination.size() - filled),
-        asio::buffer(staged_.data() + staged_bytes_, staged_.size() - staged_bytes_)};
-    error_code ec;
-    const std::size_t n = co_await socket.async_read_some(iovecs, nothrow(ec));
-    if (ec) co_return ec;
-    const std::size_t to_payload = std::min(n, destination.size() - filled);
-    filled += to_payload;
-    staged_bytes_ += n - to_payload;
+awaitable<boost::system::error_code> MessageReader::read_payload(
+    tcp::socket& socket, std::span<std::byte> destination, const Reassembler::Lookahead* ahead) {
+  if (payload_read_ahead()) {
+    // Already (partly) read into the place the reassembler gave for this chunk ahead of time.
+    const auto& expected = layout_[cursor_].bytes;
+    if (destination.data() != expected.data() || destination.size() != expected.size()) {
+      co_return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+    }
+  } else {
+    // The header was the layout's last segment and nothing after it was read.
+    start_layout(destination, ahead);
   }
+  const auto ec = co_await fill_through(socket, cursor_);
+  if (ec) co_return ec;
+  ++cursor_;
   co_return boost::system::error_code{};
+}
+
+awaitable<boost::system::error_code> MessageReader::discard_payload(
+    tcp::socket& socket, std::size_t bytes, std::vector<std::byte>& scratch) {
+  if (payload_read_ahead()) {
+    co_return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+  }
+  co_return co_await discard(socket, bytes, scratch);
 }
 
 awaitable<BodyRead> read_control_body(tcp::socket& socket, const MessageHeader& header,

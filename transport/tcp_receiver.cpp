@@ -194,6 +194,7 @@ awaitable<bool> TcpReceiver::Session::receive() {
     }
   };
   MessageReader reader;
+  Reassembler::Lookahead ahead;
   for (;;) {
     auto read = co_await reader.read_header(socket_);
     if (read.error) {
@@ -214,10 +215,19 @@ awaitable<bool> TcpReceiver::Session::receive() {
       }
       error_code ec;
       if (slot.result == ChunkResult::accepted) {
-        ec = co_await reader.read_payload(socket_, slot.destination);
+        reassembler.chunks_ahead(header, MessageReader::kMaxChunksAhead, ahead);
+        ec = co_await reader.read_payload(socket_, slot.destination, &ahead);
         if (!ec) reassembler.commit_chunk(header, wall_clock_ns());
       } else {
-        ec = co_await discard(socket_, header.payload_bytes, scratch_);
+        ec = co_await reader.discard_payload(socket_, header.payload_bytes, scratch_);
+      }
+      if (ec == boost::system::errc::protocol_error) {
+        log()->warn(
+            "stream {} from {}: chunk {} of frame {} was not where its frame's order put "
+            "it ({}); closing the session",
+            stream_id_, peer_, header.chunk_index, header.frame_seq,
+            slot.result == ChunkResult::accepted ? "another place" : to_string(slot.result));
+        break;
       }
       if (ec) {
         connection_lost(ec);

@@ -344,6 +344,44 @@ TEST_F(ReassemblerTest, WithTheHellosChunkSizeAChunkIsCheckedBeforeItsFrameIsAll
   EXPECT_EQ(drain(r), (std::vector<std::uint64_t>{0, 1, 2, 3}));
 }
 
+// What a tcp reader may read ahead into: exactly the places the following chunks' own headers
+// will be given, only while they are missing, never past the frame, and with the frame held.
+TEST_F(ReassemblerTest, ChunksAheadAreThePlacesTheirHeadersWillBeGiven) {
+  Reassembler r(1, {.chunk_bytes = kChunk}, pool_);
+  auto chunks = frame_chunks(0);                         // 5 chunks, the last of 500 bytes
+  EXPECT_EQ(push(r, chunks[3]), ChunkResult::accepted);  // already here: not to be read ahead
+  auto first = r.begin_chunk(chunks[0].header, 0);
+  ASSERT_EQ(first.result, ChunkResult::accepted);
+  Reassembler::Lookahead ahead;
+  r.chunks_ahead(chunks[0].header, 16, ahead);
+  EXPECT_EQ(ahead.frame, first.hold);
+  ASSERT_EQ(ahead.chunks.size(), 2u);  // 1 and 2, up to the received 3
+  for (const auto& predicted : ahead.chunks) {
+    EXPECT_EQ(predicted.frame_seq, 0u);
+    auto slot = r.begin_chunk(chunks[predicted.chunk_index].header, 0);
+    ASSERT_EQ(slot.result, ChunkResult::accepted);
+    EXPECT_EQ(slot.destination.data(), predicted.destination.data());
+    EXPECT_EQ(slot.destination.size(), predicted.destination.size());
+  }
+  r.chunks_ahead(chunks[3].header, 16, ahead);  // the short last chunk
+  ASSERT_EQ(ahead.chunks.size(), 1u);
+  EXPECT_EQ(ahead.chunks[0].chunk_index, 4);
+  EXPECT_EQ(ahead.chunks[0].destination.size(), 500u);
+  r.chunks_ahead(chunks[3].header, 0, ahead);  // capped
+  EXPECT_TRUE(ahead.chunks.empty());
+  r.chunks_ahead(chunks[4].header, 16, ahead);  // nothing past the frame
+  EXPECT_TRUE(ahead.chunks.empty());
+  r.chunks_ahead(frame_chunks(9)[0].header, 16, ahead);  // a frame not begun
+  EXPECT_TRUE(ahead.chunks.empty());
+  EXPECT_FALSE(ahead.frame);
+  // Without the HELLO's chunk size no place is known before its header.
+  Reassembler loose(1, {}, pool_);
+  auto other = frame_chunks(1);
+  ASSERT_EQ(loose.begin_chunk(other[0].header, 0).result, ChunkResult::accepted);
+  loose.chunks_ahead(other[0].header, 16, ahead);
+  EXPECT_TRUE(ahead.chunks.empty());
+}
+
 TEST_F(ReassemblerTest, TheHelloFixesTheBoundsAndWhatASessionReserves) {
   Hello hello;
   hello.feed = FeedDescriptor{Codec::synthetic, 1920, 1080, 30000, 1001, 270'000'000};

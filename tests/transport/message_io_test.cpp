@@ -1,5 +1,7 @@
 // MessageReader over a real loopback TCP connection: payloads land in their slots, the header
-// behind a payload comes in the same read, and a stream cut or corrupted anywhere is an error.
+// behind a payload comes in the same read, a frame's next chunks are read ahead into their places
+// (with a real Reassembler saying where), and a stream cut, corrupted or out of its frame's order
+// anywhere is an error.
 #include "transport/message_io.hpp"
 
 #include <gtest/gtest.h>
@@ -8,7 +10,9 @@
 #include <thread>
 
 #include "protocol/frame.hpp"
+#include "protocol/handshake.hpp"
 #include "protocol/packetizer.hpp"
+#include "protocol/reassembler.hpp"
 
 namespace hdstream {
 namespace {
@@ -43,6 +47,22 @@ class MessageReaderTest : public ::testing::Test {
     return wire;
   }
 
+  // Each chunk of one frame as it goes on the wire (header + payload), to reorder or alter.
+  static std::vector<std::vector<std::byte>> wire_chunks(std::uint64_t seq, std::size_t bytes,
+                                                         std::uint32_t chunk_bytes) {
+    Frame frame;
+    frame.seq = seq;
+    frame.data = counting_frame(seq, bytes);
+    std::vector<EncodedChunk> chunks;
+    packetize(frame, chunk_bytes, chunks);
+    std::vector<std::vector<std::byte>> out;
+    for (const auto& chunk : chunks) {
+      auto& wire = out.emplace_back(chunk.header.begin(), chunk.header.end());
+      wire.insert(wire.end(), chunk.payload.begin(), chunk.payload.end());
+    }
+    return out;
+  }
+
   void write(std::span<const std::byte> bytes) {
     asio::write(writer_socket_, asio::buffer(bytes.data(), bytes.size()));
   }
@@ -71,7 +91,48 @@ class MessageReaderTest : public ::testing::Test {
     co_return out;
   }
 
+  // As tcp_receiver reads: each chunk begun in a Reassembler that knows the HELLO's chunk size,
+  // its payload read with the frame's next chunks ahead. Returns the frames delivered and the
+  // first error (with its header error, if any); `after_first_payload` gets bytes_read_ahead()
+  // once chunk 0 of the first frame is in.
+  struct Reassembled {
+    std::vector<FramePtr> frames;
+    boost::system::error_code error;
+    HeaderError detail = HeaderError::none;
+    std::size_t after_first_payload = 0;
+  };
+  awaitable<Reassembled> reassemble(std::uint32_t chunk_bytes, std::size_t frames) {
+    Reassembled out;
+    Reassembler reassembler(0, {.chunk_bytes = chunk_bytes}, pool_);
+    Reassembler::Lookahead ahead;
+    std::vector<std::byte> scratch;
+    while (out.frames.size() < frames) {
+      auto read = co_await reader_.read_header(reader_socket_);
+      if (read.error) {
+        out.error = read.error;
+        out.detail = read.detail;
+        co_return out;
+      }
+      auto slot = reassembler.begin_chunk(read.header, 0);
+      if (slot.result == ChunkResult::accepted) {
+        reassembler.chunks_ahead(read.header, MessageReader::kMaxChunksAhead, ahead);
+        out.error = co_await reader_.read_payload(reader_socket_, slot.destination, &ahead);
+        if (!out.error) reassembler.commit_chunk(read.header, 0);
+      } else {
+        out.error =
+            co_await reader_.discard_payload(reader_socket_, read.header.payload_bytes, scratch);
+      }
+      if (out.error) co_return out;
+      if (out.frames.empty() && read.header.chunk_index == 0) {
+        out.after_first_payload = reader_.bytes_read_ahead();
+      }
+      while (FramePtr frame = reassembler.pop(0)) out.frames.push_back(frame);
+    }
+    co_return out;
+  }
+
   asio::io_context io_;
+  FramePool pool_;
   tcp::socket reader_socket_;
   tcp::socket writer_socket_;
   MessageReader reader_;
@@ -111,7 +172,7 @@ TEST_F(MessageReaderTest, TheHeaderBehindAPayloadComesInTheSameRead) {
       std::vector<std::byte> slot(read.header.payload_bytes);
       EXPECT_FALSE(co_await reader_.read_payload(reader_socket_, slot));
       // The next header was staged by the payload's read; after the last chunk nothing is left.
-      EXPECT_EQ(reader_.staged_bytes(), chunk < 2 ? kHeaderBytes : 0u);
+      EXPECT_EQ(reader_.bytes_read_ahead(), chunk < 2 ? kHeaderBytes : 0u);
     }
   }());
 }
@@ -160,6 +221,120 @@ TEST_F(MessageReaderTest, APayloadCutShortIsAnError) {
     co_return co_await reader_.read_payload(reader_socket_, slot);
   }());
   EXPECT_EQ(ec, asio::error::eof);
+}
+
+TEST_F(MessageReaderTest, AFrameQueuedWholeIsReadAheadIntoItsPlacesInOneRead) {
+  std::vector<std::byte> wire;
+  for (std::uint64_t seq = 0; seq < 3; ++seq) {
+    auto frame = wire_frame(seq, 4500 + seq, 1000);  // 5 chunks, the last short
+    wire.insert(wire.end(), frame.begin(), frame.end());
+  }
+  write(wire);
+  auto result = run(reassemble(1000, 3));
+  ASSERT_FALSE(result.error) << result.error.message();
+  ASSERT_EQ(result.frames.size(), 3u);
+  for (std::uint64_t seq = 0; seq < 3; ++seq) {
+    EXPECT_EQ(result.frames[seq]->data, counting_frame(seq, 4500 + seq)) << seq;
+  }
+  // Chunk 0's read took the frame's four other chunks, headers and payloads, and the next
+  // frame's first header with it.
+  EXPECT_EQ(result.after_first_payload, 4 * kHeaderBytes + 3500 + kHeaderBytes);
+}
+
+TEST_F(MessageReaderTest, ReadAheadSurvivesAnyWritePattern) {
+  std::vector<std::byte> wire;
+  for (std::uint64_t seq = 0; seq < 4; ++seq) {
+    auto frame = wire_frame(seq, 40'000 + seq * 7, 4096);
+    wire.insert(wire.end(), frame.begin(), frame.end());
+  }
+  // Cut inside headers, right after them, mid payload, a byte at a time.
+  std::thread writer([&] {
+    std::size_t at = 0;
+    for (std::size_t piece : {1ul, 47ul, 1ul, 30ul, 4100ul, 3ul, 1ul, 1ul, 9000ul, 47ul}) {
+      write(std::span(wire).subspan(at, piece));
+      at += piece;
+    }
+    write(std::span(wire).subspan(at));
+  });
+  auto result = run(reassemble(4096, 4));
+  writer.join();
+  ASSERT_FALSE(result.error) << result.error.message();
+  ASSERT_EQ(result.frames.size(), 4u);
+  for (std::uint64_t seq = 0; seq < 4; ++seq) {
+    EXPECT_EQ(result.frames[seq]->data, counting_frame(seq, 40'000 + seq * 7)) << seq;
+  }
+}
+
+// Where a tcp session owes the frame's next chunk, anything else is refused, whatever it is.
+class OutOfOrderTest : public MessageReaderTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  // What the hostile or broken sender puts where chunk 1 of frame 0 is owed.
+  static std::vector<std::byte> intruder(const std::string& what) {
+    const auto chunks = wire_chunks(0, 4500, 1000);
+    if (what == "later_chunk") return chunks[2];
+    if (what == "duplicate") return chunks[0];
+    if (what == "another_frame") return wire_chunks(1, 4500, 1000)[1];
+    return encode_end(0, End{.frames_sent = 1});  // a control message mid-frame
+  }
+};
+
+TEST_P(OutOfOrderTest, AnythingButTheFramesNextChunkWhereItIsOwedIsAProtocolError) {
+  std::vector<std::byte> wire(wire_chunks(0, 4500, 1000)[0]);
+  const auto extra = intruder(GetParam());
+  wire.insert(wire.end(), extra.begin(), extra.end());
+  write(wire);
+  auto result = run(reassemble(1000, 1));
+  EXPECT_EQ(result.error, boost::system::errc::protocol_error);
+  EXPECT_EQ(result.detail, HeaderError::out_of_order);
+  EXPECT_TRUE(result.frames.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Intruders, OutOfOrderTest,
+                         ::testing::Values("later_chunk", "duplicate", "another_frame", "end"),
+                         [](const auto& param_info) { return param_info.param; });
+
+TEST_F(MessageReaderTest, ARefusedChunkWhoseBytesWereReadAheadIsAProtocolError) {
+  auto chunks = wire_chunks(0, 4500, 1000);
+  // Chunk 1 where it is owed, but its header disagrees with its frame (another timestamp): the
+  // reassembler refuses it, and what was read ahead of it cannot be unread.
+  MessageHeader header;
+  ASSERT_EQ(decode_header(std::span(chunks[1]).first(kHeaderBytes), header), HeaderError::none);
+  header.timestamp_ns += 1;
+  encode_header(header, std::span(chunks[1]).first<kHeaderBytes>());
+  std::vector<std::byte> wire(chunks[0]);
+  wire.insert(wire.end(), chunks[1].begin(), chunks[1].end());
+  write(wire);
+  auto result = run(reassemble(1000, 1));
+  EXPECT_EQ(result.error, boost::system::errc::protocol_error);
+  EXPECT_EQ(result.detail, HeaderError::none);
+}
+
+TEST_F(MessageReaderTest, APayloadReadAheadMustBeTakenIntoItsOwnPlace) {
+  const auto wire = wire_frame(0, 3000, 1000);
+  write(wire);
+  auto ec = run([&]() -> awaitable<error_code> {
+    Reassembler reassembler(0, {.chunk_bytes = 1000}, pool_);
+    Reassembler::Lookahead ahead;
+    auto first = co_await reader_.read_header(reader_socket_);
+    auto slot = reassembler.begin_chunk(first.header, 0);
+    reassembler.chunks_ahead(first.header, MessageReader::kMaxChunksAhead, ahead);
+    EXPECT_FALSE(co_await reader_.read_payload(reader_socket_, slot.destination, &ahead));
+    auto second = co_await reader_.read_header(reader_socket_);
+    EXPECT_FALSE(second.error);
+    std::vector<std::byte> elsewhere(second.header.payload_bytes);
+    co_return co_await reader_.read_payload(reader_socket_, elsewhere);
+  }());
+  EXPECT_EQ(ec, boost::system::errc::protocol_error);
+}
+
+TEST_F(MessageReaderTest, AStreamCutInsideWhatIsReadAheadIsAnError) {
+  auto wire = wire_frame(0, 4500, 1000);
+  wire.resize(2 * (kHeaderBytes + 1000) + kHeaderBytes + 300);  // chunks 0, 1 and part of 2
+  write(wire);
+  writer_socket_.shutdown(tcp::socket::shutdown_send);
+  auto result = run(reassemble(1000, 1));
+  EXPECT_EQ(result.error, asio::error::eof);
+  EXPECT_TRUE(result.frames.empty());
 }
 
 }  // namespace
