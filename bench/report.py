@@ -306,7 +306,7 @@ def render(results, plots):
     w("")
     w("## Loopback bulk, 5 streams, memory to memory\n")
     w("`hdstream bench` (unpaced; XXH3 of every chunk checked where it lands in the frame, and "
-      "every frame's stamp and page canaries) against `iperf3 -P 5` (no verification). Goodput "
+      "every frame's stamp and canaries) against `iperf3 -P 5` (no verification). Goodput "
       "is the receiver's verified bytes.\n")
     w(f"Each rep runs hdstream with its default 64 KiB chunks, then with `--chunk-size "
       f"{big_chunk or '—'}`, then iperf3.\n")

@@ -86,15 +86,20 @@ HDSTREAM_AVX2_CLONES void xor_copy(std::byte* out, const std::uint64_t* in, std:
   }
 }
 
-// The canary of the page at `at` of frame (stream, seq): splitmix64 of a state seeded by both,
-// advanced once per page, XORed with the offset.
+// The canaries of frame (stream, seq): one at every kSyntheticCanarySpacing of the content and
+// one in its last 8 bytes (unless that would overlap the one before), each splitmix64 of a
+// state seeded by both, advanced once per canary, XORed with its offset.
 template <typename Visit>
 void for_each_canary(std::uint16_t stream_id, std::uint64_t seq, std::size_t content_bytes,
                      Visit visit) {
+  if (content_bytes < 8) return;
   std::uint64_t state = (std::uint64_t{stream_id} << 48) ^ (seq * 0x9e3779b97f4a7c15ULL);
-  for (std::size_t at = 0; at + 8 <= content_bytes; at += kSyntheticCanarySpacing) {
+  std::size_t at = 0;
+  for (; at + 8 <= content_bytes; at += kSyntheticCanarySpacing) {
     if (!visit(at, splitmix64(state) ^ at)) return;
   }
+  const std::size_t tail = content_bytes - 8;
+  if (tail >= at - kSyntheticCanarySpacing + 8) visit(tail, splitmix64(state) ^ tail);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Synthetic feed: frames of unique pseudo-random bytes (like the seeds' "speedy"), each stamped
-// with its stream, sequence number and size, and a canary every 4 KiB derived from (stream, seq,
-// offset), so every frame is unique and a page of another frame, another place or a previous
-// use of the buffer fails verification at the receiver.
+// with its stream, sequence number and size, and a canary every KiB (and in its last 8 bytes)
+// derived from (stream, seq, offset), so every frame is unique and a chunk of another frame, in
+// another place or left from a previous use of the buffer fails verification at the receiver.
 //   SyntheticSource source(stream_id, frame_bytes);  FramePtr f = source.next_frame(seq);
 //   bool ok = verify_synthetic(*f);
 // Every byte's content is verified once, by the chunk checksums the reassembler checks in the
@@ -9,7 +9,7 @@
 // verified chunks make up this frame, in place. A second hash of the whole frame would duplicate
 // the chunk checksums at a memory pass per side.
 // A synthetic feed stands in for a capture card, which fills buffers by DMA, not with the CPU:
-// a pooled buffer keeps its background and only the stamp and canaries are rewritten (0.2 % of
+// a pooled buffer keeps its background and only the stamp and canaries are rewritten (0.8 % of
 // the bytes), so the sender measures the transport, not the generator.
 #pragma once
 
@@ -23,7 +23,9 @@ namespace hdstream {
 inline constexpr std::size_t kSyntheticHeaderBytes = 24;
 inline constexpr std::size_t kMinSyntheticFrameBytes = 64;
 
-inline constexpr std::size_t kSyntheticCanarySpacing = 4096;  // one per page
+// One canary per KiB, the smallest chunk a sender cuts (SRT's are 1408 bytes): every chunk
+// holds one, so a chunk out of place is caught whatever the transport.
+inline constexpr std::size_t kSyntheticCanarySpacing = 1024;
 
 class SyntheticSource : public FrameSource {
  public:
@@ -45,7 +47,7 @@ void fill_synthetic(Frame& frame);
 void restamp_synthetic(Frame& frame);
 
 // True when the frame carries the stamp of its own stream, sequence number and size, and every
-// page the canary of its own place in this frame. Cost: one word per 4 KiB.
+// canary that of its own place in this frame. Cost: one word per KiB.
 bool verify_synthetic(const Frame& frame);
 
 }  // namespace hdstream

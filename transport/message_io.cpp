@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 
 #include "protocol/checksum.hpp"
 
@@ -11,6 +10,10 @@ namespace hdstream {
 awaitable<HeaderRead> read_header(tcp::socket& socket) {
   MessageReader reader;  // nothing staged: reads exactly one header
   co_return co_await reader.read_header(socket);
+}
+
+boost::system::error_code MessageReader::out_of_turn() {
+  return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
 }
 
 void MessageReader::start_layout(std::span<std::byte> payload,
@@ -48,7 +51,9 @@ awaitable<boost::system::error_code> MessageReader::fill_through(tcp::socket& so
       iovecs_.emplace_back(s.bytes.data() + skip, s.bytes.size() - skip);
     }
     error_code ec;
-    received_ += co_await socket.async_read_some(iovecs_, nothrow(ec));
+    // A span, not the vector: the operation copies its buffer sequence, and this one is cheap.
+    received_ += co_await socket.async_read_some(std::span<const asio::mutable_buffer>(iovecs_),
+                                                 nothrow(ec));
     if (ec) co_return ec;
   }
   co_return boost::system::error_code{};
@@ -56,12 +61,13 @@ awaitable<boost::system::error_code> MessageReader::fill_through(tcp::socket& so
 
 awaitable<HeaderRead> MessageReader::read_header(tcp::socket& socket) {
   HeaderRead result;
-  if (cursor_ >= layout_.size()) {
+  if (at_message_boundary()) {
     start_layout({}, nullptr);  // no payload pending: just the next header
     cursor_ = 1;
+  } else if (cursor_ % 2 == 0) {   // [payload][header][payload]...[header]
+    result.error = out_of_turn();  // a payload read ahead is read_payload's to take first
+    co_return result;
   }
-  // A payload read ahead is read_payload's or discard_payload's to take first.
-  assert(cursor_ % 2 == 1);  // [payload][header][payload]...[header]
   result.error = co_await fill_through(socket, cursor_);
   if (result.error) co_return result;
   const Segment& segment = layout_[cursor_++];
@@ -83,11 +89,12 @@ awaitable<boost::system::error_code> MessageReader::read_payload(
     // Already (partly) read into the place the reassembler gave for this chunk ahead of time.
     const auto& expected = layout_[cursor_].bytes;
     if (destination.data() != expected.data() || destination.size() != expected.size()) {
-      co_return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+      co_return out_of_turn();
     }
+  } else if (at_message_boundary()) {
+    start_layout(destination, ahead);  // after the layout's last header: nothing read past it
   } else {
-    // The header was the layout's last segment and nothing after it was read.
-    start_layout(destination, ahead);
+    co_return out_of_turn();  // a payload after a payload
   }
   const auto ec = co_await fill_through(socket, cursor_);
   if (ec) co_return ec;
@@ -97,9 +104,7 @@ awaitable<boost::system::error_code> MessageReader::read_payload(
 
 awaitable<boost::system::error_code> MessageReader::discard_payload(
     tcp::socket& socket, std::size_t bytes, std::vector<std::byte>& scratch) {
-  if (payload_read_ahead()) {
-    co_return boost::system::errc::make_error_code(boost::system::errc::protocol_error);
-  }
+  if (!at_message_boundary()) co_return out_of_turn();
   co_return co_await discard(socket, bytes, scratch);
 }
 

@@ -51,6 +51,9 @@ awaitable<BodyRead> read_control_body(tcp::socket& socket, const MessageHeader& 
 class MessageReader {
  public:
   static constexpr std::size_t kMaxChunksAhead = 16;
+  // Asio (Boost 1.74) hands a recvmsg at most 64 buffers: the payload, two per chunk ahead and
+  // the next header must fit.
+  static_assert(2 * kMaxChunksAhead + 2 <= 64);
 
   awaitable<HeaderRead> read_header(tcp::socket& socket);
   // `ahead` is used only when this payload's header was not itself read ahead; its frame is held
@@ -80,6 +83,11 @@ class MessageReader {
     std::uint16_t chunk_index = 0;
   };
   bool payload_read_ahead() const { return cursor_ > 0 && layout_[cursor_ - 1].read_ahead; }
+  // Every segment read and taken: the next bytes on the socket start a message.
+  bool at_message_boundary() const { return cursor_ >= layout_.size(); }
+  // A call out of turn (a payload after a payload, a header or a discard while a payload read
+  // ahead waits): no caller makes one; it is refused rather than losing what was read.
+  static boost::system::error_code out_of_turn();
   void start_layout(std::span<std::byte> payload, const Reassembler::Lookahead* ahead);
   awaitable<boost::system::error_code> fill_through(tcp::socket& socket, std::size_t segment);
 

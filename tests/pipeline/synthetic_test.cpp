@@ -33,14 +33,15 @@ TEST(Synthetic, EveryFrameIsUnique) {
 
 // The content of every byte is the chunk checksums' to verify (Reassembler tests, and
 // Corruption.FlippedByteIsCountedAsAChecksumErrorAndADrop end to end); what this check must catch
-// is a frame that is not this frame: another label, another size, a page out of place or from
-// another frame.
+// is a frame that is not this frame: another label, another size, a chunk out of place or from
+// another frame, down to the smallest chunk a sender cuts.
 TEST(Synthetic, AMislabelledResizedOrMisplacedFrameFailsVerification) {
   SyntheticSource source(2, 20'000);
   auto frame = source.next_frame(7);
-  const std::size_t page = kSyntheticCanarySpacing;
-  // The stamp (magic, stream, seq, size) and the canary of every page.
-  for (std::size_t at : {0ul, 5ul, 9ul, 20ul, 24ul, 24ul + page + 3, 24ul + 4 * page + 7}) {
+  const std::size_t spacing = kSyntheticCanarySpacing;
+  const std::size_t last = frame->data.size() - 1;
+  // The stamp (magic, stream, seq, size), canaries, and the one in the last 8 bytes.
+  for (std::size_t at : {0ul, 5ul, 9ul, 20ul, 24ul, 24 + spacing + 3, 24 + 4 * spacing + 7, last}) {
     frame->data[at] ^= std::byte{0x10};
     EXPECT_FALSE(verify_synthetic(*frame)) << at;
     frame->data[at] ^= std::byte{0x10};
@@ -53,16 +54,22 @@ TEST(Synthetic, AMislabelledResizedOrMisplacedFrameFailsVerification) {
   EXPECT_FALSE(verify_synthetic(*frame));
   frame->stream_id = 2;
 
-  // Two pages swapped: each holds verified bytes, in the wrong place.
-  Frame swapped = *frame;
-  std::swap_ranges(swapped.data.begin() + 24, swapped.data.begin() + 24 + page,
-                   swapped.data.begin() + 24 + 2 * page);
-  EXPECT_FALSE(verify_synthetic(swapped));
-  // A page of the same place in another stream's frame of the same number.
+  // Chunks swapped, each holding verified bytes in the wrong place: 1 KiB chunks (the smallest
+  // --chunk-size) and SRT's 1408-byte ones, wherever they fall on the canaries.
+  for (const std::size_t chunk : {std::size_t{1024}, std::size_t{1408}}) {
+    for (std::size_t a = 1; (a + 2) * chunk <= frame->data.size(); a += 3) {
+      Frame swapped = *frame;
+      const auto first = swapped.data.begin() + static_cast<std::ptrdiff_t>(a * chunk);
+      const auto second = swapped.data.begin() + static_cast<std::ptrdiff_t>((a + 1) * chunk);
+      std::swap_ranges(first, first + static_cast<std::ptrdiff_t>(chunk), second);
+      EXPECT_FALSE(verify_synthetic(swapped)) << chunk << " " << a;
+    }
+  }
+  // A chunk of the same place in another stream's frame of the same number.
   SyntheticSource other(3, 20'000);
   auto foreign = other.next_frame(7);
   Frame mixed = *frame;
-  std::copy_n(foreign->data.begin() + 24 + 3 * page, page, mixed.data.begin() + 24 + 3 * page);
+  std::copy_n(foreign->data.begin() + 3 * 1408, 1408, mixed.data.begin() + 3 * 1408);
   EXPECT_FALSE(verify_synthetic(mixed));
 
   Frame longer = *frame;
@@ -84,12 +91,12 @@ TEST(Synthetic, APooledBufferKeepsItsBackgroundYetEveryFrameIsUnique) {
   auto again = source.next_frame(11);
   ASSERT_EQ(again->data.data(), buffer);  // the same buffer, restamped
   EXPECT_TRUE(verify_synthetic(*again));
-  // Only the canaries (one per 4 KiB) and the stamp changed.
+  // Only the canaries (one per KiB, one at the end) and the stamp changed.
   std::size_t changed = 0;
   for (std::size_t i = 0; i < first.size(); ++i) changed += first[i] != again->data[i];
   EXPECT_GT(changed, 0u);
-  EXPECT_LE(changed, kSyntheticHeaderBytes + 8 * (100'000 / kSyntheticCanarySpacing + 1));
-  // Stale bytes anywhere fail verification: a canary spacing (4 KiB) of frame 10 left in 11.
+  EXPECT_LE(changed, kSyntheticHeaderBytes + 8 * (100'000 / kSyntheticCanarySpacing + 2));
+  // Stale bytes anywhere fail verification: a canary spacing (1 KiB) of frame 10 left in 11.
   for (std::size_t at :
        {kSyntheticHeaderBytes, std::size_t{50'000}, first.size() - kSyntheticCanarySpacing}) {
     auto stale = again->data;

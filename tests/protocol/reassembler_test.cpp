@@ -363,6 +363,14 @@ TEST_F(ReassemblerTest, ChunksAheadAreThePlacesTheirHeadersWillBeGiven) {
     EXPECT_EQ(slot.destination.data(), predicted.destination.data());
     EXPECT_EQ(slot.destination.size(), predicted.destination.size());
   }
+  // A chunk being received (on another connection) is not a place to read into either.
+  Reassembler other_reader(1, {.chunk_bytes = kChunk}, pool_);
+  ASSERT_EQ(other_reader.begin_chunk(chunks[0].header, 0).result, ChunkResult::accepted);
+  ASSERT_EQ(other_reader.begin_chunk(chunks[2].header, 0).result, ChunkResult::accepted);
+  other_reader.chunks_ahead(chunks[0].header, 16, ahead);
+  ASSERT_EQ(ahead.chunks.size(), 1u);
+  EXPECT_EQ(ahead.chunks[0].chunk_index, 1);
+
   r.chunks_ahead(chunks[3].header, 16, ahead);  // the short last chunk
   ASSERT_EQ(ahead.chunks.size(), 1u);
   EXPECT_EQ(ahead.chunks[0].chunk_index, 4);

@@ -13,6 +13,7 @@
 #include "protocol/handshake.hpp"
 #include "protocol/packetizer.hpp"
 #include "protocol/reassembler.hpp"
+#include "tests/support/eventually.hpp"
 
 namespace hdstream {
 namespace {
@@ -31,23 +32,8 @@ class MessageReaderTest : public ::testing::Test {
     acceptor.accept(reader_socket_);
   }
 
-  // The chunks of one frame of `bytes` counting bytes, as they go on the wire.
-  static std::vector<std::byte> wire_frame(std::uint64_t seq, std::size_t bytes,
-                                           std::uint32_t chunk_bytes) {
-    Frame frame;
-    frame.seq = seq;
-    frame.data = counting_frame(seq, bytes);
-    std::vector<EncodedChunk> chunks;
-    packetize(frame, chunk_bytes, chunks);
-    std::vector<std::byte> wire;
-    for (const auto& chunk : chunks) {
-      wire.insert(wire.end(), chunk.header.begin(), chunk.header.end());
-      wire.insert(wire.end(), chunk.payload.begin(), chunk.payload.end());
-    }
-    return wire;
-  }
-
-  // Each chunk of one frame as it goes on the wire (header + payload), to reorder or alter.
+  // Each chunk of one frame of `bytes` counting bytes as it goes on the wire (header + payload),
+  // to reorder or alter.
   static std::vector<std::vector<std::byte>> wire_chunks(std::uint64_t seq, std::size_t bytes,
                                                          std::uint32_t chunk_bytes) {
     Frame frame;
@@ -63,8 +49,25 @@ class MessageReaderTest : public ::testing::Test {
     return out;
   }
 
+  // The whole frame as it goes on the wire.
+  static std::vector<std::byte> wire_frame(std::uint64_t seq, std::size_t bytes,
+                                           std::uint32_t chunk_bytes) {
+    std::vector<std::byte> wire;
+    for (const auto& chunk : wire_chunks(seq, bytes, chunk_bytes)) {
+      wire.insert(wire.end(), chunk.begin(), chunk.end());
+    }
+    return wire;
+  }
+
   void write(std::span<const std::byte> bytes) {
     asio::write(writer_socket_, asio::buffer(bytes.data(), bytes.size()));
+  }
+
+  // Writes `bytes` and waits until all of them are queued on the reading socket, for tests of
+  // what one read takes (loopback delivery can lag the write on a loaded machine).
+  void write_queued(std::span<const std::byte> bytes) {
+    write(bytes);
+    ASSERT_TRUE(test::eventually([&] { return reader_socket_.available() >= bytes.size(); }));
   }
 
   template <typename T>
@@ -163,7 +166,7 @@ TEST_F(MessageReaderTest, PayloadsLandInTheirSlotsWhateverTheWritePattern) {
 
 TEST_F(MessageReaderTest, TheHeaderBehindAPayloadComesInTheSameRead) {
   auto wire = wire_frame(0, 3 * 1024, 1024);  // three chunks, all queued before reading
-  write(wire);
+  write_queued(wire);
   run([&]() -> awaitable<void> {
     for (int chunk = 0; chunk < 3; ++chunk) {
       auto read = co_await reader_.read_header(reader_socket_);
@@ -229,7 +232,7 @@ TEST_F(MessageReaderTest, AFrameQueuedWholeIsReadAheadIntoItsPlacesInOneRead) {
     auto frame = wire_frame(seq, 4500 + seq, 1000);  // 5 chunks, the last short
     wire.insert(wire.end(), frame.begin(), frame.end());
   }
-  write(wire);
+  write_queued(wire);
   auto result = run(reassemble(1000, 3));
   ASSERT_FALSE(result.error) << result.error.message();
   ASSERT_EQ(result.frames.size(), 3u);
@@ -244,7 +247,8 @@ TEST_F(MessageReaderTest, AFrameQueuedWholeIsReadAheadIntoItsPlacesInOneRead) {
 TEST_F(MessageReaderTest, ReadAheadSurvivesAnyWritePattern) {
   std::vector<std::byte> wire;
   for (std::uint64_t seq = 0; seq < 4; ++seq) {
-    auto frame = wire_frame(seq, 40'000 + seq * 7, 4096);
+    // 40 chunks: more than one read-ahead's worth (16), so a frame's reads start anew mid-frame.
+    auto frame = wire_frame(seq, 40'000 + seq * 7, 1024);
     wire.insert(wire.end(), frame.begin(), frame.end());
   }
   // Cut inside headers, right after them, mid payload, a byte at a time.
@@ -256,13 +260,37 @@ TEST_F(MessageReaderTest, ReadAheadSurvivesAnyWritePattern) {
     }
     write(std::span(wire).subspan(at));
   });
-  auto result = run(reassemble(4096, 4));
+  auto result = run(reassemble(1024, 4));
   writer.join();
   ASSERT_FALSE(result.error) << result.error.message();
   ASSERT_EQ(result.frames.size(), 4u);
   for (std::uint64_t seq = 0; seq < 4; ++seq) {
     EXPECT_EQ(result.frames[seq]->data, counting_frame(seq, 40'000 + seq * 7)) << seq;
   }
+}
+
+// Between frames anything may come, as before: an empty frame, a late chunk (thrown away), END.
+TEST_F(MessageReaderTest, BetweenFramesAnyMessageIsReadAsUsual) {
+  std::vector<std::byte> wire = wire_frame(0, 4500, 1000);
+  const auto empty = wire_frame(1, 0, 1000);
+  const auto late = wire_chunks(0, 4500, 1000)[2];  // frame 0 was delivered
+  const auto next = wire_frame(2, 4500, 1000);
+  const auto end = encode_end(0, End{.frames_sent = 3});
+  for (const auto* part : {&empty, &late, &next, &end}) {
+    wire.insert(wire.end(), part->begin(), part->end());
+  }
+  write(wire);
+  auto [result, end_read] = run([&]() -> awaitable<std::pair<Reassembled, HeaderRead>> {
+    auto frames = co_await reassemble(1000, 3);
+    co_return std::pair{frames, co_await reader_.read_header(reader_socket_)};
+  }());
+  ASSERT_FALSE(result.error) << result.error.message();
+  ASSERT_EQ(result.frames.size(), 3u);
+  EXPECT_EQ(result.frames[0]->data, counting_frame(0, 4500));
+  EXPECT_TRUE(result.frames[1]->data.empty());
+  EXPECT_EQ(result.frames[2]->data, counting_frame(2, 4500));
+  ASSERT_FALSE(end_read.error);
+  EXPECT_EQ(end_read.header.type, MessageType::end);
 }
 
 // Where a tcp session owes the frame's next chunk, anything else is refused, whatever it is.
