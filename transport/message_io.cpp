@@ -7,9 +7,25 @@
 
 namespace hdstream {
 
+namespace {
+
+HeaderRead decoded(std::span<const std::byte> bytes) {
+  HeaderRead result;
+  result.detail = decode_header(bytes, result.header);
+  if (result.detail != HeaderError::none) {
+    result.error = boost::system::errc::make_error_code(boost::system::errc::protocol_error);
+  }
+  return result;
+}
+
+}  // namespace
+
 awaitable<HeaderRead> read_header(tcp::socket& socket) {
-  MessageReader reader;  // nothing staged: reads exactly one header
-  co_return co_await reader.read_header(socket);
+  std::array<std::byte, kHeaderBytes> bytes{};
+  error_code ec;
+  co_await asio::async_read(socket, asio::buffer(bytes), nothrow(ec));
+  if (ec) co_return HeaderRead{.error = ec};
+  co_return decoded(bytes);
 }
 
 boost::system::error_code MessageReader::out_of_turn() {
@@ -31,11 +47,11 @@ void MessageReader::start_layout(std::span<std::byte> payload,
   const std::size_t count = ahead ? std::min(ahead->chunks.size(), kMaxChunksAhead) : 0;
   for (std::size_t i = 0; i < count; ++i) {
     const Reassembler::Ahead& chunk = ahead->chunks[i];
-    add(headers_[i],
+    add((*headers_)[i],
         {.read_ahead = true, .frame_seq = chunk.frame_seq, .chunk_index = chunk.chunk_index});
     add(chunk.destination, {});
   }
-  add(headers_[count], {});  // the next message, whatever it is
+  add((*headers_)[count], {});  // the next message, whatever it is
 }
 
 awaitable<boost::system::error_code> MessageReader::fill_through(tcp::socket& socket,
@@ -71,13 +87,11 @@ awaitable<HeaderRead> MessageReader::read_header(tcp::socket& socket) {
   result.error = co_await fill_through(socket, cursor_);
   if (result.error) co_return result;
   const Segment& segment = layout_[cursor_++];
-  result.detail = decode_header(segment.bytes, result.header);
-  if (result.detail == HeaderError::none && segment.read_ahead &&
+  result = decoded(segment.bytes);
+  if (!result.error && segment.read_ahead &&
       (result.header.type != MessageType::chunk || result.header.frame_seq != segment.frame_seq ||
        result.header.chunk_index != segment.chunk_index)) {
     result.detail = HeaderError::out_of_order;
-  }
-  if (result.detail != HeaderError::none) {
     result.error = boost::system::errc::make_error_code(boost::system::errc::protocol_error);
   }
   co_return result;

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <system_error>
 #include <vector>
@@ -91,7 +92,12 @@ class MessageReader {
   void start_layout(std::span<std::byte> payload, const Reassembler::Lookahead* ahead);
   awaitable<boost::system::error_code> fill_through(tcp::socket& socket, std::size_t segment);
 
-  std::array<std::array<std::byte, kHeaderBytes>, kMaxChunksAhead + 1> headers_{};
+  // On the heap: the reader lives in its session's coroutine frame, and with GCC 12 and
+  // Boost 1.74 a frame past Asio's recycling allocator's small-block size is freed with a size
+  // that does not match its allocation (-Wmismatched-new-delete under ASan;
+  // telemetry/http_client.cpp).
+  using HeaderSlots = std::array<std::array<std::byte, kHeaderBytes>, kMaxChunksAhead + 1>;
+  std::unique_ptr<HeaderSlots> headers_ = std::make_unique<HeaderSlots>();
   std::vector<Segment> layout_;
   FramePtr held_;  // the frame the layout's places are in
   std::vector<asio::mutable_buffer> iovecs_;
