@@ -1,6 +1,7 @@
 #include "presets/preset_store.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -26,6 +27,11 @@ const std::map<PresetKind, std::vector<std::string_view>>& known_keys() {
   };
   return keys;
 }
+
+// A destination's acceptance criteria (`[destinations.NAME.sla]`).
+constexpr std::array<std::string_view, 6> kSlaKeys{
+    "min_rate",       "max_delay",        "max_delay_variation",
+    "max_loss_ratio", "min_availability", "severely_errored"};
 
 std::string where(const toml::node& node, const std::string& source) {
   return fmt::format("{}:{}", source, node.source().begin.line);
@@ -112,6 +118,27 @@ struct Setting {
   PresetValue value;
 };
 
+// A destination's `[destinations.NAME.sla]` table (its acceptance criteria): each key becomes
+// the destination's `sla.KEY`, so layers override single criteria like any other key.
+void append_sla(std::vector<Setting>& settings, const std::string& destination,
+                const toml::node& node, const std::string& source) {
+  const auto* table = node.as_table();
+  if (!table) {
+    throw PresetError(fmt::format("{}: 'sla' of '{}' must be a table ([destinations.{}.sla])",
+                                  where(node, source), destination, destination));
+  }
+  for (auto&& [key, value] : *table) {
+    if (std::find(kSlaKeys.begin(), kSlaKeys.end(), key.str()) == kSlaKeys.end()) {
+      throw PresetError(fmt::format("{}: unknown key '{}' in the sla of '{}' (known: {})",
+                                    where(value, source), key.str(), destination,
+                                    fmt::join(kSlaKeys, ", ")));
+    }
+    settings.push_back(Setting{PresetKind::destination, destination,
+                               fmt::format("sla.{}", key.str()),
+                               convert(value, source, key.str())});
+  }
+}
+
 // Validates a parsed document and flattens it into settings, in file order.
 std::vector<Setting> settings_of(const toml::table& document, const std::string& source) {
   std::vector<Setting> settings;
@@ -142,6 +169,10 @@ std::vector<Setting> settings_of(const toml::table& document, const std::string&
                                       to_string(kind), name.str()));
       }
       for (auto&& [key, value] : *entry) {
+        if (kind == PresetKind::destination && key.str() == "sla") {
+          append_sla(settings, std::string(name.str()), value, source);
+          continue;
+        }
         if (std::find(allowed.begin(), allowed.end(), key.str()) == allowed.end()) {
           throw PresetError(fmt::format("{}: unknown key '{}' in {} '{}' (known: {})",
                                         where(value, source), key.str(), to_string(kind),

@@ -14,6 +14,16 @@
 namespace hdstream {
 namespace {
 
+// "99.9%" -> 0.999; anything else -> nullopt.
+std::optional<double> percentage(std::string_view text) {
+  if (text.size() < 2 || text.back() != '%') return std::nullopt;
+  double value = 0;
+  const auto digits = text.substr(0, text.size() - 1);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+  return value / 100;
+}
+
 // Reads typed values out of one entry, naming file:line and key in every error.
 class EntryReader {
  public:
@@ -62,6 +72,21 @@ class EntryReader {
       return t;
     });
   }
+  // A fraction in [0, 1], written as a number (0.999) or a percentage ("99.9%").
+  std::optional<double> fraction(std::string_view key) const {
+    const PresetValue* value = entry_.get(key);
+    if (!value) return std::nullopt;
+    double result = -1;
+    if (const auto* text = std::get_if<std::string>(&value->value)) {
+      result = percentage(*text).value_or(-1);
+    } else {
+      result = *number(key);
+    }
+    if (!(result >= 0 && result <= 1)) {
+      throw fail(*value, key, "must be a fraction from 0 to 1 or a percentage (\"99.9%\")");
+    }
+    return result;
+  }
   std::optional<double> number(std::string_view key) const {
     const PresetValue* value = entry_.get(key);
     if (!value) return std::nullopt;
@@ -90,6 +115,24 @@ class EntryReader {
 
   const PresetEntry& entry_;
 };
+
+SlaPreset sla_from(const EntryReader& r, const PresetEntry& entry) {
+  SlaPreset sla;
+  if (const PresetValue* min_rate = entry.get("sla.min_rate")) {
+    const auto* text = std::get_if<std::string>(&min_rate->value);
+    if (text && percentage(*text)) {
+      sla.min_rate_fraction = r.fraction("sla.min_rate");
+    } else {
+      sla.min_rate_bps = r.rate("sla.min_rate");
+    }
+  }
+  sla.max_delay = r.duration("sla.max_delay");
+  sla.max_delay_variation = r.duration("sla.max_delay_variation");
+  sla.max_loss_ratio = r.fraction("sla.max_loss_ratio");
+  sla.min_availability = r.fraction("sla.min_availability");
+  sla.severely_errored = r.fraction("sla.severely_errored");
+  return sla;
+}
 
 template <typename T>
 T unknown(const PresetStore& store, PresetKind kind, std::string_view name) {
@@ -134,6 +177,7 @@ DestinationPreset destination_from(const PresetEntry& entry) {
   d.latency = r.duration("latency");
   d.key_file = r.text("key_file");
   d.cc = r.text("cc");
+  d.sla = sla_from(r, entry);
   return d;
 }
 

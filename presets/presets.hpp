@@ -17,6 +17,18 @@
 
 namespace hdstream {
 
+// A destination's acceptance criteria, `[destinations.NAME.sla]` (`hdstream check
+// --acceptance`); unset keys keep acceptance/criteria.hpp's defaults.
+struct SlaPreset {
+  std::optional<double> min_rate_fraction;    // min_rate = "99%": of the rate offered
+  std::optional<std::uint64_t> min_rate_bps;  // min_rate = "265M": per feed, at 100 %
+  std::optional<std::chrono::nanoseconds> max_delay;
+  std::optional<std::chrono::nanoseconds> max_delay_variation;
+  std::optional<double> max_loss_ratio;    // 1e-5
+  std::optional<double> min_availability;  // 0.999 or "99.9%"
+  std::optional<double> severely_errored;  // "30%": a second losing more is severely errored
+};
+
 struct DestinationPreset {
   std::string name;  // the preset name, or the HOST:PORT text given
   std::string description;
@@ -39,6 +51,7 @@ struct DestinationPreset {
   std::optional<std::chrono::nanoseconds> latency;
   std::optional<std::string> key_file;
   std::optional<std::string> cc;
+  SlaPreset sla;
 
   // Where feed `stream` goes: hosts[stream] (or the only host) at `port`; on path B, from
   // hosts_b (which must not be empty).

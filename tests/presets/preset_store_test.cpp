@@ -87,6 +87,34 @@ port = 9100
   EXPECT_FALSE(one.bind_a || one.bind_b);
 }
 
+TEST(PresetStore, ADestinationsSlaIsReadAndLayeredKeyByKey) {
+  PresetStore store;
+  store.load_text(R"([destinations.link]
+hosts = ["h"]
+[destinations.link.sla]
+min_rate = "99.5%"
+max_delay = "25ms"
+max_delay_variation = "2ms"
+max_loss_ratio = 1e-6
+min_availability = "99.99%"
+severely_errored = 0.5
+)",
+                  "site.toml");
+  store.load_text("[destinations.link.sla]\nmin_rate = \"260M\"\n", "user.toml");
+  const auto link = destination_from(*store.find(PresetKind::destination, "link"));
+  EXPECT_FALSE(link.sla.min_rate_fraction);
+  EXPECT_EQ(link.sla.min_rate_bps, 260'000'000u);  // the later layer's, as a rate
+  EXPECT_EQ(link.sla.max_delay, std::chrono::milliseconds(25));
+  EXPECT_EQ(link.sla.max_delay_variation, std::chrono::milliseconds(2));
+  EXPECT_DOUBLE_EQ(*link.sla.max_loss_ratio, 1e-6);
+  EXPECT_DOUBLE_EQ(*link.sla.min_availability, 0.9999);
+  EXPECT_DOUBLE_EQ(*link.sla.severely_errored, 0.5);
+  EXPECT_EQ(store.find(PresetKind::destination, "link")->get("sla.max_delay")->origin,
+            "site.toml:5");
+  const auto plain = resolve_destination(store, "h:9000");
+  EXPECT_FALSE(plain.sla.max_delay || plain.sla.min_rate_fraction || plain.sla.min_rate_bps);
+}
+
 struct BadPreset {
   const char* text;
   const char* message;  // the one line the user sees
@@ -148,6 +176,24 @@ INSTANTIATE_TEST_SUITE_P(
             "bad.toml:1: unknown section 'stations' (expected destinations, formats or profiles)"},
         BadPreset{"destinations = 5",
                   "bad.toml:1: 'destinations' must be a table of named entries"},
+        BadPreset{"[destinations.x]\nhosts = [\"h\"]\nsla = 5",
+                  "bad.toml:3: 'sla' of 'x' must be a table ([destinations.x.sla])"},
+        BadPreset{"[destinations.x]\nhosts = [\"h\"]\n[destinations.x.sla]\nmax_jitter = \"1ms\"",
+                  "bad.toml:4: unknown key 'max_jitter' in the sla of 'x' (known: min_rate, "
+                  "max_delay, max_delay_variation, max_loss_ratio, min_availability, "
+                  "severely_errored)"},
+        BadPreset{
+            "[destinations.x]\nhosts = [\"h\"]\n[destinations.x.sla]\nmin_availability = 99.9",
+            "bad.toml:4: 'sla.min_availability' of 'x' must be a fraction from 0 to 1 or a "
+            "percentage (\"99.9%\")"},
+        BadPreset{
+            "[destinations.x]\nhosts = [\"h\"]\n[destinations.x.sla]\nmax_loss_ratio = \"-1%\"",
+            "bad.toml:4: 'sla.max_loss_ratio' of 'x' must be a fraction from 0 to 1 or a "
+            "percentage (\"99.9%\")"},
+        BadPreset{"[destinations.x]\nhosts = [\"h\"]\n[destinations.x.sla]\nmin_rate = \"fast\"",
+                  "bad.toml:4: 'sla.min_rate' of 'x' invalid rate 'fast': expected a number first"},
+        BadPreset{"[destinations.x]\nhosts = [\"h\"]\n[destinations.x.sla]\nmax_delay = 5",
+                  "bad.toml:4: 'sla.max_delay' of 'x' has the wrong type"},
         BadPreset{"[formats.f]\ncodec = \"h266\"",
                   "bad.toml:2: format 'f' needs a known codec (synthetic, dnxhd, v210, uyvy)"},
         BadPreset{"[formats.f]\ncodec = \"synthetic\"\nframe_rate = \"30000/0\"",
