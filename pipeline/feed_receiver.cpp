@@ -44,6 +44,7 @@ void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
     if (hello.first_frame_seq > feed.next_seq_at_break) {
       counters.drops.fetch_add(hello.first_frame_seq - feed.next_seq_at_break,
                                std::memory_order_relaxed);
+      counters.add_loss_run(hello.first_frame_seq - feed.next_seq_at_break);
     }
     logger("feed")->info("stream {}: the sender is back after {:.1f} s without a session", stream,
                          static_cast<double>(outage_ns) / 1e9);
@@ -72,6 +73,7 @@ void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
   if (feed.codec == Codec::synthetic && !verify_synthetic(*frame)) {
     counters.checksum_errors.fetch_add(1, std::memory_order_relaxed);
     counters.drops.fetch_add(1, std::memory_order_relaxed);
+    counters.add_loss_run(1);
     logger("feed")->warn("stream {}: frame {} failed end-to-end verification", stream, frame->seq);
     return;
   }
@@ -85,6 +87,7 @@ void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
   counters.latency_ms.store(feed.latency_ms, std::memory_order_relaxed);
   stats_.latency().add(frame->arrival_ns - frame->ready_ns);
   counters.add_frame(frame->data.size(), frame->arrival_ns);
+  counters.add_transit(frame->seq, frame->ready_ns, frame->arrival_ns);
   counters.outage.note_frame(frame->seq, frame->arrival_ns);
   if (feed.media) feed.media->push(std::move(frame));
 }

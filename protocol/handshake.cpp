@@ -270,7 +270,12 @@ std::optional<End> decode_end(std::span<const std::byte> body) {
 
 std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& feedback,
                                        bool last) {
-  std::vector<std::byte> out(kHeaderBytes + kFeedbackBodyBytes);
+  const std::size_t transits =
+      feedback.extended ? std::min(feedback.transits.size(), kMaxFeedbackTransits) : 0;
+  const std::size_t body_bytes = feedback.extended
+                                     ? kFeedbackExtendedBytes + transits * kFeedbackTransitBytes
+                                     : kFeedbackBodyBytes;
+  std::vector<std::byte> out(kHeaderBytes + body_bytes);
   ByteWriter w{std::span(out).subspan(kHeaderBytes)};
   w.put<std::uint64_t>(static_cast<std::uint64_t>(feedback.report_ns));
   w.put<std::uint64_t>(feedback.bytes);
@@ -281,6 +286,20 @@ std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& 
   w.put<std::uint32_t>(feedback.fps_milli);
   w.put<std::uint32_t>(static_cast<std::uint32_t>(feedback.latency_us));
   w.put<std::uint32_t>(feedback.interval_ms);
+  if (feedback.extended) {
+    w.put<std::uint64_t>(feedback.late_frames);
+    w.put<std::uint64_t>(feedback.loss_events);
+    w.put<std::uint64_t>(feedback.longest_loss_run);
+    w.put<std::uint64_t>(feedback.duplicate_chunks);
+    w.put<std::uint64_t>(feedback.out_of_order_chunks);
+    w.put<std::uint16_t>(static_cast<std::uint16_t>(transits));
+    w.put<std::uint16_t>(0);  // reserved
+    // The newest samples when there are more than a report carries.
+    for (const auto& t : std::span(feedback.transits).last(transits)) {
+      w.put<std::uint32_t>(t.frame_seq);
+      w.put<std::uint32_t>(static_cast<std::uint32_t>(t.transit_us));
+    }
+  }
   return with_header(MessageType::feedback, stream_id, std::move(out), w.size(),
                      last ? kLastFeedbackMark : 0);
 }
@@ -301,7 +320,26 @@ std::optional<Feedback> decode_feedback(std::span<const std::byte> body) {
       f.interval_ms > kMaxFeedbackIntervalMs || f.frames + f.drops < f.frames) {
     return std::nullopt;
   }
-  return f;
+  if (body.size() == kFeedbackBodyBytes) return f;  // an older receiver: no extension
+  std::uint16_t transit_count = 0;
+  std::uint16_t reserved = 0;
+  const bool extension_ok = r.get(f.late_frames) && r.get(f.loss_events) &&
+                            r.get(f.longest_loss_run) && r.get(f.duplicate_chunks) &&
+                            r.get(f.out_of_order_chunks) && r.get(transit_count) && r.get(reserved);
+  if (!extension_ok || reserved != 0 || transit_count > kMaxFeedbackTransits ||
+      r.remaining() < transit_count * kFeedbackTransitBytes || f.late_frames > f.drops ||
+      f.loss_events > f.drops || f.longest_loss_run > f.drops) {
+    return std::nullopt;
+  }
+  f.extended = true;
+  f.transits.resize(transit_count);
+  for (auto& t : f.transits) {
+    std::uint32_t transit_us = 0;
+    r.get(t.frame_seq);
+    r.get(transit_us);
+    t.transit_us = static_cast<std::int32_t>(transit_us);
+  }
+  return f;  // bytes beyond the samples: a newer revision's fields, ignored
 }
 
 }  // namespace hdstream

@@ -110,6 +110,16 @@ struct End {
 // Receiver -> sender, about every 100 ms on the feed's connection: the far end's view of the
 // feed (docs/PROTOCOL.md#feedback). Counters are cumulative for the stream; rates are the
 // receiver's.
+// One frame delivered whole and verified, in a FEEDBACK report: the low 32 bits of its sequence
+// number and its transit time, the receiver's wall clock at its last byte minus the sender's
+// frame timestamp (what latency_us smooths), µs.
+struct FeedbackTransit {
+  std::uint32_t frame_seq = 0;
+  std::int32_t transit_us = 0;
+
+  bool operator==(const FeedbackTransit&) const = default;
+};
+
 struct Feedback {
   std::int64_t report_ns = 0;         // receiver's wall clock when the report was taken
   std::uint64_t bytes = 0;            // payload bytes of frames delivered whole and verified
@@ -121,10 +131,25 @@ struct Feedback {
   std::int32_t latency_us = 0;        // smoothed arrival minus sender timestamp (may be < 0
                                       // across hosts whose clocks disagree)
   std::uint32_t interval_ms = 0;      // the receiver's reporting period
+  // Extension 1 (minor revision; a 56-byte body from an older receiver: `extended` false and
+  // the rest zero). Counters are cumulative for the stream, like the ones above.
+  bool extended = false;
+  std::uint64_t late_frames = 0;  // arrived whole after the reassembler gave them up (in drops)
+  std::uint64_t loss_events = 0;  // runs of consecutive lost frames (in drops)
+  std::uint64_t longest_loss_run = 0;     // frames in the longest such run
+  std::uint64_t duplicate_chunks = 0;     // chunks received that had already been received
+  std::uint64_t out_of_order_chunks = 0;  // arrived after a chunk of a later place in the feed
+  // Frames delivered whole and verified since the previous report, oldest first (the newest
+  // kMaxFeedbackTransits when more).
+  std::vector<FeedbackTransit> transits;
 
   bool operator==(const Feedback&) const = default;
 };
-inline constexpr std::size_t kFeedbackBodyBytes = 8 * 5 + 4 * 4;
+inline constexpr std::size_t kFeedbackBodyBytes = 8 * 5 + 4 * 4;  // the base body (56)
+// Extension 1: five counters, transit_count, reserved; then 8 bytes per transit sample.
+inline constexpr std::size_t kFeedbackExtendedBytes = kFeedbackBodyBytes + 8 * 5 + 2 + 2;  // 100
+inline constexpr std::size_t kFeedbackTransitBytes = 4 + 4;
+inline constexpr std::size_t kMaxFeedbackTransits = 256;
 inline constexpr std::uint32_t kMaxFeedbackFpsMilli = 1000 * 1000;  // 1000 fps
 inline constexpr std::uint32_t kMaxFeedbackJitterUs = 60'000'000;   // 60 s
 inline constexpr std::uint32_t kMaxFeedbackIntervalMs = 60'000;
@@ -136,6 +161,8 @@ std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello)
 std::vector<std::byte> encode_hello_ack(std::uint16_t stream_id, const HelloAck& ack);
 std::vector<std::byte> encode_end(std::uint16_t stream_id, const End& end);
 // `last`: the session's final report, sent after END (header frame_seq = kLastFeedbackMark).
+// A Feedback with `extended` false is encoded as the 56-byte base body (as an older receiver
+// sends it); otherwise with extension 1 and at most kMaxFeedbackTransits samples (the newest).
 std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& feedback,
                                        bool last = false);
 
@@ -147,7 +174,10 @@ std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& 
 std::optional<Hello> decode_hello(std::span<const std::byte> body);
 std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body);
 std::optional<End> decode_end(std::span<const std::byte> body);
-// Also rejects out-of-range values (fps, jitter, interval) and frames + drops overflowing.
+// Also rejects out-of-range values (fps, jitter, interval) and frames + drops overflowing. A body
+// of exactly 56 bytes decodes with `extended` false; 57..99 bytes, more than
+// kMaxFeedbackTransits samples or fewer bytes than they need, reserved bits set, or late frames,
+// loss events or the longest loss run above drops yield nullopt.
 std::optional<Feedback> decode_feedback(std::span<const std::byte> body);
 
 // Checks the semantic limits a receiver enforces on a HELLO; empty when acceptable.

@@ -124,16 +124,15 @@ Reassembler::Slot Reassembler::begin_chunk(const MessageHeader& h, std::int64_t 
   }
   if (h.frame_bytes > config_.max_frame_bytes) return refuse(ChunkResult::too_large);
   if (!plausible_geometry(h, config_.chunk_bytes)) return refuse(ChunkResult::inconsistent);
-  if (h.frame_seq < next_seq_ || (finished_ && h.frame_seq >= end_seq_)) {
-    return refuse(ChunkResult::late);
-  }
+  if (h.frame_seq < next_seq_) return refuse(settled_chunk(h));
+  if (finished_ && h.frame_seq >= end_seq_) return refuse(ChunkResult::late);
   if (h.frame_seq - next_seq_ >= config_.max_seq_ahead) return refuse(ChunkResult::inconsistent);
 
   auto it = pending_.find(h.frame_seq);
   if (it == pending_.end()) {
     // Make room by giving up the oldest frames; a newer frame is worth more to a live feed.
     while (pending_.size() >= config_.max_frames_in_flight) drop_head();
-    if (h.frame_seq < next_seq_) return refuse(ChunkResult::late);
+    if (h.frame_seq < next_seq_) return refuse(settled_chunk(h));
     Pending fresh;
     fresh.frame = pool_.acquire(h.frame_bytes, config_.max_frame_bytes);
     fresh.frame->stream_id = stream_id_;
@@ -150,6 +149,7 @@ Reassembler::Slot Reassembler::begin_chunk(const MessageHeader& h, std::int64_t 
   ChunkState& state = pending.chunks[h.chunk_index];
   if (state != ChunkState::missing) return refuse(ChunkResult::duplicate);
   state = ChunkState::receiving;
+  note_order(h);
   if (h.chunk_index + 1 == h.chunk_count) {
     pending.last_offset = h.payload_offset;
   } else {
@@ -230,21 +230,84 @@ ChunkResult Reassembler::push(const MessageHeader& h, std::span<const std::byte>
   return commit_chunk(h, now_ns);
 }
 
+// A chunk of a frame below next_seq_, whose header is otherwise valid.
+ChunkResult Reassembler::settled_chunk(const MessageHeader& h) {
+  Settled& settled = settled_[h.frame_seq % kSettledFrames];
+  if (settled.seq != h.frame_seq) {  // too old to remember
+    note_order(h);
+    return ChunkResult::late;
+  }
+  if (settled.delivered) return ChunkResult::duplicate;
+  if (settled.chunk_count == 0) {
+    settled.chunk_count = h.chunk_count;
+    settled.chunks.assign(h.chunk_count, ChunkState::missing);
+  }
+  if (h.chunk_count != settled.chunk_count) return ChunkResult::late;  // not its frame's geometry
+  ChunkState& state = settled.chunks[h.chunk_index];
+  if (state == ChunkState::received) return ChunkResult::duplicate;
+  note_order(h);
+  state = ChunkState::received;
+  if (++settled.chunks_received == settled.chunk_count && !settled.whole) {
+    settled.whole = true;
+    ++counters_.late_frames;
+  }
+  return ChunkResult::late;
+}
+
+void Reassembler::note_order(const MessageHeader& h) {
+  if (seen_chunk_ && (h.frame_seq < furthest_seq_ ||
+                      (h.frame_seq == furthest_seq_ && h.chunk_index < furthest_index_))) {
+    ++counters_.out_of_order_chunks;
+    return;
+  }
+  seen_chunk_ = true;
+  furthest_seq_ = h.frame_seq;
+  furthest_index_ = h.chunk_index;
+}
+
+// Frames first_seq .. first_seq+count-1 are lost: `pending` is the one frame of them seen (null:
+// none was).
+void Reassembler::give_up(std::uint64_t first_seq, std::uint64_t count, Pending* pending) {
+  counters_.frames_dropped += count;
+  if (loss_run_ == 0) ++counters_.loss_events;  // nothing delivered since the last loss
+  loss_run_ += count;
+  counters_.longest_loss_run = std::max(counters_.longest_loss_run, loss_run_);
+  const std::uint64_t end = first_seq + count;
+  for (std::uint64_t seq = count > kSettledFrames ? end - kSettledFrames : first_seq; seq < end;
+       ++seq) {
+    Settled& settled = settled_[seq % kSettledFrames];
+    settled.seq = seq;
+    settled.delivered = false;
+    settled.whole = false;
+    settled.chunk_count = 0;
+    settled.chunks_received = 0;
+    settled.chunks.clear();
+    if (pending == nullptr) continue;
+    settled.chunk_count = pending->chunk_count;
+    settled.chunks_received = pending->chunks_received;
+    settled.chunks.swap(pending->chunks);  // no allocation: the frame is going anyway
+    if (pending->complete()) {             // whole, but given up to make room for newer frames
+      settled.whole = true;
+      ++counters_.late_frames;
+    }
+  }
+}
+
 void Reassembler::drop_head() {
   if (pending_.empty()) {
     if (finished_ && next_seq_ < end_seq_) {
-      counters_.frames_dropped += end_seq_ - next_seq_;
+      give_up(next_seq_, end_seq_ - next_seq_, nullptr);
       next_seq_ = end_seq_;
     }
     return;
   }
   auto head = pending_.begin();
   if (head->first > next_seq_) {
-    counters_.frames_dropped += head->first - next_seq_;  // never seen at all
+    give_up(next_seq_, head->first - next_seq_, nullptr);  // never seen at all
     next_seq_ = head->first;
     return;
   }
-  ++counters_.frames_dropped;  // seen but incomplete
+  give_up(next_seq_, 1, &head->second);  // seen but incomplete
   pending_.erase(head);
   ++next_seq_;
 }
@@ -267,6 +330,10 @@ FramePtr Reassembler::pop(std::int64_t now_ns) {
     if (head != pending_.end() && head->first == next_seq_ && head->second.complete()) {
       FramePtr frame = std::move(head->second.frame);
       pending_.erase(head);
+      Settled& settled = settled_[next_seq_ % kSettledFrames];
+      settled.seq = next_seq_;
+      settled.delivered = true;
+      loss_run_ = 0;
       ++next_seq_;
       ++counters_.frames_completed;
       return frame;

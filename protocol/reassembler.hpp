@@ -7,6 +7,7 @@
 //   while (FramePtr frame = r.pop(now_ns)) deliver(frame);
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -49,8 +50,9 @@ std::uint64_t memory_bytes(const ReassemblerConfig& config, std::size_t readers)
 
 enum class ChunkResult : std::uint8_t {
   accepted = 1,
-  duplicate,          // this chunk was already received (or is being received)
-  late,               // its frame was already delivered or given up
+  duplicate,          // this chunk was already received (or is being received), even if its
+                      // frame has since been delivered or given up
+  late,               // its frame was already given up (or is too old to remember)
   inconsistent,       // disagrees with the frame's other chunks, wrong stream, or out of window
   too_large,          // frame above max_frame_bytes: the peer broke its HELLO's promise
   checksum_mismatch,  // payload does not match its XXH3-64
@@ -61,11 +63,20 @@ std::string_view to_string(ChunkResult result);
 struct ReassemblerCounters {
   std::uint64_t chunks_accepted = 0;
   std::uint64_t checksum_errors = 0;
-  std::uint64_t duplicate_chunks = 0;
-  std::uint64_t late_chunks = 0;
-  std::uint64_t rejected_chunks = 0;  // inconsistent or too large
+  std::uint64_t duplicate_chunks = 0;  // ChunkResult::duplicate
+  std::uint64_t late_chunks = 0;       // ChunkResult::late
+  std::uint64_t rejected_chunks = 0;   // inconsistent or too large
   std::uint64_t frames_completed = 0;
   std::uint64_t frames_dropped = 0;  // missing, incomplete or late
+  // Of frames_dropped, those whose every chunk arrived: before they were given up (to make
+  // room), or after (late chunks; told by their headers: a late chunk's payload is not read).
+  std::uint64_t late_frames = 0;
+  // Runs of consecutive frames given up (nothing delivered between), and the longest one.
+  std::uint64_t loss_events = 0;
+  std::uint64_t longest_loss_run = 0;
+  // Chunks, accepted or late, arriving after a chunk of a later frame, or of a later index in
+  // the same frame (duplicates and refused chunks are not counted here).
+  std::uint64_t out_of_order_chunks = 0;
 };
 
 class Reassembler {
@@ -137,7 +148,23 @@ class Reassembler {
     bool complete() const { return chunks_received == chunk_count; }
   };
 
+  // A frame below next_seq_: delivered, or given up (with what had arrived of it). The last
+  // kSettledFrames are remembered, so a chunk arriving for one is told apart: a duplicate, or a
+  // late chunk that may make its frame whole after all (late_frames).
+  struct Settled {
+    std::uint64_t seq = UINT64_MAX;  // none (a frame below next_seq_ is never UINT64_MAX)
+    bool delivered = false;
+    bool whole = false;             // given up, and every chunk arrived (counted once)
+    std::uint16_t chunk_count = 0;  // 0: none of its chunks seen yet
+    std::uint16_t chunks_received = 0;
+    std::vector<ChunkState> chunks;
+  };
+  static constexpr std::size_t kSettledFrames = 64;
+
   ChunkResult check_geometry(Pending& pending, const MessageHeader& header) const;
+  ChunkResult settled_chunk(const MessageHeader& header);
+  void note_order(const MessageHeader& header);
+  void give_up(std::uint64_t first_seq, std::uint64_t count, Pending* pending);
   void drop_head();
   bool should_give_up_head(std::int64_t now_ns) const;
 
@@ -149,6 +176,11 @@ class Reassembler {
   std::uint64_t end_seq_ = 0;
   bool finished_ = false;
   ReassemblerCounters counters_;
+  std::array<Settled, kSettledFrames> settled_;  // by seq % kSettledFrames
+  std::uint64_t loss_run_ = 0;                   // frames given up since the last delivery
+  bool seen_chunk_ = false;                      // the furthest place a chunk came from:
+  std::uint64_t furthest_seq_ = 0;
+  std::uint16_t furthest_index_ = 0;
 };
 
 }  // namespace hdstream

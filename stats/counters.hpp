@@ -3,6 +3,7 @@
 //   counters.bytes.fetch_add(n, std::memory_order_relaxed);
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "stats/latency.hpp"
+#include "stats/transits.hpp"
 
 namespace hdstream {
 
@@ -138,6 +140,15 @@ struct StreamCounters {
   std::atomic<double> latency_ms{0};
   std::atomic<std::uint32_t> latency_budget_ms{0};  // how long the receiver may hold a frame
   OutageCounters outage;  // sessions that broke and resumed (or are still broken)
+  // Receiver: how frames were lost and chunks arrived, as the reassembler judged them
+  // (protocol/reassembler.hpp, published by transport/reassembly_publisher), and each frame
+  // delivered since the last FEEDBACK report; all sent to the sender in FEEDBACK.
+  std::atomic<std::uint64_t> late_frames{0};       // arrived whole after being given up (in drops)
+  std::atomic<std::uint64_t> loss_events{0};       // runs of consecutive lost frames
+  std::atomic<std::uint64_t> longest_loss_run{0};  // frames in the longest run
+  std::atomic<std::uint64_t> duplicate_chunks{0};  // chunks that had already been received
+  std::atomic<std::uint64_t> out_of_order_chunks{0};  // after a chunk of a later place
+  TransitBuffer transits{kReceiverTransitCapacity};
 
   // Sender: the far end's own view of this feed, from its FEEDBACK reports
   // (docs/PROTOCOL.md#feedback).
@@ -151,6 +162,16 @@ struct StreamCounters {
     std::atomic<double> fps{0};
     std::atomic<double> latency_ms{0};
     std::atomic<std::uint64_t> reports{0};
+    // FEEDBACK extension 1 (false: the receiver is older and sends none of what follows).
+    std::atomic<bool> extended{false};
+    std::atomic<std::uint64_t> late_frames{0};
+    std::atomic<std::uint64_t> loss_events{0};
+    std::atomic<std::uint64_t> longest_loss_run{0};
+    std::atomic<std::uint64_t> duplicate_chunks{0};
+    std::atomic<std::uint64_t> out_of_order_chunks{0};
+    // The reports' per-frame transit samples, until StatsRegistry::take_transits(); when full
+    // the oldest go (counted: transits.dropped()).
+    TransitBuffer transits{kSenderTransitCapacity};
   } far_end;
 
   // Receiver-side media figures (set once a decoder runs for this stream).
@@ -171,6 +192,23 @@ struct StreamCounters {
   MtcpCounters mtcp;              // mtcp feeds only
   SrtCounters srt;                // srt feeds only
   ProtectionCounters protection;  // protected feeds (two legs) only
+
+  // Receiver: a frame delivered whole and verified, for the next FEEDBACK report's samples.
+  void add_transit(std::uint64_t frame_seq, std::int64_t ready_ns, std::int64_t arrival_ns) {
+    const std::int64_t transit_us = (arrival_ns - ready_ns) / 1000;
+    transits.push(
+        {static_cast<std::uint32_t>(frame_seq),
+         static_cast<std::int32_t>(std::clamp<std::int64_t>(transit_us, INT32_MIN, INT32_MAX))});
+  }
+  // One more run of `run_frames` lost frames, found outside the reassembler (a session's gap, a
+  // frame failing end-to-end verification); after `drops` counted them.
+  void add_loss_run(std::uint64_t run_frames) {
+    if (run_frames == 0) return;
+    loss_events.fetch_add(1, std::memory_order_relaxed);
+    if (run_frames > longest_loss_run.load(std::memory_order_relaxed)) {
+      longest_loss_run.store(run_frames, std::memory_order_relaxed);
+    }
+  }
 
   void add_frame(std::uint64_t frame_bytes, std::int64_t now_ns) {
     bytes.fetch_add(frame_bytes, std::memory_order_relaxed);

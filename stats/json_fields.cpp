@@ -29,6 +29,16 @@ void append_far_end(nlohmann::ordered_json& object, const FarEndSnapshot& f) {
   object["latency_ms"] = round3(f.latency_ms);
   object["age_ms"] = round3(f.age_ms);
   object["reports"] = f.reports;
+  // FEEDBACK extension 1: absent for an older receiver, so its line reads as before.
+  if (!f.extended) return;
+  object["extended"] = true;
+  object["late_frames"] = f.late_frames;
+  object["loss_events"] = f.loss_events;
+  object["longest_loss_run"] = f.longest_loss_run;
+  object["duplicate_chunks"] = f.duplicate_chunks;
+  object["out_of_order_chunks"] = f.out_of_order_chunks;
+  // Not transits_dropped: it only says whether take_transits() kept up, and a run that never
+  // takes them (every ordinary send) would show it growing for nothing.
 }
 
 void append_protection(nlohmann::ordered_json& object, const ProtectionSnapshot& p) {

@@ -77,6 +77,10 @@ StatsRegistry::StatsRegistry(Role role, std::size_t streams, std::string transpo
       previous_subconnection_bytes_(streams),
       previous_leg_bytes_(2 * streams, 0) {}
 
+std::vector<TransitSample> StatsRegistry::take_transits(std::size_t stream) {
+  return streams_.at(stream).far_end.transits.take();
+}
+
 Snapshot StatsRegistry::read() const {
   const auto now = std::chrono::steady_clock::now();
   const std::int64_t now_ns = wall_clock_ns();
@@ -118,6 +122,13 @@ Snapshot StatsRegistry::read() const {
       s.far_end.latency_ms = far.latency_ms.load(std::memory_order_relaxed);
       s.far_end.reports = far.reports.load(std::memory_order_relaxed);
       s.far_end.age_ms = static_cast<double>(now_ns - received_ns) / 1e6;
+      s.far_end.extended = far.extended.load(std::memory_order_relaxed);
+      s.far_end.late_frames = far.late_frames.load(std::memory_order_relaxed);
+      s.far_end.loss_events = far.loss_events.load(std::memory_order_relaxed);
+      s.far_end.longest_loss_run = far.longest_loss_run.load(std::memory_order_relaxed);
+      s.far_end.duplicate_chunks = far.duplicate_chunks.load(std::memory_order_relaxed);
+      s.far_end.out_of_order_chunks = far.out_of_order_chunks.load(std::memory_order_relaxed);
+      s.far_end.transits_dropped = far.transits.dropped();
     }
     s.media = c.media.load(std::memory_order_relaxed);
     if (s.media) {

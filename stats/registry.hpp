@@ -8,6 +8,7 @@
 #include <deque>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "stats/counters.hpp"
 #include "stats/latency.hpp"
@@ -32,6 +33,10 @@ class StatsRegistry {
   // Reads every counter without touching sample()'s rate baseline (`mbps` stays 0), so the
   // panel and /metrics can read at their own pace and compute rates themselves. Thread safe.
   Snapshot read() const;
+  // Sender: the per-frame transit samples the far end reported for stream `stream` (FEEDBACK)
+  // since the last call, oldest first; at most kSenderTransitCapacity wait between calls (the
+  // oldest beyond are dropped and counted in FarEndSnapshot::transits_dropped). Thread safe.
+  std::vector<TransitSample> take_transits(std::size_t stream);
 
  private:
   Role role_;

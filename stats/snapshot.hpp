@@ -25,6 +25,14 @@ struct FarEndSnapshot {
   double latency_ms = 0;  // arrival minus sender timestamp, smoothed
   double age_ms = 0;      // how old the last report is
   std::uint64_t reports = 0;
+  // FEEDBACK extension 1; false (and the rest 0) while the receiver sends the base report only.
+  bool extended = false;
+  std::uint64_t late_frames = 0;       // arrived whole after their play-out deadline (in drops)
+  std::uint64_t loss_events = 0;       // runs of consecutive lost frames
+  std::uint64_t longest_loss_run = 0;  // frames in the longest run
+  std::uint64_t duplicate_chunks = 0;
+  std::uint64_t out_of_order_chunks = 0;
+  std::uint64_t transits_dropped = 0;  // transit samples lost to a full buffer (take_transits)
 };
 
 struct SubconnectionSnapshot {

@@ -177,6 +177,12 @@ std::vector<LabeledSnapshot> parse_stats_document(std::string_view text) {
           s.far_end.latency_ms = field<double>(*far, "latency_ms");
           s.far_end.age_ms = field<double>(*far, "age_ms");
           s.far_end.reports = field<std::uint64_t>(*far, "reports");
+          s.far_end.extended = field<bool>(*far, "extended");
+          s.far_end.late_frames = field<std::uint64_t>(*far, "late_frames");
+          s.far_end.loss_events = field<std::uint64_t>(*far, "loss_events");
+          s.far_end.longest_loss_run = field<std::uint64_t>(*far, "longest_loss_run");
+          s.far_end.duplicate_chunks = field<std::uint64_t>(*far, "duplicate_chunks");
+          s.far_end.out_of_order_chunks = field<std::uint64_t>(*far, "out_of_order_chunks");
         }
         if (auto picture = js.find("picture"); picture != js.end() && picture->is_object()) {
           s.media = true;

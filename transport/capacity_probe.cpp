@@ -31,6 +31,7 @@ void CapacityProbe::frame(const Frame& frame) {
   counters_.latency_ms.store(static_cast<double>(frame.arrival_ns - frame.ready_ns) / 1e6,
                              std::memory_order_relaxed);
   counters_.add_frame(frame.data.size(), frame.arrival_ns);
+  counters_.add_transit(frame.seq, frame.ready_ns, frame.arrival_ns);
 }
 
 void CapacityProbe::ended(bool clean) {

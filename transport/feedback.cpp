@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 
 namespace hdstream {
 namespace {
@@ -15,7 +16,7 @@ T clamp_to(double value, double low, double high) {
 
 }  // namespace
 
-Feedback FeedbackMeter::take(const StreamCounters& c, std::int64_t now_ns) {
+Feedback FeedbackMeter::take(StreamCounters& c, std::int64_t now_ns, std::size_t max_transits) {
   Feedback f;
   f.report_ns = now_ns;
   f.bytes = c.bytes.load(std::memory_order_relaxed);
@@ -28,6 +29,21 @@ Feedback FeedbackMeter::take(const StreamCounters& c, std::int64_t now_ns) {
                                         std::numeric_limits<std::int32_t>::min(),
                                         std::numeric_limits<std::int32_t>::max());
   f.interval_ms = static_cast<std::uint32_t>(interval_.count());
+  f.extended = true;
+  f.late_frames = c.late_frames.load(std::memory_order_relaxed);
+  f.loss_events = c.loss_events.load(std::memory_order_relaxed);
+  f.longest_loss_run = c.longest_loss_run.load(std::memory_order_relaxed);
+  f.duplicate_chunks = c.duplicate_chunks.load(std::memory_order_relaxed);
+  f.out_of_order_chunks = c.out_of_order_chunks.load(std::memory_order_relaxed);
+  // Drops again, after the counters bounded by it: one published between the loads must not
+  // exceed it, or the sender would refuse the report.
+  f.drops = std::max(f.drops, c.drops.load(std::memory_order_relaxed));
+  const auto transits = c.transits.take();
+  const std::size_t kept = std::min({transits.size(), max_transits, kMaxFeedbackTransits});
+  f.transits.reserve(kept);
+  for (const auto& t : std::span(transits).last(kept)) {
+    f.transits.push_back({t.frame_seq, t.transit_us});
+  }
 
   history_.emplace_back(now_ns, f.frames);
   // Keep exactly one sample at or beyond the window's start as the baseline.
@@ -49,6 +65,13 @@ void apply_feedback(const Feedback& f, StreamCounters::FarEnd& far, std::int64_t
   far.jitter_ms.store(f.jitter_us / 1e3, std::memory_order_relaxed);
   far.fps.store(f.fps_milli / 1e3, std::memory_order_relaxed);
   far.latency_ms.store(f.latency_us / 1e3, std::memory_order_relaxed);
+  far.extended.store(f.extended, std::memory_order_relaxed);
+  far.late_frames.store(f.late_frames, std::memory_order_relaxed);
+  far.loss_events.store(f.loss_events, std::memory_order_relaxed);
+  far.longest_loss_run.store(f.longest_loss_run, std::memory_order_relaxed);
+  far.duplicate_chunks.store(f.duplicate_chunks, std::memory_order_relaxed);
+  far.out_of_order_chunks.store(f.out_of_order_chunks, std::memory_order_relaxed);
+  for (const auto& t : f.transits) far.transits.push({t.frame_seq, t.transit_us});
   far.reports.fetch_add(1, std::memory_order_relaxed);
   // Last, so that a reader seeing received_ns != 0 sees a complete first report.
   far.received_ns.store(now_ns, std::memory_order_release);

@@ -25,7 +25,10 @@ class FeedbackMeter {
                          std::chrono::milliseconds fps_window = std::chrono::milliseconds(1000))
       : interval_(interval), fps_window_ns_(fps_window.count() * 1'000'000) {}
 
-  Feedback take(const StreamCounters& counters, std::int64_t now_ns);
+  // Also drains the transit samples of the frames delivered since the last take (the newest
+  // `max_transits` of them: srt fits fewer in one packet).
+  Feedback take(StreamCounters& counters, std::int64_t now_ns,
+                std::size_t max_transits = kMaxFeedbackTransits);
 
  private:
   std::chrono::milliseconds interval_;
@@ -33,6 +36,7 @@ class FeedbackMeter {
   std::deque<std::pair<std::int64_t, std::uint64_t>> history_;  // (now_ns, frames)
 };
 
+// Stores a decoded report in `far_end`, its transit samples in far_end.transits.
 void apply_feedback(const Feedback& feedback, StreamCounters::FarEnd& far_end, std::int64_t now_ns);
 
 }  // namespace hdstream

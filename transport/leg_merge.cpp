@@ -196,6 +196,7 @@ void LegMerge::frame(std::uint8_t leg, std::uint16_t stream, FramePtr frame) {
   const auto bit = static_cast<std::uint8_t>(1u << leg);
   feed.leg[leg].passed = std::max(feed.leg[leg].passed, seq + 1);
   stats_.leg(stream, leg).add_frame(frame->data.size(), frame->arrival_ns);
+  stats_.leg(stream, leg).add_transit(seq, frame->ready_ns, frame->arrival_ns);
   if (seq < feed.next_seq) {
     // The other leg's copy went first: note who else brought it.
     auto found =

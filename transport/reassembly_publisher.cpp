@@ -16,6 +16,18 @@ void ReassemblyPublisher::publish(const ReassemblerCounters& now, StreamCounters
   const std::uint64_t corrupted = now.checksum_errors - published_.checksum_errors;
   counters.drops.fetch_add(dropped, std::memory_order_relaxed);
   counters.checksum_errors.fetch_add(corrupted, std::memory_order_relaxed);
+  // After drops, which bound them (a FEEDBACK report carrying more would be refused).
+  counters.late_frames.fetch_add(now.late_frames - published_.late_frames,
+                                 std::memory_order_relaxed);
+  counters.loss_events.fetch_add(now.loss_events - published_.loss_events,
+                                 std::memory_order_relaxed);
+  if (now.longest_loss_run > counters.longest_loss_run.load(std::memory_order_relaxed)) {
+    counters.longest_loss_run.store(now.longest_loss_run, std::memory_order_relaxed);
+  }
+  counters.duplicate_chunks.fetch_add(now.duplicate_chunks - published_.duplicate_chunks,
+                                      std::memory_order_relaxed);
+  counters.out_of_order_chunks.fetch_add(now.out_of_order_chunks - published_.out_of_order_chunks,
+                                         std::memory_order_relaxed);
   if (corrupted > 0 && checksum_warnings_++ < kMaxChecksumWarnings) {
     log_->warn("stream {}: chunk failed XXH3 verification ({} so far)", stream_,
                now.checksum_errors);

@@ -1,6 +1,7 @@
-// Publishes what a Reassembler counted (frames dropped, chunks failing XXH3) into a stream's
-// counters as deltas since the last call, with a bounded number of warning lines. One per
-// receiving session, shared by the tcp, mtcp and srt receivers.
+// Publishes what a Reassembler counted (frames dropped, chunks failing XXH3, late frames, loss
+// runs, duplicate and out-of-order chunks) into a stream's counters as deltas since the last
+// call (the longest loss run as a maximum: a stream's runs over all its sessions), with a bounded
+// number of warning lines. One per receiving session, shared by the tcp, mtcp and srt receivers.
 //   ReassemblyPublisher publisher(logger("mtcp"), stream, "given up (beyond the budget)");
 //   publisher.publish(reassembler.counters(), counters);   // after every pop()
 #pragma once

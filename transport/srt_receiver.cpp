@@ -316,10 +316,15 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     return stats;
   };
 
-  // Far-end feedback rides back on the same (bidirectional) SRT connection.
+  // Far-end feedback rides back on the same (bidirectional) SRT connection, one packet: the
+  // newest transit samples that fit beside the header and the fixed body, FEC filter or not.
   FeedbackMeter feedback_meter;
+  constexpr std::size_t kTransitsPerPacket =
+      (kSrtMaxPayloadBytes - kSrtFecHeaderBytes - kHeaderBytes - kFeedbackExtendedBytes) /
+      kFeedbackTransitBytes;
   auto send_feedback = [&](bool last) {
-    auto report = encode_feedback(stream, feedback_meter.take(counters, wall_clock_ns()), last);
+    auto report = encode_feedback(
+        stream, feedback_meter.take(counters, wall_clock_ns(), kTransitsPerPacket), last);
     return socket.send(report);
   };
 

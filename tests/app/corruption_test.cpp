@@ -111,6 +111,13 @@ TEST(Corruption, FlippedByteIsCountedAsAChecksumErrorAndADrop) {
   ASSERT_TRUE(far_end) << send.out();
   EXPECT_EQ((*far_end)["checksum_errors"], 1);
   EXPECT_EQ((*far_end)["drops"], 1);
+  // FEEDBACK extension 1: the corrupted frame is one loss event of one frame, missing, not late.
+  EXPECT_EQ((*far_end)["extended"], true);
+  EXPECT_EQ((*far_end)["loss_events"], 1);
+  EXPECT_EQ((*far_end)["longest_loss_run"], 1);
+  EXPECT_EQ((*far_end)["late_frames"], 0);
+  EXPECT_EQ((*far_end)["duplicate_chunks"], 0);
+  EXPECT_EQ((*far_end)["out_of_order_chunks"], 0);
   EXPECT_NE(recv.err().find("failed XXH3 verification"), std::string::npos) << recv.err();
 }
 

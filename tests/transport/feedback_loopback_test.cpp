@@ -59,10 +59,39 @@ TEST_P(FeedbackOverTransport, SenderSeesTheReceiversFramesAndFinalCount) {
     EXPECT_NEAR(sent.streams[i].far_end.jitter_ms, received.streams[i].jitter_ms, 0.001);
     EXPECT_NEAR(sent.streams[i].far_end.latency_ms, received.streams[i].latency_ms, 0.001);
   }
+  // FEEDBACK extension 1: the receiver's loss and chunk counters, and one transit sample per
+  // frame it delivered, each sent once, in order, for the sender to take.
+  for (std::size_t i = 0; i < sent.streams.size(); ++i) {
+    const auto& far = sent.streams[i].far_end;
+    const auto& rx = received.streams[i];
+    EXPECT_TRUE(far.extended) << "stream " << i;
+    EXPECT_EQ(far.loss_events, 0u);
+    EXPECT_EQ(far.longest_loss_run, 0u);
+    EXPECT_EQ(far.late_frames, 0u);
+    EXPECT_EQ(far.transits_dropped, 0u);
+    const auto& rxc = feeds.received.stream(i);
+    EXPECT_EQ(far.duplicate_chunks, rxc.duplicate_chunks.load());
+    EXPECT_EQ(far.out_of_order_chunks, rxc.out_of_order_chunks.load());
+    if (GetParam() == TransportKind::tcp) {  // one in-order connection (this srt is striped)
+      EXPECT_EQ(far.out_of_order_chunks, 0u);
+      EXPECT_EQ(far.duplicate_chunks, 0u);
+    }
+    const auto transits = feeds.sent.take_transits(i);
+    ASSERT_EQ(transits.size(), rx.frames) << "stream " << i;
+    for (std::size_t k = 0; k < transits.size(); ++k) {
+      // The feed starts at frame 0 and lost nothing: sample k is frame k's.
+      ASSERT_EQ(transits[k].frame_seq, k) << "stream " << i;
+      EXPECT_GT(transits[k].transit_us, 0);  // one host, one clock
+      EXPECT_LT(transits[k].transit_us, 5'000'000);
+    }
+    EXPECT_TRUE(feeds.sent.take_transits(i).empty());
+  }
   // And the sender's JSON carries it as separate far_end lines, keeping "interval" intact.
   auto line = far_end_json(sent, sent.streams[0]);
   EXPECT_EQ(line["type"], "far_end");
   EXPECT_EQ(line["frames"], received.streams[0].frames);
+  EXPECT_EQ(line["extended"], true);
+  EXPECT_EQ(line["loss_events"], 0u);
   EXPECT_FALSE(interval_json(sent, sent.streams[0]).contains("far_end"));
   // Nothing was lost, so the sender's end-to-end verdict passes.
   const auto summary = summarize(sent);

@@ -62,11 +62,18 @@ TEST(FeedbackCodec, RejectsEveryTruncation) {
   }
 }
 
+// Past the 56-byte base body comes extension 1 (100 bytes without samples); a base body with
+// some of it is truncated, not a newer revision (tests/protocol/feedback_codec_test.cpp).
 TEST(FeedbackCodec, AcceptsLongerBodiesFromNewerRevisions) {
   auto message = encode_feedback(0, sample_feedback());
   std::vector<std::byte> body(body_of(message).begin(), body_of(message).end());
   body.resize(body.size() + 16, std::byte{0xAB});
-  EXPECT_TRUE(decode_feedback(body).has_value());
+  EXPECT_FALSE(decode_feedback(body).has_value());
+  body.resize(kFeedbackBodyBytes);
+  body.resize(kFeedbackExtendedBytes + 16, std::byte{0});  // no samples, 16 bytes unknown
+  const auto decoded = decode_feedback(body);
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_TRUE(decoded->extended);
 }
 
 TEST(FeedbackCodec, RejectsOutOfRangeValues) {
@@ -143,6 +150,64 @@ TEST(FeedbackMeter, CarriesJitterLatencyAndDrops) {
   EXPECT_DOUBLE_EQ(sender.far_end.latency_ms.load(), 3.5);
   EXPECT_EQ(sender.far_end.received_ns.load(), 6'000'000'000);
   EXPECT_EQ(sender.far_end.reports.load(), 1u);
+}
+
+// The receiver's side of extension 1: the stream's loss counters, and the frames delivered
+// since the last report, each sent once.
+TEST(FeedbackMeter, CarriesTheLossCountersAndDrainsTheTransitSamples) {
+  StreamCounters counters;
+  counters.drops.store(9);
+  counters.late_frames.store(1);
+  counters.loss_events.store(2);
+  counters.longest_loss_run.store(5);
+  counters.duplicate_chunks.store(3);
+  counters.out_of_order_chunks.store(4);
+  counters.add_transit(0x1'0000'0005, 1'000'000'000, 1'002'500'000);  // 2.5 ms
+  counters.add_transit(0x1'0000'0006, 1'033'000'000, 1'032'999'000);  // -1 µs across hosts
+  FeedbackMeter meter;
+  const Feedback f = meter.take(counters, 5'000'000'000);
+  EXPECT_TRUE(f.extended);
+  EXPECT_EQ(f.late_frames, 1u);
+  EXPECT_EQ(f.loss_events, 2u);
+  EXPECT_EQ(f.longest_loss_run, 5u);
+  EXPECT_EQ(f.duplicate_chunks, 3u);
+  EXPECT_EQ(f.out_of_order_chunks, 4u);
+  EXPECT_EQ(f.transits, (std::vector<FeedbackTransit>{{5, 2500}, {6, -1}}));
+  EXPECT_TRUE(meter.take(counters, 5'100'000'000).transits.empty());  // sent once
+
+  // Over the wire to the sender, whose far end keeps them until take().
+  const auto message = encode_feedback(0, f);
+  const auto decoded = decode_feedback(body_of(message));
+  ASSERT_TRUE(decoded);
+  StreamCounters sender;
+  apply_feedback(*decoded, sender.far_end, 6'000'000'000);
+  EXPECT_TRUE(sender.far_end.extended.load());
+  EXPECT_EQ(sender.far_end.late_frames.load(), 1u);
+  EXPECT_EQ(sender.far_end.loss_events.load(), 2u);
+  EXPECT_EQ(sender.far_end.longest_loss_run.load(), 5u);
+  EXPECT_EQ(sender.far_end.duplicate_chunks.load(), 3u);
+  EXPECT_EQ(sender.far_end.out_of_order_chunks.load(), 4u);
+  EXPECT_EQ(sender.far_end.transits.take(), (std::vector<TransitSample>{{5, 2500}, {6, -1}}));
+}
+
+TEST(FeedbackMeter, SendsTheNewestSamplesThatFitAndHoldsNoMoreThanAReportCarries) {
+  StreamCounters counters;
+  for (std::uint64_t seq = 0; seq < 300; ++seq) counters.add_transit(seq, 0, 1000);
+  FeedbackMeter meter;
+  const Feedback f = meter.take(counters, 1'000'000'000, /*max_transits=*/100);
+  ASSERT_EQ(f.transits.size(), 100u);
+  EXPECT_EQ(f.transits.front().frame_seq, 200u);
+  EXPECT_EQ(f.transits.back().frame_seq, 299u);
+  // The receiver's buffer itself keeps the newest 256.
+  EXPECT_EQ(counters.transits.dropped(), 300u - kMaxFeedbackTransits);
+}
+
+TEST(FeedbackMeter, AnOlderReceiversReportLeavesTheSenderNotExtended) {
+  Feedback f = sample_feedback();  // extended = false: what a 56-byte body decodes to
+  StreamCounters sender;
+  apply_feedback(f, sender.far_end, 1);
+  EXPECT_FALSE(sender.far_end.extended.load());
+  EXPECT_TRUE(sender.far_end.transits.take().empty());
 }
 
 }  // namespace

@@ -40,5 +40,33 @@ TEST(ReassemblyPublisher, CountersOfOtherSessionsAddUp) {
   EXPECT_EQ(counters.drops.load(), 5u);
 }
 
+// FEEDBACK extension 1's counters: summed over a stream's sessions, the longest run the longest
+// of any session's.
+TEST(ReassemblyPublisher, PublishesLossRunsLateFramesAndChunkOrderOverSessions) {
+  StreamCounters counters;
+  ReassemblerCounters first;
+  first.frames_dropped = 6;
+  first.late_frames = 1;
+  first.loss_events = 2;
+  first.longest_loss_run = 4;
+  first.duplicate_chunks = 3;
+  first.out_of_order_chunks = 8;
+  ReassemblyPublisher one(logger("test"), 0);
+  one.publish(first, counters);
+  one.publish(first, counters);  // nothing new
+  ReassemblerCounters second;
+  second.frames_dropped = 2;
+  second.loss_events = 1;
+  second.longest_loss_run = 2;
+  second.out_of_order_chunks = 1;
+  ReassemblyPublisher(logger("test"), 0).publish(second, counters);
+  EXPECT_EQ(counters.drops.load(), 8u);
+  EXPECT_EQ(counters.late_frames.load(), 1u);
+  EXPECT_EQ(counters.loss_events.load(), 3u);
+  EXPECT_EQ(counters.longest_loss_run.load(), 4u);
+  EXPECT_EQ(counters.duplicate_chunks.load(), 3u);
+  EXPECT_EQ(counters.out_of_order_chunks.load(), 9u);
+}
+
 }  // namespace
 }  // namespace hdstream
