@@ -64,13 +64,31 @@ def feedback(report_ns=1_700_000_000_000_000_000, bytes_=123456789, frames=3600,
     return struct.pack(">qQQQQIIiI", report_ns, bytes_, frames, drops, errors, jitter_us, fps_milli,
                        latency_us, interval_ms)
 
+# FEEDBACK extension 1: five counters, transit_count, reserved, then (frame_seq, transit_us) pairs.
+def feedback_ext(late=0, events=1, longest=2, dups=3, ooo=4,
+                 transits=((3600, 1200), (3601, -40)), count=None, reserved=0):
+    n = len(transits) if count is None else count
+    return (struct.pack(">QQQQQHH", late, events, longest, dups, ooo, n, reserved) +
+            b"".join(struct.pack(">Ii", s, t) for s, t in transits))
+
 write("receiver_reports", "ack", bytes([0]) + ack())
 write("receiver_reports", "ack_newer_revision", bytes([0]) + ack(sub=15) + b"\x7f" * 8)
 write("receiver_reports", "ack_bad_subconnection", bytes([0]) + ack(sub=16))
 write("receiver_reports", "ack_short", bytes([0]) + ack()[:23])
 write("receiver_reports", "feedback", bytes([1]) + feedback())
 write("receiver_reports", "feedback_last", bytes([2]) + feedback(drops=0, errors=0))
-write("receiver_reports", "feedback_newer_revision", bytes([1]) + feedback() + b"\0" * 8)
+write("receiver_reports", "feedback_newer_revision",
+      bytes([1]) + feedback() + feedback_ext(transits=()) + b"\0" * 8)
+write("receiver_reports", "feedback_extended", bytes([1]) + feedback() + feedback_ext())
+write("receiver_reports", "feedback_extension_truncated",
+      bytes([1]) + feedback() + feedback_ext()[:20])
+write("receiver_reports", "feedback_extended_samples_missing",
+      bytes([1]) + feedback() + feedback_ext(count=3))
+write("receiver_reports", "feedback_extended_too_many",
+      bytes([1]) + feedback() + feedback_ext(count=257, transits=((1, 1),) * 257))
+write("receiver_reports", "feedback_extended_late_above_drops",
+      bytes([1]) + feedback() + feedback_ext(late=3))
+write("receiver_reports", "feedback_extended_reserved", bytes([1]) + feedback() + feedback_ext(reserved=1))
 write("receiver_reports", "feedback_limits", bytes([1]) + feedback(
     report_ns=1, frames=2**63, drops=2**63 - 1, jitter_us=60_000_000, fps_milli=1_000_000,
     latency_us=-2**31, interval_ms=60_000))
@@ -79,6 +97,8 @@ write("receiver_reports", "feedback_zero_interval", bytes([1]) + feedback(interv
 write("receiver_reports", "message_ack", bytes([3 | 4]) + header(6, payload=24) + ack())
 write("receiver_reports", "message_feedback_last",
       bytes([3 | 4]) + header(5, seq=1, payload=56) + feedback())
+write("receiver_reports", "message_feedback_extended",
+      bytes([3 | 4]) + header(5, payload=116) + feedback() + feedback_ext())
 write("receiver_reports", "message_feedback_truncated_body",
       bytes([3 | 4]) + header(5, payload=40) + feedback()[:40])
 

@@ -107,9 +107,6 @@ struct End {
   bool operator==(const End&) const = default;
 };
 
-// Receiver -> sender, about every 100 ms on the feed's connection: the far end's view of the
-// feed (docs/PROTOCOL.md#feedback). Counters are cumulative for the stream; rates are the
-// receiver's.
 // One frame delivered whole and verified, in a FEEDBACK report: the low 32 bits of its sequence
 // number and its transit time, the receiver's wall clock at its last byte minus the sender's
 // frame timestamp (what latency_us smooths), µs.
@@ -120,6 +117,9 @@ struct FeedbackTransit {
   bool operator==(const FeedbackTransit&) const = default;
 };
 
+// Receiver -> sender, about every 100 ms on the feed's connection: the far end's view of the
+// feed (docs/PROTOCOL.md#feedback). Counters are cumulative for the stream; rates are the
+// receiver's.
 struct Feedback {
   std::int64_t report_ns = 0;         // receiver's wall clock when the report was taken
   std::uint64_t bytes = 0;            // payload bytes of frames delivered whole and verified

@@ -67,7 +67,10 @@ std::uint64_t memory_bytes(const ReassemblerConfig& config, std::size_t readers)
   // Saturates rather than wraps for any frame count a caller may configure.
   if (readers > UINT64_MAX - in_flight) return UINT64_MAX;
   const std::uint64_t frames = in_flight + readers;
-  return frames > UINT64_MAX / per_frame ? UINT64_MAX : frames * per_frame;
+  if (frames > UINT64_MAX / per_frame) return UINT64_MAX;
+  const std::uint64_t remembered = kSettledFramesRemembered * chunks;
+  return frames * per_frame > UINT64_MAX - remembered ? UINT64_MAX
+                                                      : frames * per_frame + remembered;
 }
 
 Reassembler::Reassembler(std::uint16_t stream_id, ReassemblerConfig config, FramePool& pool)

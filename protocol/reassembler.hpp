@@ -42,10 +42,15 @@ struct ReassemblerConfig {
 // latency budget.
 ReassemblerConfig reassembler_config(const Hello& hello);
 
+// How many frames a Reassembler remembers after delivering or giving them up, with the chunks
+// that had arrived of a given-up one: what tells a duplicate from a late chunk (FEEDBACK).
+inline constexpr std::size_t kSettledFramesRemembered = 64;
+
 // The most memory a Reassembler with `config` can hold at once: max_frames_in_flight frames,
 // plus one per payload read in progress (`readers`: a frame given up during a two-phase intake
-// lives until its commit), each of at most max_frame_bytes plus its chunk bookkeeping. What a
-// receiver reserves for a session (protocol/memory_budget.hpp). Saturates instead of wrapping.
+// lives until its commit), each of at most max_frame_bytes plus its chunk bookkeeping, plus the
+// chunk bookkeeping of the frames it remembers. What a receiver reserves for a session
+// (protocol/memory_budget.hpp). Saturates instead of wrapping.
 std::uint64_t memory_bytes(const ReassemblerConfig& config, std::size_t readers);
 
 enum class ChunkResult : std::uint8_t {
@@ -159,7 +164,7 @@ class Reassembler {
     std::uint16_t chunks_received = 0;
     std::vector<ChunkState> chunks;
   };
-  static constexpr std::size_t kSettledFrames = 64;
+  static constexpr std::size_t kSettledFrames = kSettledFramesRemembered;
 
   ChunkResult check_geometry(Pending& pending, const MessageHeader& header) const;
   ChunkResult settled_chunk(const MessageHeader& header);

@@ -36,6 +36,7 @@ class StatsRegistry {
   // Sender: the per-frame transit samples the far end reported for stream `stream` (FEEDBACK)
   // since the last call, oldest first; at most kSenderTransitCapacity wait between calls (the
   // oldest beyond are dropped and counted in FarEndSnapshot::transits_dropped). Thread safe.
+  // A protected feed's legs report on their own: leg(stream, i).far_end.transits.take().
   std::vector<TransitSample> take_transits(std::size_t stream);
 
  private:

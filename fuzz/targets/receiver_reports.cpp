@@ -61,12 +61,22 @@ void feedback_round_trip(std::span<const std::byte> body, bool last) {
   check(feedback->fps_milli <= kMaxFeedbackFpsMilli);
   check(feedback->interval_ms >= 1 && feedback->interval_ms <= kMaxFeedbackIntervalMs);
   check(feedback->frames + feedback->drops >= feedback->frames);
+  // Extension 1: a 56-byte body is an older receiver's; past it, the counters stay within drops.
+  check(feedback->extended || body.size() == kFeedbackBodyBytes);
+  check(feedback->transits.size() <= kMaxFeedbackTransits);
+  check(feedback->late_frames <= feedback->drops && feedback->loss_events <= feedback->drops &&
+        feedback->longest_loss_run <= feedback->drops);
   const auto message = encode_feedback(3, *feedback, last);
   const auto again_body =
       checked_body(message, MessageType::feedback, last ? kLastFeedbackMark : 0);
   check(decode_feedback(again_body) == feedback);
-  // Every body byte is a field: re-encoding gives back exactly the bytes that were read.
-  check(again_body.size() == kFeedbackBodyBytes);
+  // Every body byte up to the last transit sample is a field: re-encoding gives back exactly the
+  // bytes that were read (what follows is a newer revision's, ignored).
+  const std::size_t known =
+      feedback->extended
+          ? kFeedbackExtendedBytes + feedback->transits.size() * kFeedbackTransitBytes
+          : kFeedbackBodyBytes;
+  check(again_body.size() == known && body.size() >= known);
   check(std::equal(again_body.begin(), again_body.end(), body.begin()));
 }
 

@@ -401,13 +401,15 @@ TEST_F(ReassemblerTest, TheHelloFixesTheBoundsAndWhatASessionReserves) {
   EXPECT_EQ(config.max_frame_bytes, 1'126'125u);
   EXPECT_EQ(config.chunk_bytes, 65536u);
   config.max_frames_in_flight = 8;
-  // 8 frames in flight and one read in progress, each 1,126,125 bytes in 18 chunks.
-  EXPECT_EQ(memory_bytes(config, 1), 9u * (1'126'125u + 18u + 512u));
+  // 8 frames in flight and one read in progress, each 1,126,125 bytes in 18 chunks, and the
+  // chunk states of the 64 frames it remembers once settled.
+  EXPECT_EQ(memory_bytes(config, 1), 9u * (1'126'125u + 18u + 512u) + 64u * 18u);
   EXPECT_EQ(
       memory_bytes({.max_frames_in_flight = 0, .max_frame_bytes = 1000, .chunk_bytes = 100}, 0),
       memory_bytes({.max_frames_in_flight = 1, .max_frame_bytes = 1000, .chunk_bytes = 100}, 0));
   // Unknown chunk size: the bookkeeping of 65535 chunks. Absurd frame counts saturate.
-  EXPECT_EQ(memory_bytes({.max_frames_in_flight = 1, .max_frame_bytes = 0}, 0), 65535u + 512u);
+  EXPECT_EQ(memory_bytes({.max_frames_in_flight = 1, .max_frame_bytes = 0}, 0),
+            65535u + 512u + 64u * 65535u);
   EXPECT_EQ(memory_bytes({.max_frames_in_flight = SIZE_MAX, .max_frame_bytes = kMaxFrameBytes}, 16),
             UINT64_MAX);
   // The largest mtcp window (10 s at 1000 fps) of 64 MiB frames with 16 readers: exact.
@@ -415,7 +417,7 @@ TEST_F(ReassemblerTest, TheHelloFixesTheBoundsAndWhatASessionReserves) {
                           .max_frame_bytes = kMaxFrameBytes,
                           .chunk_bytes = 4u << 20},
                          16),
-            10'020ull * (kMaxFrameBytes + 16u + 512u));
+            10'020ull * (kMaxFrameBytes + 16u + 512u) + 64u * 16u);
 }
 
 TEST_F(ReassemblerTest, AFrameNeverHoldsMoreThanItsBoundEvenFromARecycledBuffer) {
