@@ -10,7 +10,7 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/link_checks.hpp"
-#include "app/senders.hpp"
+#include "app/probe_run.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
 #include "media_module/media_module.hpp"
@@ -25,26 +25,9 @@ namespace {
 // real feeds. Returns the sender-side summary.
 Summary capacity_probe(const CheckOptions& options, const SendPlan& plan, Snapshot& last,
                        std::vector<ThroughputPoint>& series) {
-  SendPlan probe = plan;
-  probe.options.duration = options.probe_duration;
-  std::vector<FeedSetup> feeds = plan_feeds(probe);
-  for (auto& feed : feeds) {
-    feed.request.probe = true;
-    feed.request.connect_patience = std::chrono::seconds(3);
-  }
-  // The probe prints no lines and leaves --stats-file alone: check writes its own result.
-  CommonOptions quiet = options.common;
-  quiet.stats_file = "-";
-  CommandRun run(quiet);
-  StatsRegistry& stats = run.add_registry(Role::send, probe.options.streams,
-                                          std::string(to_string(probe.options.transport)),
-                                          {.lines = Lines::never, .record = true});
-  SenderGroup senders(run.runtime(), stats, feeds, run.part());
-  run.start_stats(std::chrono::milliseconds(250));
-  senders.start();
-  run.run();
-  last = stats.sample();
-  series = run.recorder().series();
+  ProbeRun run(options.common, plan, options.probe_duration);
+  last = run.run();
+  series = run.series();
   return summarize(last);
 }
 
@@ -99,6 +82,7 @@ CheckItem probe_item(const SendPlan& plan, std::chrono::nanoseconds duration, co
 }  // namespace
 
 int run_check(const CheckOptions& options) {
+  if (options.acceptance.enabled) return run_acceptance(options);
   const SendPlan plan = plan_send(options.send, load_presets(options.common.config_file));
   if (options.report) media_module();  // a report's writer missing fails now, not at the end
   const auto probes = probe_endpoints(plan, std::chrono::seconds(3));

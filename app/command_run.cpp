@@ -43,6 +43,7 @@ void CommandRun::start_stats(std::chrono::nanoseconds interval) {
     for (auto& entry : registries_) {
       const Snapshot snapshot = entry.registry.sample();
       if (entry.options.record) recorder_.add(snapshot);
+      if (entry.options.on_sample) entry.options.on_sample(snapshot);
       if (entry.options.lines == Lines::always ||
           (entry.options.lines == Lines::json_only && json)) {
         output_.report().interval(snapshot);

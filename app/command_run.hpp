@@ -35,6 +35,9 @@ enum class Lines : std::uint8_t { always, json_only, never };
 struct RegistryOptions {
   Lines lines = Lines::always;
   bool record = false;  // keep the series a link report plots (recorder())
+  // Called with each tick's snapshot, on the tick's strand (check --acceptance records its
+  // phases with it).
+  std::function<void(const Snapshot&)> on_sample;
 };
 
 class CommandRun {
@@ -43,6 +46,7 @@ class CommandRun {
   explicit CommandRun(const CommonOptions& common, IoThreads threads = IoThreads::one);
 
   Runtime& runtime() { return runtime_; }
+  bool interrupted() const { return runtime_.interrupted(); }
   StatsReport& report() { return output_.report(); }
   std::ostream& stream() { return output_.stream(); }
   const LinkRecorder& recorder() const { return recorder_; }

@@ -11,6 +11,7 @@
 
 #include "common/clock.hpp"
 #include "mux/wire.hpp"
+#include "presets/presets.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
 #include "stats/report.hpp"
@@ -124,11 +125,24 @@ struct DemoOptions {
 
 namespace hdstream {
 
+// `check --acceptance`: a ramp of steps up to the planned rate, then a soak (ITU-T Y.1564's
+// service configuration and performance tests), judged against the service's criteria.
+struct AcceptanceOptions {
+  bool enabled = false;
+  std::vector<double> steps_percent{25, 50, 75, 100};
+  std::chrono::nanoseconds step_duration = 30s;
+  std::chrono::nanoseconds soak = 15min;
+  bool one_way_delay = false;  // the ends' clocks agree (PTP, chrony): frame delay one way
+  SlaPreset sla;               // flags; over the destination's [destinations.NAME.sla]
+  std::string engineer, link_id, sign_off;
+};
+
 struct CheckOptions {
   CommonOptions common;
   SendOptions send;  // destination, streams, rate, format, cc, rtt as for `send`
   std::chrono::nanoseconds probe_duration = 3s;
   std::optional<std::filesystem::path> report;
+  AcceptanceOptions acceptance;
 };
 
 struct PresetsOptions {

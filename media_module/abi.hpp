@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "acceptance/acceptance_result.hpp"
 #include "pipeline/feed_media.hpp"
 #include "pipeline/media_output.hpp"
 #include "pipeline/media_sources.hpp"
@@ -19,10 +20,10 @@
 namespace hdstream {
 
 inline std::string media_module_abi() {
-  return fmt::format("{} {}/{}/{}/{}/{}/{}/{}/{}/{}", HDSTREAM_MEDIA_MODULE_BUILD, sizeof(Hello),
+  return fmt::format("{} {}/{}/{}/{}/{}/{}/{}/{}/{}/{}", HDSTREAM_MEDIA_MODULE_BUILD, sizeof(Hello),
                      sizeof(FeedDescriptor), sizeof(FeedSource), sizeof(MediaOutput),
                      sizeof(SenderOptions), sizeof(ReceiverOptions), sizeof(StreamCounters),
-                     sizeof(StatsRegistry), sizeof(LinkReportInput));
+                     sizeof(StatsRegistry), sizeof(LinkReportInput), sizeof(AcceptanceResult));
 }
 
 }  // namespace hdstream

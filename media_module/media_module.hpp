@@ -28,6 +28,7 @@ struct FeedSource;        // pipeline/media_sources.hpp
 class FeedMedia;          // pipeline/feed_media.hpp
 struct MediaOutput;       // pipeline/media_output.hpp
 struct LinkReportInput;   // report/link_report.hpp
+struct AcceptanceResult;  // acceptance/acceptance_result.hpp
 class StatsPoller;        // telemetry/stats_poller.hpp
 struct StreamCounters;    // stats/counters.hpp
 class StatsRegistry;      // stats/registry.hpp
@@ -102,6 +103,9 @@ class MediaModule {
   // report/link_report.hpp. Throws std::runtime_error naming the file.
   virtual void write_link_report(const std::filesystem::path& path,
                                  const LinkReportInput& input) const = 0;
+  // report/acceptance_report.hpp (.html, .md). Throws std::runtime_error naming the file.
+  virtual void write_acceptance_report(const std::filesystem::path& path,
+                                       const AcceptanceResult& result) const = 0;
 };
 
 // The media module: loaded on first use in the hdstream binary (media_module/loader.cpp), linked

@@ -7,8 +7,9 @@
 #include "media_module/screen_pictures.hpp"
 #include "mux/ts_srt_receiver.hpp"
 #include "mux/ts_stage.hpp"
-#include "pipeline/media_feed.hpp"
 #include "pipeline/capture_sources.hpp"
+#include "pipeline/media_feed.hpp"
+#include "report/acceptance_report.hpp"
 #include "report/link_report.hpp"
 #include "transport/srt_message_sender.hpp"
 
@@ -76,6 +77,11 @@ void MediaModuleImpl::run_qt(const QtRun& run) const {
 void MediaModuleImpl::write_link_report(const std::filesystem::path& path,
                                         const LinkReportInput& input) const {
   hdstream::write_link_report(path, input);
+}
+
+void MediaModuleImpl::write_acceptance_report(const std::filesystem::path& path,
+                                              const AcceptanceResult& result) const {
+  hdstream::write_acceptance_report(path, result);
 }
 
 }  // namespace hdstream

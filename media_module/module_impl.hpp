@@ -26,6 +26,8 @@ class MediaModuleImpl final : public MediaModule {
   void run_qt(const QtRun& run) const override;
   void write_link_report(const std::filesystem::path& path,
                          const LinkReportInput& input) const override;
+  void write_acceptance_report(const std::filesystem::path& path,
+                               const AcceptanceResult& result) const override;
 };
 
 }  // namespace hdstream

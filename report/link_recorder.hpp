@@ -10,7 +10,7 @@
 namespace hdstream {
 
 struct ThroughputPoint {
-  double t = 0;                     // seconds since the run started
+  double t = 0;  // seconds since the run started
   double aggregate_mbps = 0;
   std::vector<double> stream_mbps;  // by stream index
 };

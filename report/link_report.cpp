@@ -1,17 +1,15 @@
 #include "report/link_report.hpp"
 
 #include <QByteArray>
-#include <QString>
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <stdexcept>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "report/tables.hpp"
 #include "report/throughput_plot.hpp"
 
 namespace hdstream {
@@ -82,58 +80,13 @@ std::vector<std::vector<std::string>> summary_rows(const Summary& summary, doubl
           {"checksum errors", std::to_string(summary.checksum_errors)}};
 }
 
-// A table cell's text in Markdown: a `|` would end the cell, a newline the row.
-std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else {
-      out += c == '\n' ? ' ' : c;
-    }
-  }
-  return out;
-}
-
-void markdown_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    out << '|';
-    for (const auto& cell : rows[r]) out << ' ' << markdown_cell(cell) << " |";
-    out << '\n';
-    if (r == 0) {
-      out << '|';
-      for (std::size_t c = 0; c < rows[r].size(); ++c) out << "---|";
-      out << '\n';
-    }
-  }
-  out << '\n';
-}
-
-std::string html_escape(const std::string& text) {
-  return QString::fromStdString(text).toHtmlEscaped().toStdString();
-}
-
-void html_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  out << "<table>\n";
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    out << "<tr>";
-    for (const auto& cell : rows[r]) {
-      out << (r == 0 ? "<th>" : "<td>") << html_escape(cell) << (r == 0 ? "</th>" : "</td>");
-    }
-    out << "</tr>\n";
-  }
-  out << "</table>\n";
-}
-
 }  // namespace
 
 void write_link_report(const std::filesystem::path& path, const LinkReportInput& input) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error(fmt::format("--report: cannot write '{}'", path.string()));
   const auto png = render_throughput_png(input.series, input.planned_mbps);
-  const auto now = fmt::format(
-      "{:%Y-%m-%d %H:%M:%S} UTC",
-      fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+  const auto now = utc_timestamp();
   std::vector<std::vector<std::string>> parameters{{"parameter", "value"}};
   for (const auto& [key, value] : input.parameters) parameters.push_back({key, value});
   const bool html = path.extension() == ".html";

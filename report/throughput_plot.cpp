@@ -1,7 +1,6 @@
 #include "report/throughput_plot.hpp"
 
 #include <QBuffer>
-#include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
 #include <QPainterPath>
@@ -10,22 +9,13 @@
 #include <cstdlib>
 #include <memory>
 
+#include "report/offscreen_gui.hpp"
+
 namespace hdstream {
 namespace {
 
-// Text rendering needs a QGuiApplication; a command-line run has none, so make an offscreen
-// one for the duration of the call.
-std::unique_ptr<QGuiApplication> ensure_gui_application() {
-  if (QGuiApplication::instance()) return nullptr;
-  if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
-  static int argc = 1;
-  static char name[] = "hdstream";
-  static char* argv[] = {name, nullptr};
-  return std::make_unique<QGuiApplication>(argc, argv);
-}
-
-const QColor kFeedColors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
-                              QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75),
+const QColor kFeedColors[] = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
+                              QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
                               QColor(227, 119, 194), QColor(127, 127, 127)};
 
 }  // namespace

@@ -46,6 +46,9 @@ if [ "$scope" = all ]; then
     # A Wayland compositor for the same tests (headless, its screenshots).
     "weston"
     "python3-matplotlib valgrind"
+    # check --acceptance's report: its JSON validated against docs/acceptance.schema.json, its
+    # HTML page rendered and printed to PDF by a real browser (tests/report, tests/app).
+    "python3-jsonschema chromium"
     # systemd-analyze: the install test verifies the installed units (no running systemd needed)
     "systemd"
   )

@@ -129,6 +129,7 @@ struct StreamCounters {
   std::atomic<std::uint64_t> drops{0};            // frames missing, incomplete or late
   std::atomic<std::uint64_t> checksum_errors{0};  // chunks or frames failing verification
   std::atomic<std::uint64_t> retransmits{0};      // TCP_INFO total_retrans (or transport's)
+  std::atomic<std::uint64_t> segments_sent{0};    // sender: TCP data segments / SRT packets
   std::atomic<double> jitter_ms{0};               // RFC 3550 inter-arrival jitter
   std::atomic<double> rtt_ms{0};                  // path's smoothed RTT (docs/telemetry.md#rtt)
   std::atomic<std::uint64_t> planned_bps{0};      // nominal feed rate, for the verdict

@@ -99,6 +99,7 @@ Snapshot StatsRegistry::read() const {
     s.drops = c.drops.load(std::memory_order_relaxed);
     s.checksum_errors = c.checksum_errors.load(std::memory_order_relaxed);
     s.retransmits = c.retransmits.load(std::memory_order_relaxed);
+    s.segments_sent = c.segments_sent.load(std::memory_order_relaxed);
     s.planned_bps = c.planned_bps.load(std::memory_order_relaxed);
     s.jitter_ms = c.jitter_ms.load(std::memory_order_relaxed);
     s.rtt_ms = c.rtt_ms.load(std::memory_order_relaxed);

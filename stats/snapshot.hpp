@@ -91,6 +91,7 @@ struct StreamSnapshot {
   std::uint64_t drops = 0;
   std::uint64_t checksum_errors = 0;
   std::uint64_t retransmits = 0;
+  std::uint64_t segments_sent = 0;  // sender: TCP data segments / SRT data packets sent
   std::uint64_t planned_bps = 0;
   double mbps = 0;  // over the last interval
   double jitter_ms = 0;

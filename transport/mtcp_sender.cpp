@@ -268,6 +268,8 @@ void MultiTcpSender::broken(Subconnection& sub, std::uint64_t generation, const 
   counters.state.store(StreamState::waiting, std::memory_order_relaxed);
   sub.retransmits_base += sub.retransmits_now;
   sub.retransmits_now = 0;
+  sub.segments_base += sub.segments_now;
+  sub.segments_now = 0;
   if (stopped_ || broken_) return;
   // Everything not acknowledged goes back to the front of the queue, in order, for the others.
   const std::size_t resent = window_->requeue(sub.index);
@@ -324,10 +326,12 @@ awaitable<void> MultiTcpSender::sample_tcp_info() {
     double rtt_sum = 0;
     std::size_t rtt_count = 0;
     std::uint64_t retransmits = resent_chunks_;
+    std::uint64_t segments = 0;
     for (auto& sub : subs_) {
       auto& counters = counters_.mtcp.subconnections[sub->index];
       if (sub->state == SubState::running && sub->link->sample_tcp_info()) {
         sub->retransmits_now = sub->link->retransmits();
+        sub->segments_now = sub->link->segments_sent();
         counters.rtt_ms.store(sub->link->rtt_ms(), std::memory_order_relaxed);
         rtt_sum += sub->link->rtt_ms();
         ++rtt_count;
@@ -335,9 +339,11 @@ awaitable<void> MultiTcpSender::sample_tcp_info() {
       const std::uint64_t total = sub->retransmits_base + sub->retransmits_now;
       counters.retransmits.store(total, std::memory_order_relaxed);
       retransmits += total;
+      segments += sub->segments_base + sub->segments_now;
     }
     if (rtt_count > 0) counters_.rtt_ms.store(rtt_sum / rtt_count, std::memory_order_relaxed);
     counters_.retransmits.store(retransmits, std::memory_order_relaxed);
+    counters_.segments_sent.store(segments, std::memory_order_relaxed);
     timer.expires_after(250ms);
     error_code ignored;
     co_await timer.async_wait(nothrow(ignored));

@@ -47,6 +47,8 @@ class MultiTcpSender : public SenderTransport, public std::enable_shared_from_th
     std::uint64_t generation = 0;        // coroutines of an older generation exit
     std::uint64_t retransmits_base = 0;  // TCP retransmits of earlier generations
     std::uint64_t retransmits_now = 0;
+    std::uint64_t segments_base = 0;  // data segments sent by earlier generations
+    std::uint64_t segments_now = 0;
     AsyncEvent wake;
     bool reconnecting = false;
     std::vector<asio::const_buffer> gather;

@@ -32,6 +32,7 @@ void publish_srt_stats(const SrtStats& stats, bool sender, StreamCounters& count
   counters.rtt_ms.store(stats.rtt_ms, std::memory_order_relaxed);
   counters.retransmits.store(sender ? stats.sent_retransmits : stats.received_retransmits,
                              std::memory_order_relaxed);
+  if (sender) counters.segments_sent.store(stats.sent_packets, std::memory_order_relaxed);
   auto& srt = counters.srt;
   srt.lost_packets.store(sender ? stats.send_lost : stats.receive_lost, std::memory_order_relaxed);
   srt.dropped_packets.store(sender ? stats.send_dropped : stats.receive_dropped,

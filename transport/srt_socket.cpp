@@ -317,6 +317,7 @@ SrtStats SrtSocket::stats() {
   SrtStats stats;
   if (srt_bstats(socket_, &raw, 0) == SRT_ERROR) return stats;
   stats.rtt_ms = raw.msRTT;
+  stats.sent_packets = static_cast<std::uint64_t>(raw.pktSentTotal);
   stats.sent_retransmits = static_cast<std::uint64_t>(raw.pktRetransTotal);
   stats.received_retransmits = static_cast<std::uint64_t>(raw.pktRcvRetrans);
   stats.send_lost = static_cast<std::uint64_t>(raw.pktSndLossTotal);

@@ -65,6 +65,7 @@ enum class SrtIo : std::uint8_t { ok = 1, timeout, closed };
 
 struct SrtStats {
   double rtt_ms = 0;
+  std::uint64_t sent_packets = 0;          // data packets we sent, re-sent ones included
   std::uint64_t sent_retransmits = 0;      // packets we re-sent
   std::uint64_t received_retransmits = 0;  // re-sent packets we received
   std::uint64_t send_lost = 0;             // reported lost by the peer

@@ -46,6 +46,7 @@ std::size_t SrtStripeScheduler::pick(std::span<const std::uint64_t> send_buffer_
 
 void add_srt_stats(SrtStats& total, const SrtStats& stripe) {
   total.rtt_ms = std::max(total.rtt_ms, stripe.rtt_ms);
+  total.sent_packets += stripe.sent_packets;
   total.sent_retransmits += stripe.sent_retransmits;
   total.received_retransmits += stripe.received_retransmits;
   total.send_lost += stripe.send_lost;

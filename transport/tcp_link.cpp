@@ -97,6 +97,7 @@ bool TcpLink::sample_tcp_info() {
   if (!info) return false;
   rtt_ms_ = info->rtt_ms;
   retransmits_ = info->total_retransmits;
+  segments_sent_ = info->data_segments_out;
   return true;
 }
 

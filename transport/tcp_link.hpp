@@ -67,7 +67,8 @@ class TcpLink : public std::enable_shared_from_this<TcpLink> {
   // Reads TCP_INFO (false once closed or unreadable); the figures stay until the next sample.
   bool sample_tcp_info();
   double rtt_ms() const { return rtt_ms_; }
-  std::uint64_t retransmits() const { return retransmits_; }  // this connection's, in total
+  std::uint64_t retransmits() const { return retransmits_; }      // this connection's, in total
+  std::uint64_t segments_sent() const { return segments_sent_; }  // data segments, in total
 
  private:
   tcp::socket socket_;
@@ -78,6 +79,7 @@ class TcpLink : public std::enable_shared_from_this<TcpLink> {
   std::uint64_t bad_feedback_ = 0;
   double rtt_ms_ = 0;
   std::uint64_t retransmits_ = 0;
+  std::uint64_t segments_sent_ = 0;
   bool failed_ = false;
   bool stopped_ = false;
   bool close_expected_ = false;

@@ -137,6 +137,7 @@ awaitable<void> TcpSender::sample_tcp_info(std::shared_ptr<TcpLink> link) {
     if (link->sample_tcp_info()) {
       counters_.rtt_ms.store(link->rtt_ms(), std::memory_order_relaxed);
       counters_.retransmits.store(link->retransmits(), std::memory_order_relaxed);
+      counters_.segments_sent.store(link->segments_sent(), std::memory_order_relaxed);
     }
     timer.expires_after(250ms);
     error_code ignored;

@@ -126,6 +126,7 @@ std::optional<TcpInfo> read_tcp_info(int fd) {
   info.rtt_ms = raw.tcpi_rtt / 1000.0;
   info.rtt_var_ms = raw.tcpi_rttvar / 1000.0;
   info.total_retransmits = raw.tcpi_total_retrans;
+  info.data_segments_out = raw.tcpi_data_segs_out;
   info.delivery_rate_bps = raw.tcpi_delivery_rate * 8;
   info.snd_cwnd = raw.tcpi_snd_cwnd;
   return info;

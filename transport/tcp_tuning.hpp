@@ -69,6 +69,7 @@ struct TcpInfo {
   double rtt_ms = 0;
   double rtt_var_ms = 0;
   std::uint64_t total_retransmits = 0;
+  std::uint64_t data_segments_out = 0;  // segments with data sent, retransmissions included
   std::uint64_t delivery_rate_bps = 0;
   std::uint32_t snd_cwnd = 0;
 };

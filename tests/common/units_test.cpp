@@ -33,6 +33,25 @@ TEST(ParseRate, ErrorNamesTheTextAndTheFix) {
   }
 }
 
+TEST(ParsePercentList, ReadsStepsInOrder) {
+  EXPECT_EQ(parse_percent_list("25,50,75,100"), (std::vector<double>{25, 50, 75, 100}));
+  EXPECT_EQ(parse_percent_list("10%,12.5%"), (std::vector<double>{10, 12.5}));
+  EXPECT_EQ(parse_percent_list("110"), (std::vector<double>{110}));
+}
+
+TEST(ParsePercentList, RejectsMalformedInput) {
+  for (const char* bad :
+       {"", ",", "25,,50", "25,", "0", "-5", "1001", "25x", "abc", "25%%", "nan", "inf", "1e9"}) {
+    EXPECT_THROW(parse_percent_list(bad), UnitError) << bad;
+  }
+  try {
+    parse_percent_list("25,x");
+    FAIL();
+  } catch (const UnitError& error) {
+    EXPECT_STREQ(error.what(), "invalid percentage 'x': expected a number first");
+  }
+}
+
 TEST(ParseDuration, AcceptsTimeSuffixes) {
   EXPECT_EQ(parse_duration("10s"), 10s);
   EXPECT_EQ(parse_duration("250ms"), 250ms);
@@ -45,8 +64,8 @@ TEST(ParseDuration, AcceptsTimeSuffixes) {
 }
 
 TEST(ParseDuration, RejectsMalformedInput) {
-  for (const char* bad : {"", "s", "ten", "-1s", "10 s", "10sec", "10ss", "1e3s", "inf",
-                          "999999999999999h"}) {
+  for (const char* bad :
+       {"", "s", "ten", "-1s", "10 s", "10sec", "10ss", "1e3s", "inf", "999999999999999h"}) {
     EXPECT_THROW(parse_duration(bad), UnitError) << bad;
   }
 }

@@ -1,0 +1,272 @@
+// `hdstream check --acceptance`: the link acceptance test (ITU-T Y.1564's service configuration
+// test, a ramp of steps, then its service performance test, a soak at the committed rate), with
+// the planned feeds' format, chunking and transport, judged against the destination's criteria.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "acceptance/acceptance_result.hpp"
+#include "acceptance/criteria.hpp"
+#include "acceptance/phase_recorder.hpp"
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/link_checks.hpp"
+#include "app/probe_run.hpp"
+#include "common/units.hpp"
+#include "media_module/media_module.hpp"
+
+namespace hdstream {
+namespace {
+
+using Seconds = std::chrono::duration<double>;
+
+struct PhaseSpec {
+  std::string name;  // "step 1 of 4", "soak"
+  double percent = 100;
+  std::chrono::nanoseconds duration{};
+  bool soak = false;
+};
+
+std::vector<PhaseSpec> phases_of(const AcceptanceOptions& a) {
+  std::vector<PhaseSpec> specs;
+  for (std::size_t i = 0; i < a.steps_percent.size(); ++i) {
+    specs.push_back({.name = fmt::format("step {} of {}", i + 1, a.steps_percent.size()),
+                     .percent = a.steps_percent[i],
+                     .duration = a.step_duration});
+  }
+  specs.push_back({.name = "soak", .percent = 100, .duration = a.soak, .soak = true});
+  return specs;
+}
+
+// The feeds as the acceptance sends them: synthetic frames of the planned format's size and
+// frame rate (a media feed's pictures would tell the link nothing more, and a ramp needs frames
+// it can size), on the planned transport, chunking and paths.
+SendPlan acceptance_plan(SendPlan plan) {
+  plan.options.rate_bps = plan.rate_per_feed_bps();
+  plan.format.feed.codec = Codec::synthetic;
+  plan.format.feed.bit_rate_bps = plan.options.rate_bps;
+  plan.format.default_source = "synthetic";
+  plan.options.format = "synthetic";
+  plan.options.sources.clear();
+  return plan;
+}
+
+SlaPreset overlay(SlaPreset base, const SlaPreset& flags) {
+  auto take = [](auto& into, const auto& from) {
+    if (from) into = from;
+  };
+  if (flags.min_rate_fraction || flags.min_rate_bps) {
+    base.min_rate_fraction = flags.min_rate_fraction;
+    base.min_rate_bps = flags.min_rate_bps;
+  }
+  take(base.max_delay, flags.max_delay);
+  take(base.max_delay_variation, flags.max_delay_variation);
+  take(base.max_loss_ratio, flags.max_loss_ratio);
+  take(base.min_availability, flags.min_availability);
+  take(base.severely_errored, flags.severely_errored);
+  return base;
+}
+
+// Frame delay one way when the ends share a clock: told so (PTP, chrony), or every receiver is
+// this host (a loopback address). Not on srt: libsrt hands each packet over at its send time
+// plus the latency budget, so an srt frame's arrival measures the budget, not the path.
+DelayBasis delay_basis(const AcceptanceOptions& a, const SendPlan& plan) {
+  if (plan.options.transport == TransportKind::srt) return DelayBasis::half_rtt;
+  if (a.one_way_delay) return DelayBasis::one_way;
+  const bool local = std::all_of(plan.endpoints.begin(), plan.endpoints.end(), [](const auto& e) {
+    return e.host == "localhost" || e.host == "::1" || e.host.starts_with("127.");
+  });
+  return local ? DelayBasis::one_way : DelayBasis::half_rtt;
+}
+
+std::string hostname() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : std::string("local");
+}
+
+std::string utc_now() {
+  return fmt::format(
+      "{:%Y-%m-%dT%H:%M:%SZ}",
+      fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+}
+
+// What the operator sees while it runs: on a terminal one line rewritten each second, with JSON
+// stats a progress line each second, otherwise nothing until each phase's result.
+class Progress {
+ public:
+  Progress(bool json, std::chrono::nanoseconds total)
+      : json_(json),
+        terminal_(!json && ::isatty(STDOUT_FILENO)),
+        total_s_(Seconds(total).count()) {}
+
+  void tick(const PhaseSpec& spec, double done_before_s, const Snapshot& s) {
+    if (s.t < next_s_) return;
+    next_s_ = std::floor(s.t) + 1;
+    std::uint64_t lost = 0;
+    for (const auto& stream : s.streams) lost += stream.drops + stream.far_end.drops;
+    const double phase_s = Seconds(spec.duration).count();
+    const double remaining_s = std::max(0.0, total_s_ - done_before_s - s.t);
+    const char* verdict = lost == 0 ? "pass so far" : "frames lost";
+    if (json_) {
+      std::cout << nlohmann::ordered_json{{"type", "acceptance_progress"},
+                                          {"phase", spec.name},
+                                          {"percent", spec.percent},
+                                          {"elapsed_s", std::round(s.t * 10) / 10},
+                                          {"phase_s", phase_s},
+                                          {"remaining_s", std::round(remaining_s)},
+                                          {"rate_mbps", std::round(s.aggregate_mbps() * 10) / 10},
+                                          {"frames_lost", lost},
+                                          {"verdict", verdict}}
+                       .dump()
+                << std::endl;
+    } else if (terminal_) {
+      fmt::print(std::cout,
+                 "\r{} ({:.0f} %): {:.0f} of {:.0f} s, {:.1f} Mbps, {} lost, {}, {} left   ",
+                 spec.name, spec.percent, s.t, phase_s, s.aggregate_mbps(), lost, verdict,
+                 format_duration(std::chrono::seconds(static_cast<long>(remaining_s))));
+      std::cout.flush();
+    }
+  }
+
+  void phase_done(const AcceptancePhase& phase) {
+    next_s_ = 0;
+    if (json_) return;
+    const PhaseFigures& f = phase.figures;
+    fmt::print(std::cout,
+               "{}{} ({:.0f} %): {} — {:.1f} of {:.1f} Mbps, delay {:.2f} ms ({}), variation p99 "
+               "{:.2f} ms, {} of {} frames lost\n",
+               terminal_ ? "\r" : "", f.name, phase.percent, phase.pass ? "PASS" : "FAIL",
+               f.rate_mbps, f.offered_mbps, f.delay_ms, to_string(f.delay_basis),
+               f.delay_variation_ms.p99, f.frames_lost, f.frames_offered);
+    for (const auto& r : phase.results) {
+      if (!r.pass)
+        fmt::print(std::cout, "    FAIL {}: {} (needs {})\n", r.name, r.measured, r.threshold);
+    }
+  }
+
+ private:
+  bool json_;
+  bool terminal_;
+  double total_s_;
+  double next_s_ = 0;
+};
+
+AcceptancePhase run_phase(const CheckOptions& options, const SendPlan& base, const PhaseSpec& spec,
+                          const AcceptanceCriteria& criteria, DelayBasis basis, Progress& progress,
+                          double done_before_s, bool& interrupted) {
+  SendPlan plan = base;
+  plan.options.rate_bps = static_cast<std::uint64_t>(
+      std::llround(static_cast<double>(base.options.rate_bps) * spec.percent / 100));
+  const FeedDescriptor& feed = plan.format.feed;
+  const double frame_rate = static_cast<double>(feed.frame_rate_num) / feed.frame_rate_den;
+  ProbeRun run(options.common, plan, spec.duration);
+  PhaseRecorder recorder(run.stats(), frame_rate);
+  run.on_sample([&](const Snapshot& s) {
+    recorder.tick(s);
+    progress.tick(spec, done_before_s, s);
+  });
+  const Snapshot last = run.run();
+  interrupted = run.interrupted();
+  PhaseInput input{.name = spec.name,
+                   .offered_mbps = plan.planned_mbps(),
+                   .delay_basis = basis,
+                   .feeds = recorder.finish(last)};
+  AcceptancePhase phase{.figures = measure_phase(input, criteria.severe_loss_fraction),
+                        .percent = spec.percent,
+                        .soak = spec.soak};
+  phase.results = evaluate(criteria, phase.figures, spec.soak);
+  phase.pass = all_pass(phase.results);
+  return phase;
+}
+
+void print_result(const AcceptanceResult& result, bool json) {
+  if (json) {
+    nlohmann::ordered_json doc = acceptance_json(result);
+    for (auto& phase : doc["phases"]) phase.erase("by_second");  // in the report, not the line
+    std::cout << doc.dump() << std::endl;
+    return;
+  }
+  fmt::print(std::cout, "acceptance of {}: {}{}\n", result.destination,
+             result.pass ? "PASS" : "FAIL", result.complete ? "" : " (incomplete: interrupted)");
+}
+
+void write_report(const std::filesystem::path& path, const AcceptanceResult& result) {
+  if (path.extension() == ".json") {
+    std::ofstream out(path);
+    out << acceptance_json(result).dump(2) << '\n';
+    if (!out) throw std::runtime_error(fmt::format("--report: cannot write '{}'", path.string()));
+    return;
+  }
+  media_module().write_acceptance_report(path, result);
+}
+
+}  // namespace
+
+int run_acceptance(const CheckOptions& options) {
+  const AcceptanceOptions& a = options.acceptance;
+  const SendPlan plan =
+      acceptance_plan(plan_send(options.send, load_presets(options.common.config_file)));
+  const bool json = options.common.stats_format == StatsFormat::json;
+  if (options.report && options.report->extension() != ".json") media_module();
+
+  AcceptanceResult result{
+      .destination = plan.destination.name,
+      .started_utc = utc_now(),
+      .host = hostname(),
+      .parameters = describe(plan),
+      .criteria = criteria_from(overlay(plan.destination.sla, a.sla),
+                                static_cast<double>(plan.options.rate_bps)),
+      .sign_off = {.engineer = a.engineer, .link_id = a.link_id, .text = a.sign_off}};
+  for (const auto& endpoint : plan.endpoints) {
+    const std::string text = endpoint.to_string();
+    if (std::find(result.receivers.begin(), result.receivers.end(), text) ==
+        result.receivers.end()) {
+      result.receivers.push_back(text);
+    }
+  }
+  result.parameters.emplace_back("ramp steps", fmt::format("{} % of the planned rate, {} each",
+                                                           fmt::join(a.steps_percent, ", "),
+                                                           format_duration(a.step_duration)));
+  result.parameters.emplace_back("soak", format_duration(a.soak));
+
+  const auto probes = probe_endpoints(plan, std::chrono::seconds(3));
+  for (const auto& item : link_checks(plan, probes)) {
+    result.path.push_back({.name = item.name, .measured = item.detail, .ok = item.ok});
+  }
+  const bool reachable =
+      std::all_of(probes.begin(), probes.end(), [](const auto& p) { return p.reachable; });
+
+  const std::vector<PhaseSpec> specs = phases_of(a);
+  std::chrono::nanoseconds total{};
+  for (const auto& spec : specs) total += spec.duration;
+  Progress progress(json, total);
+  const DelayBasis basis = delay_basis(a, plan);
+  bool interrupted = false;
+  double done_s = 0;
+  for (const auto& spec : specs) {
+    if (!reachable || interrupted) break;
+    result.phases.push_back(
+        run_phase(options, plan, spec, result.criteria, basis, progress, done_s, interrupted));
+    progress.phase_done(result.phases.back());
+    done_s += Seconds(spec.duration).count();
+  }
+  result.complete = reachable && !interrupted && result.phases.size() == specs.size();
+  result.pass = acceptance_verdict(result);
+  if (!reachable && !json) {
+    for (const auto& fact : result.path) {
+      if (!fact.ok) fmt::print(std::cout, "FAIL {}: {}\n", fact.name, fact.measured);
+    }
+  }
+  print_result(result, json);
+  if (options.report) write_report(*options.report, result);
+  if (interrupted) return exit_code::interrupted;
+  return result.pass ? exit_code::success : exit_code::verdict_failed;
+}
+
+}  // namespace hdstream

@@ -1,0 +1,68 @@
+#include "report/tables.hpp"
+
+#include <QString>
+
+#include <chrono>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+namespace hdstream {
+namespace {
+
+// A table cell's text in Markdown: a `|` would end the cell, a newline the row.
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else {
+      out += c == '\n' ? ' ' : c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void markdown_table(std::ostream& out, const TableRows& rows) {
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    out << '|';
+    for (const auto& cell : rows[r]) out << ' ' << markdown_cell(cell) << " |";
+    out << '\n';
+    if (r == 0) {
+      out << '|';
+      for (std::size_t c = 0; c < rows[r].size(); ++c) out << "---|";
+      out << '\n';
+    }
+  }
+  out << '\n';
+}
+
+std::string html_escape(const std::string& text) {
+  return QString::fromStdString(text).toHtmlEscaped().toStdString();
+}
+
+void html_table(std::ostream& out, const TableRows& rows) {
+  out << "<table>\n";
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    out << "<tr>";
+    for (const auto& cell : rows[r]) {
+      const char* tag = r == 0 ? "th" : "td";
+      const char* mark = cell == "PASS"   ? " class=\"pass\""
+                         : cell == "FAIL" ? " class=\"fail\""
+                                          : "";
+      out << '<' << tag << mark << '>' << html_escape(cell) << "</" << tag << '>';
+    }
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+}
+
+std::string utc_timestamp() {
+  return fmt::format(
+      "{:%Y-%m-%d %H:%M:%S} UTC",
+      fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+}
+
+}  // namespace hdstream
