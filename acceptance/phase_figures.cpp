@@ -50,6 +50,7 @@ PhaseFigures measure_phase(const PhaseInput& input, double severe_loss_fraction)
   std::vector<double> delay_ms;
   std::vector<double> rtt_half_ms;
   std::uint64_t packets_sent = 0;
+  double delivered_bits = 0;
   std::vector<SecondFigures> seconds;
   std::vector<std::vector<double>> second_delays;
   auto second = [&](std::size_t k) -> SecondFigures& {
@@ -63,8 +64,13 @@ PhaseFigures measure_phase(const PhaseInput& input, double severe_loss_fraction)
 
   for (const auto& feed : input.feeds) {
     if (feed.frame_rate <= 0) continue;
-    f.seconds = std::max(f.seconds, static_cast<double>(feed.frames_offered) / feed.frame_rate);
-    f.frames_offered += feed.frames_offered;
+    // The frames measured: those due after the warm-up.
+    const auto first =
+        std::min(feed.frames_offered,
+                 static_cast<std::uint64_t>(std::ceil(input.warm_up_s * feed.frame_rate)));
+    const std::uint64_t measured = feed.frames_offered - first;
+    f.seconds = std::max(f.seconds, static_cast<double>(measured) / feed.frame_rate);
+    f.frames_offered += measured;
     f.late_frames += feed.late_frames;
     f.out_of_order_chunks += feed.out_of_order_chunks;
     f.duplicate_chunks += feed.duplicate_chunks;
@@ -81,12 +87,13 @@ PhaseFigures measure_phase(const PhaseInput& input, double severe_loss_fraction)
             ? static_cast<double>(feed.bytes_delivered) / static_cast<double>(feed.frames_reported)
             : 0;
     std::uint64_t run = 0;
-    for (std::uint64_t seq = 0; seq < arrived.size(); ++seq) {
-      SecondFigures& s = second(second_of(seq, feed.frame_rate));
+    for (std::uint64_t seq = first; seq < arrived.size(); ++seq) {
+      SecondFigures& s = second(second_of(seq - first, feed.frame_rate));
       ++s.frames_offered;
       if (arrived[seq]) {
         ++f.frames_delivered;
         s.rate_mbps += frame_bytes * 8 / 1e6;
+        delivered_bits += frame_bytes * 8;
         run = 0;
         continue;
       }
@@ -98,40 +105,43 @@ PhaseFigures measure_phase(const PhaseInput& input, double severe_loss_fraction)
 
     // Delay and its variation: each frame's transit against the feed's least (which takes out
     // the ends' clock offset, and the frame's own serialization, common to all its frames).
+    auto measured_sample = [&](const TransitSample& sample) {
+      return sample.frame_seq >= first && sample.frame_seq < arrived.size();
+    };
     std::int32_t least = std::numeric_limits<std::int32_t>::max();
     for (const auto& sample : feed.delivered) {
-      if (sample.frame_seq < arrived.size()) least = std::min(least, sample.transit_us);
+      if (measured_sample(sample)) least = std::min(least, sample.transit_us);
     }
     for (const auto& sample : feed.delivered) {
-      if (sample.frame_seq >= arrived.size()) continue;
+      if (!measured_sample(sample)) continue;
       variation_ms.push_back(static_cast<double>(sample.transit_us - least) / 1e3);
       if (input.delay_basis == DelayBasis::one_way) {
         const double ms = static_cast<double>(sample.transit_us) / 1e3;
         delay_ms.push_back(ms);
-        const std::size_t k = second_of(sample.frame_seq, feed.frame_rate);
+        const std::size_t k = second_of(sample.frame_seq - first, feed.frame_rate);
         second(k);
         second_delays[k].push_back(ms);
       }
     }
     for (const auto& reading : feed.rtt) {
-      if (reading.rtt_ms <= 0) continue;
+      const double t = reading.t - input.warm_up_s;
+      if (reading.rtt_ms <= 0 || t < 0) continue;
       rtt_half_ms.push_back(reading.rtt_ms / 2);
       // Readings after the schedule's end (the last frames in flight) count in the median
       // but belong to no second of it.
-      if (input.delay_basis == DelayBasis::half_rtt && reading.t >= 0 &&
-          reading.t < static_cast<double>(feed.frames_offered) / feed.frame_rate) {
-        const auto k = static_cast<std::size_t>(reading.t);
+      if (input.delay_basis == DelayBasis::half_rtt &&
+          t < static_cast<double>(measured) / feed.frame_rate) {
+        const auto k = static_cast<std::size_t>(t);
         second(k);
         second_delays[k].push_back(reading.rtt_ms / 2);
       }
     }
     packets_sent += feed.packets_sent;
-    f.rate_mbps += static_cast<double>(feed.bytes_delivered) * 8 / 1e6;
   }
 
   f.retransmission_ratio =
       packets_sent > 0 ? static_cast<double>(f.retransmits) / static_cast<double>(packets_sent) : 0;
-  f.rate_mbps = f.seconds > 0 ? f.rate_mbps / f.seconds : 0;
+  f.rate_mbps = f.seconds > 0 ? delivered_bits / 1e6 / f.seconds : 0;
   f.loss_ratio = f.frames_offered > 0
                      ? static_cast<double>(f.frames_lost) / static_cast<double>(f.frames_offered)
                      : 0;

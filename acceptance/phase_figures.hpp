@@ -47,6 +47,10 @@ struct PhaseInput {
   std::string name;         // "step 1: 25 %", "soak"
   double offered_mbps = 0;  // the planned aggregate rate of this phase
   DelayBasis delay_basis = DelayBasis::half_rtt;
+  // Each phase is a new session: its first seconds are a connection's slow start, not the
+  // path. Frames due in them and RTT readings taken in them are not measured (the transport's
+  // retransmission counts are the session's whole).
+  double warm_up_s = 0;
   std::vector<FeedRecord> feeds;
 };
 
@@ -72,7 +76,7 @@ struct SecondFigures {
 struct PhaseFigures {
   std::string name;
   double offered_mbps = 0;
-  double seconds = 0;    // the phase's length by its schedule
+  double seconds = 0;    // the phase's length by its schedule, after the warm-up
   double rate_mbps = 0;  // information rate: verified bytes ÷ the phase's length
   DelayBasis delay_basis = DelayBasis::half_rtt;
   double delay_ms = 0;              // median frame delay

@@ -18,6 +18,7 @@
 #include "app/exit_codes.hpp"
 #include "app/link_checks.hpp"
 #include "app/probe_run.hpp"
+#include "common/clock.hpp"
 #include "common/units.hpp"
 #include "media_module/media_module.hpp"
 
@@ -29,18 +30,36 @@ using Seconds = std::chrono::duration<double>;
 struct PhaseSpec {
   std::string name;  // "step 1 of 4", "soak"
   double percent = 100;
-  std::chrono::nanoseconds duration{};
+  std::chrono::nanoseconds duration{};  // measured, after the warm-up
   bool soak = false;
+  std::chrono::nanoseconds warm_up{};
+  std::chrono::nanoseconds length() const { return warm_up + duration; }
 };
 
-std::vector<PhaseSpec> phases_of(const AcceptanceOptions& a) {
+// Each phase opens new sessions: a connection's slow start, some round trips of the planned or
+// the measured RTT (the larger), is not the path.
+std::chrono::nanoseconds warm_up(const SendPlan& plan, const std::vector<EndpointProbe>& probes) {
+  std::chrono::nanoseconds rtt = plan.options.expected_rtt;
+  for (const auto& probe : probes) {
+    if (!probe.rtt_ms) continue;
+    const auto measured =
+        std::chrono::duration<double, std::milli>(*probe.rtt_ms / probe.handshake_round_trips);
+    rtt = std::max(rtt, std::chrono::duration_cast<std::chrono::nanoseconds>(measured));
+  }
+  return std::clamp<std::chrono::nanoseconds>(10 * rtt, std::chrono::seconds(1),
+                                              std::chrono::seconds(10));
+}
+
+std::vector<PhaseSpec> phases_of(const AcceptanceOptions& a, std::chrono::nanoseconds warm) {
   std::vector<PhaseSpec> specs;
   for (std::size_t i = 0; i < a.steps_percent.size(); ++i) {
     specs.push_back({.name = fmt::format("step {} of {}", i + 1, a.steps_percent.size()),
                      .percent = a.steps_percent[i],
-                     .duration = a.step_duration});
+                     .duration = a.step_duration,
+                     .warm_up = warm});
   }
-  specs.push_back({.name = "soak", .percent = 100, .duration = a.soak, .soak = true});
+  specs.push_back(
+      {.name = "soak", .percent = 100, .duration = a.soak, .soak = true, .warm_up = warm});
   return specs;
 }
 
@@ -110,14 +129,26 @@ class Progress {
     next_s_ = std::floor(s.t) + 1;
     std::uint64_t lost = 0;
     for (const auto& stream : s.streams) lost += stream.drops + stream.far_end.drops;
-    const double phase_s = Seconds(spec.duration).count();
+    const double phase_s = Seconds(spec.length()).count();
     const double remaining_s = std::max(0.0, total_s_ - done_before_s - s.t);
     const char* verdict = lost == 0 ? "pass so far" : "frames lost";
+    // Where the phase's measured time stands (its by_second axis): seconds since its first
+    // frame, less the warm-up; negative while warming up.
+    std::int64_t first_ns = 0;
+    for (const auto& stream : s.streams) {
+      if (stream.first_frame_ns > 0 && (first_ns == 0 || stream.first_frame_ns < first_ns)) {
+        first_ns = stream.first_frame_ns;
+      }
+    }
+    const double measured_s = first_ns > 0 ? static_cast<double>(wall_clock_ns() - first_ns) / 1e9 -
+                                                 Seconds(spec.warm_up).count()
+                                           : -Seconds(spec.warm_up).count();
     if (json_) {
       std::cout << nlohmann::ordered_json{{"type", "acceptance_progress"},
                                           {"phase", spec.name},
                                           {"percent", spec.percent},
                                           {"elapsed_s", std::round(s.t * 10) / 10},
+                                          {"measured_s", std::round(measured_s * 10) / 10},
                                           {"phase_s", phase_s},
                                           {"remaining_s", std::round(remaining_s)},
                                           {"rate_mbps", std::round(s.aggregate_mbps() * 10) / 10},
@@ -165,7 +196,7 @@ AcceptancePhase run_phase(const CheckOptions& options, const SendPlan& base, con
       std::llround(static_cast<double>(base.options.rate_bps) * spec.percent / 100));
   const FeedDescriptor& feed = plan.format.feed;
   const double frame_rate = static_cast<double>(feed.frame_rate_num) / feed.frame_rate_den;
-  ProbeRun run(options.common, plan, spec.duration);
+  ProbeRun run(options.common, plan, spec.length());
   PhaseRecorder recorder(run.stats(), frame_rate);
   run.on_sample([&](const Snapshot& s) {
     recorder.tick(s);
@@ -176,6 +207,7 @@ AcceptancePhase run_phase(const CheckOptions& options, const SendPlan& base, con
   PhaseInput input{.name = spec.name,
                    .offered_mbps = plan.planned_mbps(),
                    .delay_basis = basis,
+                   .warm_up_s = Seconds(spec.warm_up).count(),
                    .feeds = recorder.finish(last)};
   AcceptancePhase phase{.figures = measure_phase(input, criteria.severe_loss_fraction),
                         .percent = spec.percent,
@@ -242,9 +274,11 @@ int run_acceptance(const CheckOptions& options) {
   const bool reachable =
       std::all_of(probes.begin(), probes.end(), [](const auto& p) { return p.reachable; });
 
-  const std::vector<PhaseSpec> specs = phases_of(a);
+  const std::vector<PhaseSpec> specs = phases_of(a, warm_up(plan, probes));
+  result.parameters.emplace_back(
+      "warm-up", format_duration(specs.front().warm_up) + " before each phase, not measured");
   std::chrono::nanoseconds total{};
-  for (const auto& spec : specs) total += spec.duration;
+  for (const auto& spec : specs) total += spec.length();
   Progress progress(json, total);
   const DelayBasis basis = delay_basis(a, plan);
   bool interrupted = false;
@@ -254,7 +288,7 @@ int run_acceptance(const CheckOptions& options) {
     result.phases.push_back(
         run_phase(options, plan, spec, result.criteria, basis, progress, done_s, interrupted));
     progress.phase_done(result.phases.back());
-    done_s += Seconds(spec.duration).count();
+    done_s += Seconds(spec.length()).count();
   }
   result.complete = reachable && !interrupted && result.phases.size() == specs.size();
   result.pass = acceptance_verdict(result);

@@ -126,6 +126,29 @@ TEST(PhaseFigures, SamplesOutsideTheScheduleAreIgnoredAndMissingOnesAreFlagged) 
   EXPECT_EQ(f.delay_samples, 59u);
 }
 
+TEST(PhaseFigures, TheWarmUpsFramesAndRttReadingsAreNotMeasured) {
+  // 1 s of warm-up then 3 s measured: the warm-up's frames are lost or slow (a slow start),
+  // and its RTT readings high; none of it shows, and the seconds count from its end.
+  std::set<std::uint32_t> lost{3, 4, 5};
+  PhaseInput input{
+      .name = "step", .offered_mbps = 240, .delay_basis = DelayBasis::one_way, .warm_up_s = 1};
+  FeedRecord f0 = feed(0, 4, lost, [](std::uint32_t seq) { return seq < 30 ? 90'000 : 2000; });
+  for (double t = 0; t < 4; t += 0.5) f0.rtt.push_back({.t = t, .rtt_ms = t < 1 ? 400.0 : 4.0});
+  input.feeds = {f0};
+  PhaseFigures f = measure_phase(input, 0.3);
+  EXPECT_DOUBLE_EQ(f.seconds, 3);
+  EXPECT_EQ(f.frames_offered, 90u);
+  EXPECT_EQ(f.frames_lost, 0u);
+  EXPECT_DOUBLE_EQ(f.delay_ms, 2.0);
+  EXPECT_DOUBLE_EQ(f.delay_variation_ms.max, 0.0);
+  EXPECT_DOUBLE_EQ(f.rate_mbps, 30 * 8.0);
+  EXPECT_EQ(f.by_second.size(), 3u);
+  input.delay_basis = DelayBasis::half_rtt;
+  f = measure_phase(input, 0.3);
+  EXPECT_DOUBLE_EQ(f.delay_ms, 2.0);  // half of 4 ms; the warm-up's 400 ms are not read
+  EXPECT_DOUBLE_EQ(f.by_second[0].delay_ms, 2.0);
+}
+
 TEST(PhaseFigures, RetransmissionRatioIsRetransmittedOverSent) {
   PhaseInput input{.name = "step", .offered_mbps = 240};
   FeedRecord f0 = feed(0, 1, {}, steady);
