@@ -50,17 +50,45 @@ std::chrono::nanoseconds warm_up(const SendPlan& plan, const std::vector<Endpoin
                                               std::chrono::seconds(10));
 }
 
-std::vector<PhaseSpec> phases_of(const AcceptanceOptions& a, std::chrono::nanoseconds warm) {
+// "path A: soak" when the destination has two paths.
+std::string labelled(const std::string& label, const std::string& name) {
+  return label.empty() ? name : label + ": " + name;
+}
+
+std::vector<PhaseSpec> phases_of(const AcceptanceOptions& a, std::chrono::nanoseconds warm,
+                                 const std::string& label) {
   std::vector<PhaseSpec> specs;
   for (std::size_t i = 0; i < a.steps_percent.size(); ++i) {
-    specs.push_back({.name = fmt::format("step {} of {}", i + 1, a.steps_percent.size()),
-                     .percent = a.steps_percent[i],
-                     .duration = a.step_duration,
-                     .warm_up = warm});
+    specs.push_back(
+        {.name = labelled(label, fmt::format("step {} of {}", i + 1, a.steps_percent.size())),
+         .percent = a.steps_percent[i],
+         .duration = a.step_duration,
+         .warm_up = warm});
   }
-  specs.push_back(
-      {.name = "soak", .percent = 100, .duration = a.soak, .soak = true, .warm_up = warm});
+  specs.push_back({.name = labelled(label, "soak"),
+                   .percent = 100,
+                   .duration = a.soak,
+                   .soak = true,
+                   .warm_up = warm});
   return specs;
+}
+
+// A destination with two paths (two-path protection) is accepted path by path: each is a
+// link of its own, and a protected feed's far end merges the two, so neither would be measured.
+struct PathPlan {
+  std::string label;  // "path A", "path B"; empty with one path
+  SendPlan plan;
+};
+
+std::vector<PathPlan> paths_of(const SendPlan& plan) {
+  SendPlan a = plan;
+  a.endpoints_b.clear();
+  a.source_b.clear();
+  if (plan.endpoints_b.empty()) return {{"", a}};
+  SendPlan b = a;
+  b.endpoints = plan.endpoints_b;
+  b.source_a = plan.source_b;
+  return {{"path A", a}, {"path B", b}};
 }
 
 // The feeds as the acceptance sends them: synthetic frames of the planned format's size and
@@ -255,42 +283,61 @@ int run_acceptance(const CheckOptions& options) {
       .criteria = criteria_from(overlay(plan.destination.sla, a.sla),
                                 static_cast<double>(plan.options.rate_bps)),
       .sign_off = {.engineer = a.engineer, .link_id = a.link_id, .text = a.sign_off}};
-  for (const auto& endpoint : plan.endpoints) {
-    const std::string text = endpoint.to_string();
-    if (std::find(result.receivers.begin(), result.receivers.end(), text) ==
-        result.receivers.end()) {
-      result.receivers.push_back(text);
-    }
-  }
   result.parameters.emplace_back("ramp steps", fmt::format("{} % of the planned rate, {} each",
                                                            fmt::join(a.steps_percent, ", "),
                                                            format_duration(a.step_duration)));
   result.parameters.emplace_back("soak", format_duration(a.soak));
 
-  const auto probes = probe_endpoints(plan, std::chrono::seconds(3));
-  for (const auto& item : link_checks(plan, probes)) {
-    result.path.push_back({.name = item.name, .measured = item.detail, .ok = item.ok});
-  }
-  const bool reachable =
-      std::all_of(probes.begin(), probes.end(), [](const auto& p) { return p.reachable; });
-
-  const std::vector<PhaseSpec> specs = phases_of(a, warm_up(plan, probes));
-  result.parameters.emplace_back(
-      "warm-up", format_duration(specs.front().warm_up) + " before each phase, not measured");
+  // Each path's pre-flight checks, then its phases; what the whole run will take.
+  struct PathRun {
+    PathPlan path;
+    bool reachable = false;
+    std::vector<PhaseSpec> specs;
+  };
+  std::vector<PathRun> runs;
   std::chrono::nanoseconds total{};
-  for (const auto& spec : specs) total += spec.length();
-  Progress progress(json, total);
-  const DelayBasis basis = delay_basis(a, plan);
-  bool interrupted = false;
-  double done_s = 0;
-  for (const auto& spec : specs) {
-    if (!reachable || interrupted) break;
-    result.phases.push_back(
-        run_phase(options, plan, spec, result.criteria, basis, progress, done_s, interrupted));
-    progress.phase_done(result.phases.back());
-    done_s += Seconds(spec.length()).count();
+  for (PathPlan& path : paths_of(plan)) {
+    for (const auto& endpoint : path.plan.endpoints) {
+      const std::string text = endpoint.to_string();
+      if (std::find(result.receivers.begin(), result.receivers.end(), text) ==
+          result.receivers.end()) {
+        result.receivers.push_back(text);
+      }
+    }
+    const auto probes = probe_endpoints(path.plan, std::chrono::seconds(3));
+    for (const auto& item : link_checks(path.plan, probes)) {
+      result.path.push_back({.name = labelled(path.label, item.name),
+                             .measured = item.detail,
+                             .ok = item.ok});
+    }
+    PathRun run{.path = std::move(path),
+                .reachable = std::all_of(probes.begin(), probes.end(),
+                                         [](const auto& p) { return p.reachable; })};
+    run.specs = phases_of(a, warm_up(run.path.plan, probes), run.path.label);
+    for (const auto& spec : run.specs) total += spec.length();
+    runs.push_back(std::move(run));
   }
-  result.complete = reachable && !interrupted && result.phases.size() == specs.size();
+  result.parameters.emplace_back("warm-up", format_duration(runs.front().specs.front().warm_up) +
+                                                " before each phase, not measured");
+
+  Progress progress(json, total);
+  bool interrupted = false;
+  bool reachable = true;
+  std::size_t planned = 0;
+  double done_s = 0;
+  for (const PathRun& run : runs) {
+    planned += run.specs.size();
+    reachable = reachable && run.reachable;
+    const DelayBasis basis = delay_basis(a, run.path.plan);
+    for (const auto& spec : run.specs) {
+      if (!run.reachable || interrupted) break;
+      result.phases.push_back(run_phase(options, run.path.plan, spec, result.criteria, basis,
+                                        progress, done_s, interrupted));
+      progress.phase_done(result.phases.back());
+      done_s += Seconds(spec.length()).count();
+    }
+  }
+  result.complete = reachable && !interrupted && result.phases.size() == planned;
   result.pass = acceptance_verdict(result);
   if (!reachable && !json) {
     for (const auto& fact : result.path) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <algorithm>
 #include <filesystem>
 
 #include "tests/support/eventually.hpp"
@@ -23,10 +24,12 @@ constexpr double kFps = 30000.0 / 1001;
 // A receiver on a free loopback port range (SRT serves stream i on base + i).
 struct Receiver {
   Receiver(const std::string& transport, const std::filesystem::path& dir)
-      : address("127.0.0.1:" + std::to_string(test::free_port())),
+      : made(std::filesystem::create_directories(dir)),
+        address("127.0.0.1:" + std::to_string(test::free_port())),
         process({HDSTREAM_BINARY, "recv", "--listen", address, "--streams",
                  std::to_string(kStreams), "--transport", transport, "--latency", "1s"},
                 dir, "recv") {}
+  bool made;  // the directory, before the process writes its output there
   std::string address;
   test::Process process;
 };
@@ -172,6 +175,37 @@ TEST(AcceptanceVerdict, ACriterionAtTheEdgeFlipsItWithTheFigureThatFailed) {
       }
     }
   }
+}
+
+TEST(AcceptanceTwoPaths, EachPathOfAProtectedDestinationIsAcceptedOnItsOwn) {
+  const auto dir = test::scratch_dir("acceptance-two-paths");
+  Receiver a("tcp", dir / "a"), b("tcp", dir / "b");
+  for (Receiver* recv : {&a, &b}) {
+    ASSERT_TRUE(test::eventually(
+        [&] { return recv->process.err().find("listening on") != std::string::npos; }));
+  }
+  const auto report = dir / "report.json";
+  auto args = acceptance_args(a.address, "tcp", report, "2s");
+  *std::find(args.begin(), args.end(), "50,100") = "100";  // one step a path
+  args.insert(args.end(), {"--dest-b", b.address});
+  test::Process check(args, dir, "check");
+  ASSERT_EQ(check.wait(120s), 0) << check.out() << check.err();
+  EXPECT_EQ(schema_errors(report), "");
+  const nlohmann::json r = read_json(report);
+  EXPECT_EQ(r["receivers"], (nlohmann::json{a.address, b.address}));
+  std::vector<std::string> names;
+  for (const auto& p : r["phases"]) {
+    names.push_back(p["name"]);
+    // Each path measured as a link of its own: every frame of it delivered and sampled.
+    EXPECT_GT(p["frames_offered"].get<long>(), 0);
+    EXPECT_EQ(p["frames_delivered"], p["frames_offered"]);
+    EXPECT_EQ(p["delay_samples"], p["frames_offered"]);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"path A: step 1 of 1", "path A: soak",
+                                             "path B: step 1 of 1", "path B: soak"}));
+  std::size_t checks_b = 0;
+  for (const auto& fact : r["path"]) checks_b += fact["name"].get<std::string>().starts_with("path B: ");
+  EXPECT_GE(checks_b, 3u);
 }
 
 TEST(AcceptanceInterrupted, CtrlCInTheSoakStillWritesTheReportOfWhatRanMarkedIncomplete) {
