@@ -152,10 +152,20 @@ TEST_F(WanAcceptance, DelayVariationFollowsTheEmulatedJitter) {
   }
 }
 
-TEST_F(WanAcceptance, RetransmissionsAreThePacketsTheEmulatorDropped) {
-  start("rtt = \"20ms\"\nrate = \"1G\"\nmtu = 9000\nloss = 0.01\n");
+// The emulated loss, random or in Gilbert-Elliott bursts, and what the report counts of it.
+struct LossCase {
+  const char* name;
+  const char* link;  // the [link] table's loss keys
+  double mean_loss;  // per packet
+};
+
+class WanAcceptanceLoss : public WanAcceptance, public ::testing::WithParamInterface<LossCase> {};
+
+TEST_P(WanAcceptanceLoss, RetransmissionsAreThePacketsTheEmulatorDropped) {
+  const LossCase& loss = GetParam();
+  start(std::string("rtt = \"20ms\"\nrate = \"1G\"\nmtu = 9000\n") + loss.link);
   const auto before = wan_->stats();
-  auto [code, r] = run("loss", "50M", "4s", {"--max-loss-ratio", "1"});
+  auto [code, r] = run(loss.name, "50M", "4s", {"--max-loss-ratio", "1"});
   const auto after = wan_->stats();
   ASSERT_TRUE(r.is_object()) << "no report";
   std::uint64_t dropped = 0;
@@ -164,25 +174,45 @@ TEST_F(WanAcceptance, RetransmissionsAreThePacketsTheEmulatorDropped) {
       dropped += after.directions[i].emulated_loss_drops - before.directions[i].emulated_loss_drops;
     }
   }
-  std::uint64_t retransmits = 0;
-  double ratio_sum = 0;
+  std::uint64_t retransmits = 0, segments = 0;
   for (const auto& p : r["phases"]) {
     retransmits += p["retransmits"].get<std::uint64_t>();
-    ratio_sum += p["retransmission_ratio"].get<double>();
-    std::printf("[ loss ] %s: retransmission ratio %.4f (emulated 0.01)\n",
-                p["name"].get<std::string>().c_str(), p["retransmission_ratio"].get<double>());
+    const double ratio = p["retransmission_ratio"].get<double>();
+    if (ratio > 0) segments += std::llround(p["retransmits"].get<double>() / ratio);
+    std::printf("[ %s ] %s: retransmission ratio %.4f (emulated %.4f)\n", loss.name,
+                p["name"].get<std::string>().c_str(), ratio, loss.mean_loss);
   }
-  std::printf("[ loss ] emulator dropped %llu packets a->b, the report counts %llu retransmits\n",
-              static_cast<unsigned long long>(dropped),
-              static_cast<unsigned long long>(retransmits));
+  std::printf(
+      "[ %s ] emulator dropped %llu packets a->b, the report counts %llu retransmits of "
+      "%llu segments\n",
+      loss.name, static_cast<unsigned long long>(dropped),
+      static_cast<unsigned long long>(retransmits), static_cast<unsigned long long>(segments));
   EXPECT_GT(dropped, 20u);
   // Every dropped data segment is sent again (the few dropped ACKs of FEEDBACK and the
   // handshakes are not); a lost retransmission or a tail loss probe adds a little.
   EXPECT_GE(retransmits, dropped * 8 / 10);
   EXPECT_LE(retransmits, dropped * 3 / 2 + 5);
-  const double ratio = ratio_sum / r["phases"].size();
-  EXPECT_NEAR(ratio, 0.01, 0.005);
+  // The ratio over the run against the emulated mean: within 5 standard deviations of a
+  // binomial count (bursts make the count lumpier: each burst counts as one draw of its mean
+  // length, 4 packets).
+  ASSERT_GT(segments, 1000u);
+  const double n = static_cast<double>(segments);
+  const double burst = loss.name == std::string("burst") ? 4 : 1;
+  const double sigma = std::sqrt(burst * loss.mean_loss * (1 - loss.mean_loss) / n);
+  EXPECT_NEAR(static_cast<double>(retransmits) / n, loss.mean_loss, 5 * sigma + 0.001);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Paths, WanAcceptanceLoss,
+    ::testing::Values(
+        LossCase{"random", "loss = 0.01\n", 0.01},
+        // Bursts of 4 packets on average (1 / p_leave_bad) entered with p 0.002: a mean loss of
+        // 0.002 / (0.002 + 0.25) = 0.79 %.
+        LossCase{"burst",
+                 "[link.burst]\np_enter_bad = 0.002\np_leave_bad = 0.25\nloss_in_bad = 1.0\n"
+                 "loss_in_good = 0.0\n",
+                 0.002 / 0.252}),
+    [](const auto& param) { return std::string(param.param.name); });
 
 TEST_F(WanAcceptance, ALinkFlapShowsAsSeverelyErroredSecondsWhereItHappened) {
   start("rtt = \"20ms\"\nrate = \"1G\"\nmtu = 9000\n");
