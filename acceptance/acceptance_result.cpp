@@ -11,11 +11,8 @@ double rounded(double value, int decimals = 3) {
 }
 
 nlohmann::ordered_json criterion_json(const CriterionResult& r) {
-  return {{"name", r.name},
-          {"measured", r.measured},
-          {"threshold", r.threshold},
-          {"margin", r.margin},
-          {"pass", r.pass}};
+  return {{"name", r.name},     {"measured", r.measured}, {"threshold", r.threshold},
+          {"margin", r.margin}, {"pass", r.pass},         {"judged", r.judged}};
 }
 
 nlohmann::ordered_json second_json(const SecondFigures& s) {
@@ -23,7 +20,8 @@ nlohmann::ordered_json second_json(const SecondFigures& s) {
           {"frames_offered", s.frames_offered},
           {"frames_lost", s.frames_lost},
           {"rate_mbps", rounded(s.rate_mbps)},
-          {"delay_ms", rounded(s.delay_ms)},
+          {"delay_ms", s.delay_samples > 0 ? nlohmann::ordered_json(rounded(s.delay_ms))
+                                           : nlohmann::ordered_json()},
           {"errored", s.errored},
           {"severely_errored", s.severely_errored}};
 }
@@ -33,11 +31,13 @@ nlohmann::ordered_json phase_json(const AcceptancePhase& phase) {
   nlohmann::ordered_json out{
       {"name", f.name},
       {"kind", phase.soak ? "soak" : "step"},
+      {"interrupted", phase.interrupted},
       {"percent", rounded(phase.percent)},
       {"offered_mbps", rounded(f.offered_mbps)},
       {"seconds", rounded(f.seconds)},
       {"rate_mbps", rounded(f.rate_mbps)},
-      {"delay_ms", rounded(f.delay_ms)},
+      {"delay_ms",
+       f.delay_measured ? nlohmann::ordered_json(rounded(f.delay_ms)) : nlohmann::ordered_json()},
       {"delay_basis", f.delay_basis == DelayBasis::one_way ? "one_way" : "half_rtt"},
       {"delay_variation_ms",
        {{"p50", rounded(f.delay_variation_ms.p50)},

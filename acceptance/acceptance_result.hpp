@@ -18,6 +18,7 @@ struct AcceptancePhase {
   PhaseFigures figures;
   double percent = 100;  // of the planned rate
   bool soak = false;
+  bool interrupted = false;  // cut short by Ctrl-C: its figures cover what ran
   std::vector<CriterionResult> results;
   bool pass = false;
 };

@@ -49,10 +49,37 @@ std::vector<CriterionResult> evaluate(const AcceptanceCriteria& criteria, const 
                                     .threshold = fmt::format("≥ {:.1f} Mbps", min_rate),
                                     .margin = fmt::format("{:+.1f} Mbps", f.rate_mbps - min_rate),
                                     .pass = f.rate_mbps >= min_rate});
-  results.push_back(at_most("frame delay", f.delay_ms, criteria.max_delay_ms, "ms",
-                            fmt::format("{:.3f} ms ({})", f.delay_ms, to_string(f.delay_basis))));
-  results.push_back(at_most("frame delay variation (p99)", f.delay_variation_ms.p99,
-                            criteria.max_delay_variation_ms, "ms"));
+  // Nothing measured is a failure, never a delay of 0 ms.
+  auto unmeasured = [](std::string name, std::string why, std::string threshold) {
+    return CriterionResult{.name = std::move(name),
+                           .measured = "not measured: " + std::move(why),
+                           .threshold = std::move(threshold),
+                           .pass = false};
+  };
+  if (f.delay_measured) {
+    results.push_back(at_most("frame delay", f.delay_ms, criteria.max_delay_ms, "ms",
+                              fmt::format("{:.3f} ms ({})", f.delay_ms, to_string(f.delay_basis))));
+  } else {
+    results.push_back(unmeasured(
+        "frame delay", f.delay_basis == DelayBasis::one_way ? "no frame arrived" : "no RTT reading",
+        fmt::format("≤ {:.3f} ms", criteria.max_delay_ms)));
+  }
+  const std::string variation = "frame delay variation (p99)";
+  if (!f.variation_not_judged.empty()) {
+    results.push_back(
+        CriterionResult{.name = variation,
+                        .measured = fmt::format("{:.3f} ms, not judged: {}",
+                                                f.delay_variation_ms.p99, f.variation_not_judged),
+                        .threshold = fmt::format("≤ {:.3f} ms", criteria.max_delay_variation_ms),
+                        .pass = true,
+                        .judged = false});
+  } else if (f.delay_samples == 0) {
+    results.push_back(unmeasured(variation, "no frame arrived",
+                                 fmt::format("≤ {:.3f} ms", criteria.max_delay_variation_ms)));
+  } else {
+    results.push_back(
+        at_most(variation, f.delay_variation_ms.p99, criteria.max_delay_variation_ms, "ms"));
+  }
   results.push_back(
       CriterionResult{.name = "frame loss ratio",
                       .measured = fmt::format("{} ({} of {} frames)", ratio_text(f.loss_ratio),

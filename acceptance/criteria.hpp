@@ -40,6 +40,7 @@ struct CriterionResult {
   std::string threshold;  // "≥ 267.3 Mbps"
   std::string margin;     // "+2.5 Mbps", "-3.1 ms": how far inside (+) or outside (-) it is
   bool pass = false;
+  bool judged = true;  // false: shown, but the transport hides what it would judge
 };
 
 // Every criterion against one phase. Availability is judged on the soak only (a ramp step is

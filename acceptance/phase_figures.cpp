@@ -46,6 +46,7 @@ Percentiles percentiles(std::vector<double>& values) {
 PhaseFigures measure_phase(const PhaseInput& input, double severe_loss_fraction) {
   PhaseFigures f{
       .name = input.name, .offered_mbps = input.offered_mbps, .delay_basis = input.delay_basis};
+  f.variation_not_judged = input.variation_not_judged;
   std::vector<double> variation_ms;
   std::vector<double> delay_ms;
   std::vector<double> rtt_half_ms;
@@ -55,9 +56,10 @@ PhaseFigures measure_phase(const PhaseInput& input, double severe_loss_fraction)
   std::vector<std::vector<double>> second_delays;
   auto second = [&](std::size_t k) -> SecondFigures& {
     if (k >= seconds.size()) {
+      const std::size_t from = seconds.size();
       seconds.resize(k + 1);
       second_delays.resize(k + 1);
-      for (std::size_t i = 0; i < seconds.size(); ++i) seconds[i].t = static_cast<double>(i);
+      for (std::size_t i = from; i < seconds.size(); ++i) seconds[i].t = static_cast<double>(i);
     }
     return seconds[k];
   };
@@ -114,7 +116,8 @@ PhaseFigures measure_phase(const PhaseInput& input, double severe_loss_fraction)
     }
     for (const auto& sample : feed.delivered) {
       if (!measured_sample(sample)) continue;
-      variation_ms.push_back(static_cast<double>(sample.transit_us - least) / 1e3);
+      variation_ms.push_back(
+          static_cast<double>(std::int64_t{sample.transit_us} - std::int64_t{least}) / 1e3);
       if (input.delay_basis == DelayBasis::one_way) {
         const double ms = static_cast<double>(sample.transit_us) / 1e3;
         delay_ms.push_back(ms);
@@ -146,12 +149,15 @@ PhaseFigures measure_phase(const PhaseInput& input, double severe_loss_fraction)
                      ? static_cast<double>(f.frames_lost) / static_cast<double>(f.frames_offered)
                      : 0;
   f.delay_samples = variation_ms.size();
+  f.delay_measured =
+      input.delay_basis == DelayBasis::one_way ? !delay_ms.empty() : !rtt_half_ms.empty();
   f.delay_variation_ms = percentiles(variation_ms);
   f.delay_ms =
       input.delay_basis == DelayBasis::one_way ? median_of(delay_ms) : median_of(rtt_half_ms);
 
   for (std::size_t k = 0; k < seconds.size(); ++k) {
     SecondFigures& s = seconds[k];
+    s.delay_samples = second_delays[k].size();
     s.delay_ms = median_of(second_delays[k]);
     if (s.frames_offered == 0) continue;
     s.errored = s.frames_lost > 0;

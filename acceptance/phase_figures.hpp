@@ -48,9 +48,10 @@ struct PhaseInput {
   double offered_mbps = 0;  // the planned aggregate rate of this phase
   DelayBasis delay_basis = DelayBasis::half_rtt;
   // Each phase is a new session: its first seconds are a connection's slow start, not the
-  // path. Frames due in them and RTT readings taken in them are not measured (the transport's
-  // retransmission counts are the session's whole).
+  // path. Frames due in them, RTT readings taken in them and retransmissions counted in them
+  // (PhaseRecorder) are not measured.
   double warm_up_s = 0;
+  std::string variation_not_judged;  // PhaseFigures::variation_not_judged
   std::vector<FeedRecord> feeds;
 };
 
@@ -69,6 +70,7 @@ struct SecondFigures {
   std::uint64_t frames_lost = 0;
   double rate_mbps = 0;  // bytes of the frames delivered
   double delay_ms = 0;   // median over its frames (one way) or its RTT readings (half RTT)
+  std::uint64_t delay_samples = 0;  // none: no delay known for this second (not 0 ms)
   bool errored = false;
   bool severely_errored = false;
 };
@@ -80,9 +82,13 @@ struct PhaseFigures {
   double rate_mbps = 0;  // information rate: verified bytes ÷ the phase's length
   DelayBasis delay_basis = DelayBasis::half_rtt;
   double delay_ms = 0;              // median frame delay
+  bool delay_measured = false;      // some frame's transit (one way) or RTT reading was measured
   Percentiles delay_variation_ms;   // frame delay minus the feed's least, pooled over feeds
   std::uint64_t delay_samples = 0;  // frames the delay variation was measured on
-  double jitter_ms = 0;             // RFC 3550, the worst feed's
+  // Why the delay variation cannot be judged (empty: it can). srt: libsrt delivers every packet
+  // at its send time plus the latency budget, so what arrives has no variation left to see.
+  std::string variation_not_judged;
+  double jitter_ms = 0;  // RFC 3550, the worst feed's
   std::uint64_t frames_offered = 0;
   std::uint64_t frames_delivered = 0;
   std::uint64_t frames_lost = 0;

@@ -7,6 +7,7 @@
 //   std::vector<FeedRecord> feeds = recorder.finish(stats.sample());
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "acceptance/phase_figures.hpp"
@@ -16,7 +17,8 @@ namespace hdstream {
 
 class PhaseRecorder {
  public:
-  PhaseRecorder(StatsRegistry& stats, double frame_rate);
+  // `warm_up_s`: the transport's retransmission counts start after it (PhaseInput::warm_up_s).
+  PhaseRecorder(StatsRegistry& stats, double frame_rate, double warm_up_s);
 
   // On the stats tick's strand.
   void tick(const Snapshot& snapshot);
@@ -26,8 +28,15 @@ class PhaseRecorder {
  private:
   void take(const Snapshot& snapshot);
 
+  struct TransportCounts {
+    std::uint64_t retransmits = 0;
+    std::uint64_t sent = 0;
+  };
+
   StatsRegistry& stats_;
+  double warm_up_s_;
   std::vector<FeedRecord> feeds_;
+  std::vector<std::optional<TransportCounts>> after_warm_up_;  // the first reading past it
 };
 
 }  // namespace hdstream

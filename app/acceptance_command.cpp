@@ -3,6 +3,9 @@
 // the planned feeds' format, chunking and transport, judged against the destination's criteria.
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -132,6 +135,19 @@ DelayBasis delay_basis(const AcceptanceOptions& a, const SendPlan& plan) {
   return local ? DelayBasis::one_way : DelayBasis::half_rtt;
 }
 
+// SIGINT/SIGTERM while no phase runs (pre-flight checks, between phases): noted, so the run
+// stops at the next phase and still writes its report. While a phase runs its runtime has the
+// signals (and restores their default action when it ends: arm() again after each phase).
+std::atomic<bool> interrupted_between_phases{false};
+
+void arm_interrupt() {
+  struct sigaction action {};
+  action.sa_handler = [](int) { interrupted_between_phases.store(true); };
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
 std::string hostname() {
   char name[256] = {};
   return ::gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : std::string("local");
@@ -143,13 +159,15 @@ std::string utc_now() {
       fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
 }
 
-// What the operator sees while it runs: on a terminal one line rewritten each second, with JSON
-// stats a progress line each second, otherwise nothing until each phase's result.
+// What the operator sees while it runs: on a terminal one line rewritten each second and one
+// line per phase's result; otherwise (a pipe, a file, --stats json) a JSON progress line each
+// second, and the phase results as text lines unless the stats are JSON.
 class Progress {
  public:
-  Progress(bool json, std::chrono::nanoseconds total)
-      : json_(json),
-        terminal_(!json && ::isatty(STDOUT_FILENO)),
+  Progress(bool json_stats, std::chrono::nanoseconds total)
+      : terminal_(!json_stats && ::isatty(STDOUT_FILENO)),
+        json_(!terminal_),
+        text_results_(!json_stats),
         total_s_(Seconds(total).count()) {}
 
   void tick(const PhaseSpec& spec, double done_before_s, const Snapshot& s) {
@@ -159,7 +177,6 @@ class Progress {
     for (const auto& stream : s.streams) lost += stream.drops + stream.far_end.drops;
     const double phase_s = Seconds(spec.length()).count();
     const double remaining_s = std::max(0.0, total_s_ - done_before_s - s.t);
-    const char* verdict = lost == 0 ? "pass so far" : "frames lost";
     // Where the phase's measured time stands (its by_second axis): seconds since its first
     // frame, less the warm-up; negative while warming up.
     std::int64_t first_ns = 0;
@@ -171,6 +188,7 @@ class Progress {
     const double measured_s = first_ns > 0 ? static_cast<double>(wall_clock_ns() - first_ns) / 1e9 -
                                                  Seconds(spec.warm_up).count()
                                            : -Seconds(spec.warm_up).count();
+    const char* verdict = measured_s < 0 ? "warming up" : lost == 0 ? "pass so far" : "frames lost";
     if (json_) {
       std::cout << nlohmann::ordered_json{{"type", "acceptance_progress"},
                                           {"phase", spec.name},
@@ -195,7 +213,7 @@ class Progress {
 
   void phase_done(const AcceptancePhase& phase) {
     next_s_ = 0;
-    if (json_) return;
+    if (!text_results_) return;
     const PhaseFigures& f = phase.figures;
     fmt::print(std::cout,
                "{}{} ({:.0f} %): {} — {:.1f} of {:.1f} Mbps, delay {:.2f} ms ({}), variation p99 "
@@ -210,8 +228,9 @@ class Progress {
   }
 
  private:
-  bool json_;
   bool terminal_;
+  bool json_;
+  bool text_results_;
   double total_s_;
   double next_s_ = 0;
 };
@@ -225,7 +244,7 @@ AcceptancePhase run_phase(const CheckOptions& options, const SendPlan& base, con
   const FeedDescriptor& feed = plan.format.feed;
   const double frame_rate = static_cast<double>(feed.frame_rate_num) / feed.frame_rate_den;
   ProbeRun run(options.common, plan, spec.length());
-  PhaseRecorder recorder(run.stats(), frame_rate);
+  PhaseRecorder recorder(run.stats(), frame_rate, Seconds(spec.warm_up).count());
   run.on_sample([&](const Snapshot& s) {
     recorder.tick(s);
     progress.tick(spec, done_before_s, s);
@@ -237,9 +256,14 @@ AcceptancePhase run_phase(const CheckOptions& options, const SendPlan& base, con
                    .delay_basis = basis,
                    .warm_up_s = Seconds(spec.warm_up).count(),
                    .feeds = recorder.finish(last)};
+  if (plan.options.transport == TransportKind::srt) {
+    input.variation_not_judged =
+        "libsrt delivers each packet at its send time plus the latency budget";
+  }
   AcceptancePhase phase{.figures = measure_phase(input, criteria.severe_loss_fraction),
                         .percent = spec.percent,
-                        .soak = spec.soak};
+                        .soak = spec.soak,
+                        .interrupted = interrupted};
   phase.results = evaluate(criteria, phase.figures, spec.soak);
   phase.pass = all_pass(phase.results);
   return phase;
@@ -260,6 +284,7 @@ void write_report(const std::filesystem::path& path, const AcceptanceResult& res
   if (path.extension() == ".json") {
     std::ofstream out(path);
     out << acceptance_json(result).dump(2) << '\n';
+    out.close();  // a full disk shows at the last flush
     if (!out) throw std::runtime_error(fmt::format("--report: cannot write '{}'", path.string()));
     return;
   }
@@ -274,6 +299,7 @@ int run_acceptance(const CheckOptions& options) {
       acceptance_plan(plan_send(options.send, load_presets(options.common.config_file)));
   const bool json = options.common.stats_format == StatsFormat::json;
   if (options.report && options.report->extension() != ".json") media_module();
+  arm_interrupt();
 
   AcceptanceResult result{
       .destination = plan.destination.name,
@@ -306,9 +332,8 @@ int run_acceptance(const CheckOptions& options) {
     }
     const auto probes = probe_endpoints(path.plan, std::chrono::seconds(3));
     for (const auto& item : link_checks(path.plan, probes)) {
-      result.path.push_back({.name = labelled(path.label, item.name),
-                             .measured = item.detail,
-                             .ok = item.ok});
+      result.path.push_back(
+          {.name = labelled(path.label, item.name), .measured = item.detail, .ok = item.ok});
     }
     PathRun run{.path = std::move(path),
                 .reachable = std::all_of(probes.begin(), probes.end(),
@@ -330,13 +355,19 @@ int run_acceptance(const CheckOptions& options) {
     reachable = reachable && run.reachable;
     const DelayBasis basis = delay_basis(a, run.path.plan);
     for (const auto& spec : run.specs) {
+      interrupted = interrupted || interrupted_between_phases.load();
       if (!run.reachable || interrupted) break;
-      result.phases.push_back(run_phase(options, run.path.plan, spec, result.criteria, basis,
-                                        progress, done_s, interrupted));
-      progress.phase_done(result.phases.back());
+      AcceptancePhase phase = run_phase(options, run.path.plan, spec, result.criteria, basis,
+                                        progress, done_s, interrupted);
+      arm_interrupt();
       done_s += Seconds(spec.length()).count();
+      // Cut short before anything was measured (in its warm-up): nothing to report.
+      if (phase.interrupted && phase.figures.frames_offered == 0) break;
+      progress.phase_done(phase);
+      result.phases.push_back(std::move(phase));
     }
   }
+  interrupted = interrupted || interrupted_between_phases.load();
   result.complete = reachable && !interrupted && result.phases.size() == planned;
   result.pass = acceptance_verdict(result);
   if (!reachable && !json) {

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "app/cli_acceptance.hpp"
+#include "app/cli_validators.hpp"
 #include "common/units.hpp"
 #include "mux/wire.hpp"
 #include "presets/presets.hpp"
@@ -21,28 +23,6 @@
 
 namespace hdstream {
 namespace {
-
-// A CLI11 validator from one of our unit parsers: the error text is the parser's message.
-template <typename Parse>
-CLI::Validator unit_validator(std::string name, Parse parse) {
-  return CLI::Validator(
-      [parse](std::string& text) -> std::string {
-        try {
-          parse(text);
-          return {};
-        } catch (const UnitError& error) {
-          return error.what();
-        }
-      },
-      std::move(name));
-}
-
-const CLI::Validator kRate =
-    unit_validator("RATE", [](const std::string& t) { return parse_rate_bps(t); });
-const CLI::Validator kDuration =
-    unit_validator("DURATION", [](const std::string& t) { return parse_duration(t); });
-const CLI::Validator kBytes =
-    unit_validator("SIZE", [](const std::string& t) { return parse_bytes(t); });
 
 // --srt-fec: the error text names what to fix (transport/srt_fec.hpp).
 const CLI::Validator kSrtFec(
@@ -66,12 +46,6 @@ struct CommonText {
   std::string config;
   std::string key_file;
 };
-
-// An option whose text a validator checks (kDuration, kBytes, kRate), default shown in --help.
-CLI::Option* add_checked(CLI::App& command, const std::string& name, std::string& text,
-                         const std::string& help, const CLI::Validator& check) {
-  return command.add_option(name, text, help)->check(check)->capture_default_str();
-}
 
 // Where a receiving command's frames go (--output, repeatable) and how screens show them.
 void add_outputs(CLI::App& command, std::vector<std::string>& outputs, bool& fullscreen,
@@ -429,110 +403,6 @@ Finisher add_demo(CLI::App* command) {
   };
 }
 
-// check --acceptance's options, as text until the finisher converts them.
-struct AcceptanceText {
-  std::string steps = "25,50,75,100", step_duration = "30s", soak = "15m";
-  std::string min_rate, max_delay, max_delay_variation;
-  std::optional<double> max_loss_ratio, min_availability;
-};
-
-void add_acceptance_options(CLI::App& command, AcceptanceOptions& acceptance,
-                            AcceptanceText& text) {
-  const std::string group = "Acceptance (--acceptance)";
-  command
-      .add_flag("--acceptance", acceptance.enabled,
-                "Run a link acceptance test: a ramp of steps up to the planned rate, then a soak, "
-                "judged against the destination's [sla] (docs/ACCEPTANCE.md)")
-      ->group(group);
-  add_checked(command, "--steps", text.steps, "Ramp steps, percent of the planned rate",
-              CLI::Validator(
-                  [](std::string& t) -> std::string {
-                    try {
-                      parse_percent_list(t);
-                      return {};
-                    } catch (const UnitError& error) {
-                      return error.what();
-                    }
-                  },
-                  "PERCENT,..."))
-      ->group(group);
-  add_checked(command, "--step-duration", text.step_duration, "Length of each ramp step", kDuration)
-      ->group(group);
-  add_checked(command, "--soak", text.soak, "Length of the soak at 100 % (e.g. 15m, 2h, 24h)",
-              kDuration)
-      ->group(group);
-  command
-      .add_flag("--one-way-delay", acceptance.one_way_delay,
-                "The two ends' clocks agree (PTP, chrony): report frame delay one way, not as "
-                "half the RTT")
-      ->group(group);
-  command.add_option("--min-rate", text.min_rate, "Criterion: information rate, e.g. 99% or 265M")
-      ->check(CLI::Validator(
-          [](std::string& t) -> std::string {
-            if (!t.empty() && t.back() == '%') return {};
-            try {
-              parse_rate_bps(t);
-              return {};
-            } catch (const UnitError& error) {
-              return error.what();
-            }
-          },
-          "PERCENT|RATE"))
-      ->group(group);
-  command.add_option("--max-delay", text.max_delay, "Criterion: frame delay, e.g. 150ms")
-      ->check(kDuration)
-      ->group(group);
-  command
-      .add_option("--max-delay-variation", text.max_delay_variation,
-                  "Criterion: frame delay variation (p99), e.g. 10ms")
-      ->check(kDuration)
-      ->group(group);
-  command.add_option("--max-loss-ratio", text.max_loss_ratio, "Criterion: frame loss ratio")
-      ->check(CLI::Range(0.0, 1.0))
-      ->group(group);
-  command
-      .add_option("--min-availability", text.min_availability,
-                  "Criterion: soak availability, e.g. 0.999")
-      ->check(CLI::Range(0.0, 1.0))
-      ->group(group);
-  command.add_option("--engineer", acceptance.engineer, "Sign-off: the engineer's name")
-      ->group(group);
-  command.add_option("--link-id", acceptance.link_id, "Sign-off: the link's identifier")
-      ->group(group);
-  command.add_option("--sign-off", acceptance.sign_off, "Sign-off: free text for the report")
-      ->group(group);
-}
-
-void finish_acceptance_options(AcceptanceOptions& acceptance, const AcceptanceText& text) {
-  acceptance.steps_percent = parse_percent_list(text.steps);
-  acceptance.step_duration = parse_duration(text.step_duration);
-  acceptance.soak = parse_duration(text.soak);
-  if (acceptance.step_duration < std::chrono::seconds(1)) {
-    throw CLI::ValidationError("--step-duration", "a step needs at least 1s");
-  }
-  if (acceptance.soak < std::chrono::seconds(1)) {
-    throw CLI::ValidationError("--soak", "the soak needs at least 1s");
-  }
-  SlaPreset& sla = acceptance.sla;
-  if (!text.min_rate.empty()) {
-    if (text.min_rate.back() == '%') {
-      const double percent = std::stod(text.min_rate.substr(0, text.min_rate.size() - 1));
-      if (!(percent > 0 && percent <= 100)) {
-        throw CLI::ValidationError("--min-rate", "a percentage from 0 to 100, e.g. 99%");
-      }
-      sla.min_rate_fraction = percent / 100;
-    } else {
-      sla.min_rate_bps = parse_rate_bps(text.min_rate);
-    }
-  }
-  if (!text.max_delay.empty()) sla.max_delay = parse_duration(text.max_delay);
-  if (!text.max_delay_variation.empty()) {
-    sla.max_delay_variation = parse_duration(text.max_delay_variation);
-  }
-  sla.max_loss_ratio = text.max_loss_ratio;
-  sla.min_availability = text.min_availability;
-}
-
 Finisher add_check(CLI::App* command) {
   auto check = std::make_shared<CheckOptions>();
   auto text = std::make_shared<SendText>();
@@ -544,7 +414,6 @@ Finisher add_check(CLI::App* command) {
   add_acceptance_options(*command, check->acceptance, *acceptance);
   add_common(*command, check->common, *common);
   return [command, check, text, probe, common, acceptance]() -> Command {
-    finish_acceptance_options(check->acceptance, *acceptance);
     finish_common(*command, check->common, *common);
     finish_send_options(check->send, *text);
     load_key(check->common, check->send.transport, check->send.key_file);
@@ -554,6 +423,7 @@ Finisher add_check(CLI::App* command) {
       throw CLI::ValidationError("--duration", "the capacity probe needs at least 500ms");
     }
     check->report = check->send.report;
+    finish_acceptance_options(check->acceptance, *acceptance, check->report);
     return *check;
   };
 }

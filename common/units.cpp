@@ -73,16 +73,25 @@ std::uint64_t parse_rate_bps(std::string_view text) {
   return to_u64(bps, text, "rate");
 }
 
+double parse_percentage(std::string_view text) {
+  std::string_view number = text;
+  if (number.ends_with('%')) number.remove_suffix(1);
+  auto [value, rest] = split_number(number, "percentage");
+  if (!rest.empty()) {
+    throw UnitError(fmt::format("invalid percentage '{}': expected a number, e.g. 99.5%", text));
+  }
+  return value;
+}
+
 std::vector<double> parse_percent_list(std::string_view text) {
   std::vector<double> out;
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = text.find(',', start);
-    std::string_view item =
+    const std::string_view item =
         text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
-    if (!item.empty() && item.back() == '%') item.remove_suffix(1);
-    auto [value, rest] = split_number(item, "percentage");
-    if (!rest.empty() || value <= 0 || value > 1000) {
+    const double value = parse_percentage(item);
+    if (value <= 0 || value > 1000) {
       throw UnitError(
           fmt::format("invalid percentage '{}' in '{}': expected a number above 0 "
                       "and at most 1000, e.g. 25,50,75,100",

@@ -27,6 +27,9 @@ std::chrono::nanoseconds parse_duration(std::string_view text);
 // Byte size with binary suffixes: "64K" = 65536, "4M", "1G", "1500".
 std::uint64_t parse_bytes(std::string_view text);
 
+// A percentage: "99.5%" or "99.5" -> 99.5 (not negative; a trailing % allowed).
+double parse_percentage(std::string_view text);
+
 // Percentages in a list, in order: "25,50,75,100" (a trailing % on each allowed). Each is more
 // than 0 and at most 1000; the list is not empty.
 std::vector<double> parse_percent_list(std::string_view text);

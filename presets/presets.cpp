@@ -14,14 +14,14 @@
 namespace hdstream {
 namespace {
 
-// "99.9%" -> 0.999; anything else -> nullopt.
+// "99.9%" -> 0.999; anything else (no %, or not a number) -> nullopt.
 std::optional<double> percentage(std::string_view text) {
-  if (text.size() < 2 || text.back() != '%') return std::nullopt;
-  double value = 0;
-  const auto digits = text.substr(0, text.size() - 1);
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
-  return value / 100;
+  if (!text.ends_with('%')) return std::nullopt;
+  try {
+    return parse_percentage(text) / 100;
+  } catch (const UnitError&) {
+    return std::nullopt;
+  }
 }
 
 // Reads typed values out of one entry, naming file:line and key in every error.

@@ -37,8 +37,9 @@ TableRows phase_rows(const AcceptanceResult& r) {
     const PhaseFigures& f = phase.figures;
     const auto& v = f.delay_variation_ms;
     rows.push_back(
-        {fmt::format("{} ({:.0f} %)", f.name, phase.percent), fmt::format("{:.1f}", f.offered_mbps),
-         fmt::format("{:.1f}", f.rate_mbps),
+        {fmt::format("{} ({:.0f} %){}", f.name, phase.percent,
+                     phase.interrupted ? ", interrupted" : ""),
+         fmt::format("{:.1f}", f.offered_mbps), fmt::format("{:.1f}", f.rate_mbps),
          fmt::format("{:.3f} ({})", f.delay_ms, to_string(f.delay_basis)),
          fmt::format("{:.3f} / {:.3f} / {:.3f} / {:.3f}", v.p50, v.p95, v.p99, v.max),
          fmt::format("{:.3f}", f.jitter_ms),
@@ -70,7 +71,10 @@ TableRows criteria_rows(const AcceptanceResult& r) {
 TableRows results_rows(const AcceptancePhase& phase) {
   TableRows rows{{"criterion", "measured", "threshold", "margin", "verdict"}};
   for (const auto& c : phase.results) {
-    rows.push_back({c.name, c.measured, c.threshold, c.margin, c.pass ? "PASS" : "FAIL"});
+    rows.push_back({c.name, c.measured, c.threshold, c.margin,
+                    !c.judged ? "n/a"
+                    : c.pass  ? "PASS"
+                              : "FAIL"});
   }
   return rows;
 }
@@ -116,7 +120,7 @@ Plots render_plots(const AcceptanceResult& r) {
     for (const auto& s : f.by_second) {
       if (s.frames_offered == 0) continue;
       received.points.emplace_back(t0 + s.t, s.rate_mbps);
-      delay_line.points.emplace_back(t0 + s.t, s.delay_ms);
+      if (s.delay_samples > 0) delay_line.points.emplace_back(t0 + s.t, s.delay_ms);
       lost.points.emplace_back(t0 + s.t, static_cast<double>(s.frames_lost));
       if (s.severely_errored) loss.shaded.emplace_back(t0 + s.t, t0 + s.t + 1);
     }
@@ -130,9 +134,13 @@ Plots render_plots(const AcceptanceResult& r) {
   rate.series = {offered, received};
   delay.series = {delay_line, variation};
   loss.series = {lost};
-  return {{{rate.title, render_chart_png(rate)},
-           {delay.title, render_chart_png(delay)},
-           {loss.title, render_chart_png(loss)}}};
+  Plots plots{{{rate.title, render_chart_png(rate)},
+               {delay.title, render_chart_png(delay)},
+               {loss.title, render_chart_png(loss)}}};
+  for (const auto& [title, png] : plots.images) {
+    if (png.empty()) throw std::runtime_error("--report: Qt could not render the plot " + title);
+  }
+  return plots;
 }
 
 // The block the engineer signs: what the run says, and room for the signature.
@@ -165,12 +173,12 @@ void write_markdown(std::ostream& out, const std::filesystem::path& path, const 
   out << "## Plots\n\n";
   int index = 0;
   for (const auto& [title, png] : plots.images) {
-    if (png.empty()) continue;
     auto file = path;
     file.replace_extension(fmt::format(".plot{}.png", ++index));
     std::ofstream image(file, std::ios::binary);
     image.write(reinterpret_cast<const char*>(png.data()),
                 static_cast<std::streamsize>(png.size()));
+    image.close();
     if (!image) throw std::runtime_error(fmt::format("--report: cannot write '{}'", file.string()));
     out << "![" << title << "](" << file.filename().string() << ")\n\n";
   }
@@ -212,7 +220,6 @@ void write_html(std::ostream& out, const AcceptanceResult& r, const Plots& plots
   }
   out << "<h2>Plots</h2>\n";
   for (const auto& [plot_title, png] : plots.images) {
-    if (png.empty()) continue;
     QByteArray bytes(reinterpret_cast<const char*>(png.data()), static_cast<qsizetype>(png.size()));
     out << "<p><img alt=\"" << html_escape(plot_title) << "\" src=\"data:image/png;base64,"
         << bytes.toBase64().toStdString() << "\"></p>\n";
@@ -237,6 +244,7 @@ void write_acceptance_report(const std::filesystem::path& path, const Acceptance
   } else {
     write_markdown(out, path, result, plots);
   }
+  out.close();  // a full disk shows at the last flush
   if (!out) throw std::runtime_error(fmt::format("--report: cannot write '{}'", path.string()));
 }
 

@@ -14,6 +14,8 @@ using namespace std::chrono_literals;
 PhaseFigures clean_phase() {
   PhaseFigures f{.name = "soak", .offered_mbps = 1350, .rate_mbps = 1350, .delay_ms = 2};
   f.delay_variation_ms = {.p50 = 0.1, .p95 = 0.5, .p99 = 1, .max = 3};
+  f.delay_measured = true;
+  f.delay_samples = 100'000;
   f.frames_offered = 100'000;
   f.by_second.resize(900);
   f.seconds_counted = 900;
@@ -45,6 +47,30 @@ TEST(Criteria, ACleanSoakPassesEveryCriterionWithAvailabilityJudgedOnTheSoakOnly
   EXPECT_EQ(soak.size(), 5u);
   EXPECT_EQ(evaluate(c, clean_phase(), false).size(), 4u);
   EXPECT_EQ(named(soak, "frame delay variation (p99)").threshold, "≤ 10.000 ms");
+}
+
+TEST(Criteria, NothingMeasuredFailsTheDelayCriteriaInsteadOfReadingAsZero) {
+  PhaseFigures f = clean_phase();
+  f.delay_measured = false;
+  f.delay_ms = 0;
+  f.delay_samples = 0;
+  f.delay_variation_ms = {};
+  const auto results = evaluate(AcceptanceCriteria{}, f, false);
+  for (const char* name : {"frame delay", "frame delay variation (p99)"}) {
+    EXPECT_FALSE(named(results, name).pass) << name;
+    EXPECT_TRUE(named(results, name).measured.starts_with("not measured: ")) << name;
+  }
+}
+
+TEST(Criteria, AVariationTheTransportHidesIsShownButNotJudged) {
+  PhaseFigures f = clean_phase();
+  f.delay_variation_ms.p99 = 50;  // would fail
+  f.variation_not_judged = "libsrt delivers each packet at its send time plus the budget";
+  const auto results = evaluate(AcceptanceCriteria{}, f, false);
+  const auto& variation = named(results, "frame delay variation (p99)");
+  EXPECT_FALSE(variation.judged);
+  EXPECT_NE(variation.measured.find("not judged: libsrt"), std::string::npos);
+  EXPECT_TRUE(all_pass(results));
 }
 
 TEST(Criteria, EachCriterionFlipsAtItsThreshold) {

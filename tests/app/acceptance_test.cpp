@@ -4,9 +4,9 @@
 // 3); Ctrl-C during the soak still writes the report of what ran, marked incomplete.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
-#include <algorithm>
 #include <filesystem>
 
 #include "tests/support/eventually.hpp"
@@ -39,35 +39,13 @@ std::vector<std::string> acceptance_args(const std::string& address, const std::
                                          const std::string& soak) {
   // --rtt 20ms: the RTT path check (a connect's round trip, several ms on a loaded 2-core
   // machine) must not decide a test of the acceptance run.
-  return {HDSTREAM_BINARY,
-          "check",
-          "--dest",
-          address,
-          "--streams",
-          std::to_string(kStreams),
-          "--transport",
-          transport,
-          "--rate",
-          "40M",
-          "--rtt",
-          "20ms",
-          "--latency",
-          "1s",
-          "--acceptance",
-          "--steps",
-          "50,100",
-          "--step-duration",
-          "2s",
-          "--soak",
-          soak,
-          "--report",
-          report.string(),
-          "--stats",
-          "json",
-          "--engineer",
-          "A. Tester",
-          "--link-id",
-          "LOOP-1"};
+  return {HDSTREAM_BINARY, "check", "--dest", address, "--streams", std::to_string(kStreams),
+          "--transport", transport, "--rate", "40M", "--rtt", "20ms", "--latency", "1s",
+          "--acceptance", "--steps", "50,100", "--step-duration", "2s", "--soak", soak, "--report",
+          report.string(), "--stats", "json", "--engineer", "A. Tester", "--link-id", "LOOP-1",
+          // p99 over 60-120 frames is one or two scheduler stalls on a loaded 2-core machine:
+          // these tests are about the run, not the loopback's delay variation.
+          "--max-delay-variation", "500ms"};
 }
 
 // docs/acceptance.schema.json's verdict on `report`: empty when valid, else why not.
@@ -204,7 +182,8 @@ TEST(AcceptanceTwoPaths, EachPathOfAProtectedDestinationIsAcceptedOnItsOwn) {
   EXPECT_EQ(names, (std::vector<std::string>{"path A: step 1 of 1", "path A: soak",
                                              "path B: step 1 of 1", "path B: soak"}));
   std::size_t checks_b = 0;
-  for (const auto& fact : r["path"]) checks_b += fact["name"].get<std::string>().starts_with("path B: ");
+  for (const auto& fact : r["path"])
+    checks_b += fact["name"].get<std::string>().starts_with("path B: ");
   EXPECT_GE(checks_b, 3u);
 }
 

@@ -24,7 +24,9 @@ Outcome run(std::vector<std::string> args) {
   return Outcome{code.value_or(-1), process.out(), process.err()};
 }
 
-std::size_t lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+std::size_t lines(const std::string& text) {
+  return std::count(text.begin(), text.end(), '\n');
+}
 
 struct BadInput {
   std::vector<std::string> args;
@@ -91,9 +93,27 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"send", "--dest", "127.0.0.1:9000", "--latency", "11s"},
                  "a receiver accepts at most 10 s"},
         BadInput{{"demo", "--interval", "1ms"}, "--interval"},
+        BadInput{{"check", "--dest", "127.0.0.1:9000", "--acceptance", "--steps", "25,,50"},
+                 "invalid percentage ''"},
+        BadInput{{"check", "--dest", "127.0.0.1:9000", "--acceptance", "--steps", "0,100"},
+                 "expected a number above 0 and at most 1000"},
+        BadInput{{"check", "--dest", "127.0.0.1:9000", "--acceptance", "--soak", "forever"},
+                 "--soak"},
+        BadInput{{"check", "--dest", "127.0.0.1:9000", "--acceptance", "--soak", "500ms"},
+                 "--soak: the soak needs at least 1s"},
+        BadInput{{"check", "--dest", "127.0.0.1:9000", "--acceptance", "--min-rate", "x%"},
+                 "--min-rate: invalid percentage 'x': expected a number first"},
+        BadInput{{"check", "--dest", "127.0.0.1:9000", "--acceptance", "--min-rate", "101%"},
+                 "--min-rate: at most 100% of the rate offered"},
+        BadInput{{"check", "--dest", "127.0.0.1:9000", "--acceptance", "--max-loss-ratio", "2"},
+                 "--max-loss-ratio"},
+        BadInput{{"check", "--dest", "127.0.0.1:9000", "--acceptance", "--report", "link.pdf"},
+                 "--report: an acceptance report is PATH.html, PATH.md or PATH.json"},
         BadInput{{"teleport"}, "unknown command 'teleport'"},
         BadInput{{"--no-such-option", "--dest", "127.0.0.1:9000"}, "--no-such-option"}),
-    [](const ::testing::TestParamInfo<BadInput>& param) { return "case" + std::to_string(param.index); });
+    [](const ::testing::TestParamInfo<BadInput>& param) {
+      return "case" + std::to_string(param.index);
+    });
 
 TEST(Cli, HelpExitsZeroAndListsTheCommands) {
   const Outcome outcome = run({"--help"});
@@ -121,7 +141,8 @@ TEST(Cli, ListenAddressInUseExits1NamingTheAddress) {
   auto dir = test::scratch_dir("cli-busy");
   const std::string listen = "127.0.0.1:" + std::to_string(test::free_port());
   test::Process first({HDSTREAM_BINARY, "recv", "--listen", listen}, dir, "first");
-  ASSERT_TRUE(test::eventually([&] { return first.err().find("listening on") != std::string::npos; }));
+  ASSERT_TRUE(
+      test::eventually([&] { return first.err().find("listening on") != std::string::npos; }));
   const Outcome second = run({"recv", "--listen", listen});
   EXPECT_EQ(second.code, 1);
   EXPECT_NE(second.err.find("cannot listen on " + listen), std::string::npos) << second.err;

@@ -33,6 +33,20 @@ TEST(ParseRate, ErrorNamesTheTextAndTheFix) {
   }
 }
 
+TEST(ParsePercentage, TakesANumberWithOrWithoutItsSign) {
+  EXPECT_EQ(parse_percentage("99.5%"), 99.5);
+  EXPECT_EQ(parse_percentage("30"), 30);
+  for (const char* bad : {"", "%", "x%", "99%%", "-1%", "9 9%", "1e3%", "nan%"}) {
+    EXPECT_THROW(parse_percentage(bad), UnitError) << bad;
+  }
+  try {
+    parse_percentage("99x%");
+    FAIL();
+  } catch (const UnitError& error) {
+    EXPECT_STREQ(error.what(), "invalid percentage '99x%': expected a number, e.g. 99.5%");
+  }
+}
+
 TEST(ParsePercentList, ReadsStepsInOrder) {
   EXPECT_EQ(parse_percent_list("25,50,75,100"), (std::vector<double>{25, 50, 75, 100}));
   EXPECT_EQ(parse_percent_list("10%,12.5%"), (std::vector<double>{10, 12.5}));

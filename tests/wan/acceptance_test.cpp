@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 #include <tuple>
 
@@ -107,25 +108,28 @@ class WanAcceptance : public ::testing::Test {
 
 TEST_F(WanAcceptance, FrameDelayIsHalfTheEmulatedRttOrTheOneWayDelay) {
   // A long path, so that what linkemu adds of its own (it forwards packets one by one in user
-  // space: ~2.5 ms for a 10-packet frame on this 2-core machine) is small beside it.
-  start("rtt = \"200ms\"\nrate = \"1G\"\nmtu = 9000\n");
+  // space: ~2.5 ms for a 10-packet frame on this 2-core machine, more when it is loaded) is
+  // small beside the 5 % allowed.
+  start("rtt = \"400ms\"\nrate = \"1G\"\nmtu = 9000\n");
   // Half the RTT: TCP's smoothed RTT. (A frame of an odd number of segments leaves its last
   // one to the receiver's delayed ACK, which TCP's RTT includes: 20 Mbps frames are 10.)
-  auto [code, r] = run("half-rtt", "20M", "3s");
+  // (A 200 ms path is beyond the default 150 ms criterion: this test is about the figure.)
+  auto [code, r] = run("half-rtt", "20M", "3s", {"--max-delay", "1s"});
   ASSERT_EQ(code, 0) << r.dump(1);
   for (const auto& p : r["phases"]) {
     EXPECT_EQ(p["delay_basis"], "half_rtt");
-    EXPECT_NEAR(p["delay_ms"].get<double>(), 100.0, 0.05 * 100.0) << p["name"];
+    EXPECT_NEAR(p["delay_ms"].get<double>(), 200.0, 0.05 * 200.0) << p["name"];
     std::printf("[ half-rtt ] %s: delay %.3f ms\n", p["name"].get<std::string>().c_str(),
                 p["delay_ms"].get<double>());
   }
   // One way (the sites share this kernel's clock): a frame's delay runs from the moment it is
-  // ready to its last byte's arrival, so it is the path's 100 ms plus the frame's own time on
+  // ready to its last byte's arrival, so it is the path's 200 ms plus the frame's own time on
   // the 1 Gbps link (20 Mbps / 29.97 fps = 83 kB, 0.67 ms). With cubic the frame leaves as one
   // burst; bbr would pace it out over several ms more (its own choice, not the path's).
-  std::tie(code, r) = run("one-way", "20M", "3s", {"--one-way-delay", "--cc", "cubic"});
+  std::tie(code, r) =
+      run("one-way", "20M", "3s", {"--one-way-delay", "--cc", "cubic", "--max-delay", "1s"});
   ASSERT_EQ(code, 0) << r.dump(1);
-  const double expected_ms = 100.0 + 20e6 / (30000.0 / 1001) / 1e9 * 1e3;
+  const double expected_ms = 200.0 + 20e6 / (30000.0 / 1001) / 1e9 * 1e3;
   for (const auto& p : r["phases"]) {
     EXPECT_EQ(p["delay_basis"], "one_way");
     EXPECT_NEAR(p["delay_ms"].get<double>(), expected_ms, 0.05 * expected_ms) << p["name"];
@@ -135,21 +139,29 @@ TEST_F(WanAcceptance, FrameDelayIsHalfTheEmulatedRttOrTheOneWayDelay) {
 }
 
 TEST_F(WanAcceptance, DelayVariationFollowsTheEmulatedJitter) {
-  // +-4 ms on every packet; a frame's transit is its last packet's.
-  start("rtt = \"40ms\"\nrate = \"1G\"\nmtu = 9000\njitter = \"4ms\"\n");
-  auto [code, r] = run("jitter", "20M", "4s", {"--one-way-delay", "--max-delay-variation", "20ms"});
-  ASSERT_EQ(code, 0) << r.dump(1);
-  for (const auto& p : r["phases"]) {
-    const auto& v = p["delay_variation_ms"];
-    std::printf("[ jitter ] %s: variation p50 %.3f p95 %.3f p99 %.3f max %.3f ms, jitter %.3f\n",
-                p["name"].get<std::string>().c_str(), v["p50"].get<double>(),
-                v["p95"].get<double>(), v["p99"].get<double>(), v["max"].get<double>(),
-                p["jitter_ms"].get<double>());
-    // Transits spread over the emulated 8 ms (a few ms of it at least), and no further than
-    // the jitter's span plus a frame's serialization and a scheduling hiccup.
-    EXPECT_GT(v["p95"].get<double>(), 2.0);
-    EXPECT_LT(v["p99"].get<double>(), 8.0 + 4.0);
+  // The same path without jitter and with +-4 ms on every packet (a frame's transit is its
+  // last packet's): the variation rises by about the jitter's span, and stays within it.
+  std::map<std::string, double> p95;
+  for (const std::string jitter : {"0ms", "4ms"}) {
+    wan_.reset();
+    recv_.reset();
+    start("rtt = \"40ms\"\nrate = \"1G\"\nmtu = 9000\njitter = \"" + jitter + "\"\n");
+    auto [code, r] =
+        run("jitter-" + jitter, "20M", "4s", {"--one-way-delay", "--max-delay-variation", "1s"});
+    ASSERT_EQ(code, 0) << r.dump(1);
+    const auto& soak = r["phases"].back();
+    const auto& v = soak["delay_variation_ms"];
+    p95[jitter] = v["p95"].get<double>();
+    std::printf(
+        "[ jitter %s ] soak: variation p50 %.3f p95 %.3f p99 %.3f max %.3f ms, jitter %.3f\n",
+        jitter.c_str(), v["p50"].get<double>(), v["p95"].get<double>(), v["p99"].get<double>(),
+        v["max"].get<double>(), soak["jitter_ms"].get<double>());
+    if (jitter == "4ms") {
+      // Within the jitter's 8 ms span plus what a loaded 2-core machine adds to any frame.
+      EXPECT_LT(v["p95"].get<double>(), 8.0 + 5.0);
+    }
   }
+  EXPECT_GT(p95["4ms"], p95["0ms"] + 2.0);
 }
 
 // The emulated loss, random or in Gilbert-Elliott bursts, and what the report counts of it.
@@ -188,17 +200,18 @@ TEST_P(WanAcceptanceLoss, RetransmissionsAreThePacketsTheEmulatorDropped) {
       loss.name, static_cast<unsigned long long>(dropped),
       static_cast<unsigned long long>(retransmits), static_cast<unsigned long long>(segments));
   EXPECT_GT(dropped, 20u);
-  // Every dropped data segment is sent again (the few dropped ACKs of FEEDBACK and the
-  // handshakes are not); a lost retransmission or a tail loss probe adds a little.
-  EXPECT_GE(retransmits, dropped * 8 / 10);
+  // The report counts what was retransmitted after each phase's warm-up, the emulator every
+  // packet it dropped: no more retransmissions than drops (a lost retransmission or a tail
+  // loss probe adds a few), and most of them (the warm-ups are 2 of the run's 9 s).
+  EXPECT_GE(retransmits, dropped / 2);
   EXPECT_LE(retransmits, dropped * 3 / 2 + 5);
-  // The ratio over the run against the emulated mean: within 5 standard deviations of a
-  // binomial count (bursts make the count lumpier: each burst counts as one draw of its mean
-  // length, 4 packets).
+  // The ratio over the run against the emulated mean: within 5 standard deviations of the
+  // count's (bursts make it lumpier: a geometric burst length L of mean 1/p inflates the
+  // variance by E[L^2]/E[L] = (2 - p)/p, 7 for p_leave_bad 0.25).
   ASSERT_GT(segments, 1000u);
   const double n = static_cast<double>(segments);
-  const double burst = loss.name == std::string("burst") ? 4 : 1;
-  const double sigma = std::sqrt(burst * loss.mean_loss * (1 - loss.mean_loss) / n);
+  const double lumps = loss.name == std::string("burst") ? (2 - 0.25) / 0.25 : 1;
+  const double sigma = std::sqrt(lumps * loss.mean_loss * (1 - loss.mean_loss) / n);
   EXPECT_NEAR(static_cast<double>(retransmits) / n, loss.mean_loss, 5 * sigma + 0.001);
 }
 
@@ -251,16 +264,14 @@ TEST_F(WanAcceptance, ALinkFlapShowsAsSeverelyErroredSecondsWhereItHappened) {
   std::printf("[ flap ] link down at ~%.1f s of the soak; severely errored seconds:", flap_at);
   for (double t : severe) std::printf(" %.0f", t);
   std::printf("\n");
-  // The 3 s cut takes the frames of 2 to 5 seconds (partly covered at each end), starting in
-  // the second it was made (the progress line that triggered it is up to a second old) and
-  // ending within a second of its end (frames held in the sender's queue through the cut come
-  // out late, and are lost too).
-  EXPECT_GE(severe.size(), 2u);
-  EXPECT_LE(severe.size(), 5u);
-  for (double t : severe) {
-    EXPECT_GE(t, std::floor(flap_at) - 1);
-    EXPECT_LE(t, flap_at + 4);
-  }
+  // The 3 s cut takes the frames of 2 or more seconds, starting in the second it was made (the
+  // progress line that triggered it is up to a second old). It may outlast the cut: TCP's
+  // retransmission timer backs off (0.2, 0.4, 0.8, 1.6, 3.2 s), so the first retransmission
+  // after the link is back can come up to ~3.5 s later.
+  ASSERT_GE(severe.size(), 2u);
+  EXPECT_GE(severe.front(), std::floor(flap_at) - 1);
+  EXPECT_LE(severe.front(), flap_at + 1);
+  for (double t : severe) EXPECT_LE(t, flap_at + 3 + 4);
   EXPECT_EQ(soak["errored_seconds"].get<int>() >= soak["severely_errored_seconds"].get<int>(),
             true);
   EXPECT_LT(soak["availability"].get<double>(), 0.999);
