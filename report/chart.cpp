@@ -1,6 +1,5 @@
 #include "report/chart.hpp"
 
-#include <QBuffer>
 #include <QImage>
 #include <QPainter>
 #include <QPainterPath>
@@ -99,12 +98,7 @@ std::vector<std::byte> render_chart_png(const Chart& chart, int width, int heigh
   painter.drawText(QRectF(left, 8, area.width(), 24), Qt::AlignLeft | Qt::AlignVCenter, legend);
   painter.end();
 
-  QByteArray bytes;
-  QBuffer buffer(&bytes);
-  buffer.open(QIODevice::WriteOnly);
-  if (!image.save(&buffer, "PNG")) return {};
-  const auto* data = reinterpret_cast<const std::byte*>(bytes.constData());
-  return std::vector<std::byte>(data, data + bytes.size());
+  return png_bytes(image);
 }
 
 }  // namespace hdstream

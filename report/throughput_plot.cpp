@@ -1,6 +1,5 @@
 #include "report/throughput_plot.hpp"
 
-#include <QBuffer>
 #include <QImage>
 #include <QPainter>
 #include <QPainterPath>
@@ -93,12 +92,7 @@ std::vector<std::byte> render_throughput_png(const std::vector<ThroughputPoint>&
                    QString("Throughput: aggregate (black), per feed (colours), planned (dashed)"));
   painter.end();
 
-  QByteArray bytes;
-  QBuffer buffer(&bytes);
-  buffer.open(QIODevice::WriteOnly);
-  if (!image.save(&buffer, "PNG")) return {};
-  const auto* data = reinterpret_cast<const std::byte*>(bytes.constData());
-  return std::vector<std::byte>(data, data + bytes.size());
+  return png_bytes(image);
 }
 
 }  // namespace hdstream
