@@ -1,5 +1,7 @@
 #include "transport/tcp_receiver.hpp"
 
+#include <memory>
+
 #include "common/async_event.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
@@ -175,8 +177,13 @@ void TcpReceiver::Session::sample_tcp_info(StreamCounters& counters) {
 awaitable<bool> TcpReceiver::Session::receive() {
   StreamCounters& counters = session_counters();
   FrameConsumer& consumer = this->consumer();
-  // One in-order connection: a gap is final (latency budget 0).
-  Reassembler reassembler(stream_id_, reassembly_, owner_->memory_.pool());
+  // One in-order connection: a gap is final (latency budget 0). On the heap: with the settled
+  // frames it remembers it would take the coroutine frame past Asio's small-block size, which
+  // the ASan build (GCC 12, Boost 1.74) refuses (-Wmismatched-new-delete; message_io.hpp's
+  // MessageReader keeps its slots on the heap for the same reason).
+  const auto reassembler_on_heap =
+      std::make_unique<Reassembler>(stream_id_, reassembly_, owner_->memory_.pool());
+  Reassembler& reassembler = *reassembler_on_heap;
   ReassemblyPublisher publisher(log(), stream_id_);
 
   auto deliver = [&](std::int64_t now) {
