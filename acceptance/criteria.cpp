@@ -7,11 +7,6 @@
 namespace hdstream {
 namespace {
 
-// A ratio as an engineer writes it: 1e-05, 0.0012.
-std::string ratio_text(double value) {
-  return value == 0 ? "0" : fmt::format("{:.2g}", value);
-}
-
 CriterionResult at_most(std::string name, double measured, double limit, std::string_view unit,
                         std::string measured_text = {}) {
   return CriterionResult{.name = std::move(name),
@@ -24,6 +19,10 @@ CriterionResult at_most(std::string name, double measured, double limit, std::st
 }
 
 }  // namespace
+
+std::string ratio_text(double value) {
+  return value == 0 ? "0" : fmt::format("{:.2g}", value);
+}
 
 AcceptanceCriteria criteria_from(const SlaPreset& sla, double planned_bps_per_feed) {
   using Ms = std::chrono::duration<double, std::milli>;

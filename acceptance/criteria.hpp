@@ -48,6 +48,9 @@ struct CriterionResult {
 std::vector<CriterionResult> evaluate(const AcceptanceCriteria& criteria,
                                       const PhaseFigures& figures, bool soak);
 
+// A ratio as an engineer writes it: 0, 1e-05, 0.0012.
+std::string ratio_text(double value);
+
 inline bool all_pass(const std::vector<CriterionResult>& results) {
   for (const auto& r : results) {
     if (!r.pass) return false;

@@ -23,10 +23,6 @@ std::string percent_text(double fraction) {
   return fmt::format("{:.4f} %", fraction * 100);
 }
 
-std::string ratio_text(double value) {
-  return value == 0 ? "0" : fmt::format("{:.2g}", value);
-}
-
 TableRows phase_rows(const AcceptanceResult& r) {
   TableRows rows{{"phase", "offered Mbps", "rate Mbps", "delay ms",
                   "delay variation ms p50 / p95 / p99 / max", "jitter ms", "frames lost / offered",
