@@ -33,6 +33,11 @@ std::shared_ptr<spdlog::logger> srt_log();
 inline constexpr std::uint32_t kSrtChunkBytes = kSrtMaxPayloadBytes - kHeaderBytes;
 inline constexpr std::uint32_t kSrtFecChunkBytes = kSrtChunkBytes - kSrtFecHeaderBytes;
 
+// A feed's last message each way (the sender's END, the receiver's last report) is repeated at
+// this interval until the peer answers: no later packet would show its loss, and live mode
+// resends only what the peer reports missing.
+inline constexpr std::chrono::milliseconds kSrtLastMessageRepeat{100};
+
 // The chunk size a sender with these settings plans (with --srt-fec, kSrtFecChunkBytes).
 std::uint32_t srt_chunk_bytes(const SrtSettings& settings);
 

@@ -322,10 +322,9 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
   constexpr std::size_t kTransitsPerPacket =
       (kSrtMaxPayloadBytes - kSrtFecHeaderBytes - kHeaderBytes - kFeedbackExtendedBytes) /
       kFeedbackTransitBytes;
-  auto send_feedback = [&](bool last) {
-    auto report = encode_feedback(
+  auto report = [&](bool last) {
+    return encode_feedback(
         stream, feedback_meter.take(counters, wall_clock_ns(), kTransitsPerPacket), last);
-    return socket.send(report);
   };
 
   bool clean = false;
@@ -340,7 +339,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     }
     if (now >= next_feedback && io != SrtIo::closed) {
       next_feedback = now + kFeedbackInterval;
-      send_feedback(/*last=*/false);
+      socket.send(report(/*last=*/false));
     }
     if (stripes && stripes->broken()) break;  // logged by the stripe: the sender re-opens
     if (io == SrtIo::timeout) continue;
@@ -392,12 +391,20 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
   if (!clean) reassembler->abandon();
   deliver();
   publish_srt_stats(last_stats, /*sender=*/false, counters);
-  if (clean && send_feedback(/*last=*/true) == SrtIo::ok) {
+  if (clean) {
     // The last report carries the final counts. SRT hands it to the sender only at its play
-    // time (send time + latency), so the sender, not this side, closes once it has it.
+    // time (send time + latency), so the sender, not this side, closes once it has it. Like
+    // END, it is repeated until then: lost, no later packet would show the gap, and the sender
+    // would wait out its deadline and fail a feed that arrived whole.
+    const auto last_report = report(/*last=*/true);
     const auto close_deadline = std::chrono::steady_clock::now() + options_.handshake_timeout;
-    while (!stopped() && std::chrono::steady_clock::now() < close_deadline &&
-           socket.receive(message, received) != SrtIo::closed) {
+    auto repeat_at = std::chrono::steady_clock::now();
+    while (!stopped() && std::chrono::steady_clock::now() < close_deadline) {
+      if (const auto now = std::chrono::steady_clock::now(); now >= repeat_at) {
+        if (socket.send(last_report) == SrtIo::closed) break;
+        repeat_at = now + kSrtLastMessageRepeat;
+      }
+      if (socket.receive(message, received) == SrtIo::closed) break;
     }
   }
   socket.close();  // tells the sender we have everything, if it is still there

@@ -249,12 +249,12 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
       std::chrono::steady_clock::now() + options_.handshake_timeout + options_.srt.latency;
   SrtSocket& socket = stripes_.front();  // the receiver's reports come on stripe 0
   socket.set_receive_blocking(true);
-  auto repeat_at = std::chrono::steady_clock::now() + kEndRepeatInterval;
+  auto repeat_at = std::chrono::steady_clock::now() + kSrtLastMessageRepeat;
   while (!stopped() && std::chrono::steady_clock::now() < deadline) {
     std::size_t received = 0;
     sample_stats();
     if (const auto now = std::chrono::steady_clock::now(); now >= repeat_at) {
-      repeat_at = now + kEndRepeatInterval;
+      repeat_at = now + kSrtLastMessageRepeat;
       if (!send_end(/*repeat=*/true)) return false;
     }
     const SrtIo io = socket.receive(reply_, received);

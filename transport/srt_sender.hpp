@@ -50,7 +50,6 @@ class SrtSender : public SenderTransport, public std::enable_shared_from_this<Sr
   // END messages sent at once: 1, or enough to complete the packet filter's groups.
   std::size_t end_repeats() const;
   static constexpr std::size_t kMaxEndRepeats = 2048;
-  static constexpr std::chrono::milliseconds kEndRepeatInterval{100};
   void sample_stats(bool force = false);
   void set_stripe_states(StreamState state);  // each stripe's `subconn` state (K >= 2)
   void read_feedback();

@@ -147,6 +147,7 @@ TEST_F(SrtFecWan, FecDeliversEveryFrameWhereRetransmissionAloneDropsSome) {
   EXPECT_GT(links[0]["dropped_packets"], 0) << links[0];
   EXPECT_EQ(links[0]["fec_packets"], 0);
   EXPECT_EQ(off.receiver->exit_code(), 3) << "drops fail the verdict; see " << off.recv_err;
+  EXPECT_EQ(off.sender->exit_code(), 3) << "the far end's drops fail the sender's verdict too";
 
   // FEC on: every frame, most losses rebuilt by FEC (the rest retransmitted), and 1/10 + 1/5
   // more packets for it (the first and last groups of a run are not all complete).
@@ -160,7 +161,7 @@ TEST_F(SrtFecWan, FecDeliversEveryFrameWhereRetransmissionAloneDropsSome) {
   EXPECT_GE(links[1]["fec_packets"].get<double>(), 0.25 * kDataPackets) << links[1];
   EXPECT_LE(links[1]["fec_packets"].get<double>(), 0.30 * kDataPackets + 100) << links[1];
   EXPECT_EQ(on.receiver->exit_code(), 0) << "see " << on.recv_err;
-  EXPECT_EQ(on.sender->exit_code(), 0);
+  EXPECT_EQ(on.sender->exit_code(), 0) << "see " << file("on-send.err");
 }
 
 }  // namespace
