@@ -1,6 +1,9 @@
 #include "acceptance/acceptance_result.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "common/provenance.hpp"
 
 namespace hdstream {
 namespace {
@@ -82,8 +85,14 @@ bool acceptance_verdict(const AcceptanceResult& result) {
   return true;
 }
 
-std::string hdstream_version() {
-  return HDSTREAM_VERSION;
+void note_receiver(std::vector<ReceiverInfo>& receivers, const std::string& endpoint,
+                   const std::string& name) {
+  auto known = std::ranges::find(receivers, endpoint, &ReceiverInfo::endpoint);
+  if (known == receivers.end()) {
+    receivers.push_back({endpoint, name});
+  } else if (!name.empty()) {
+    known->name = name;
+  }
 }
 
 nlohmann::ordered_json acceptance_json(const AcceptanceResult& result) {
@@ -93,9 +102,14 @@ nlohmann::ordered_json acceptance_json(const AcceptanceResult& result) {
                              {"destination", result.destination},
                              {"started_utc", result.started_utc},
                              {"host", result.host},
-                             {"receivers", result.receivers},
+                             {"receivers", nlohmann::ordered_json::array()},
                              {"complete", result.complete},
                              {"verdict", result.pass ? "pass" : "fail"}};
+  for (const auto& receiver : result.receivers) {
+    nlohmann::ordered_json entry{{"endpoint", receiver.endpoint}, {"name", nullptr}};
+    if (!receiver.name.empty()) entry["name"] = receiver.name;
+    out["receivers"].push_back(std::move(entry));
+  }
   out["parameters"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : result.parameters) out["parameters"][key] = value;
   out["path"] = nlohmann::ordered_json::array();

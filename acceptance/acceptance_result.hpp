@@ -35,11 +35,22 @@ struct SignOff {
   std::string text;
 };
 
+// A receiving end: the address fed, and the receiver as its HELLO_ACK named itself ("portland-rx
+// (hdstream 0.1.0)"; empty until it answered, and from older receivers).
+struct ReceiverInfo {
+  std::string endpoint;
+  std::string name;
+};
+
+// Adds `endpoint` once; a non-empty `name` fills in the one it had.
+void note_receiver(std::vector<ReceiverInfo>& receivers, const std::string& endpoint,
+                   const std::string& name = {});
+
 struct AcceptanceResult {
   std::string destination;
   std::string started_utc;  // ISO 8601
   std::string host;         // this host's name: the sending end
-  std::vector<std::string> receivers;
+  std::vector<ReceiverInfo> receivers;
   std::vector<std::pair<std::string, std::string>> parameters;
   std::vector<PathFact> path;
   AcceptanceCriteria criteria;
@@ -51,8 +62,6 @@ struct AcceptanceResult {
 
 // The verdict of the run: complete, every path check ok, every phase's every criterion.
 bool acceptance_verdict(const AcceptanceResult& result);
-
-std::string hdstream_version();
 
 nlohmann::ordered_json acceptance_json(const AcceptanceResult& result);
 

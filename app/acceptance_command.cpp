@@ -22,6 +22,7 @@
 #include "app/link_checks.hpp"
 #include "app/probe_run.hpp"
 #include "common/clock.hpp"
+#include "common/provenance.hpp"
 #include "common/units.hpp"
 #include "media_module/media_module.hpp"
 
@@ -148,17 +149,6 @@ void arm_interrupt() {
   ::sigaction(SIGTERM, &action, nullptr);
 }
 
-std::string hostname() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : std::string("local");
-}
-
-std::string utc_now() {
-  return fmt::format(
-      "{:%Y-%m-%dT%H:%M:%SZ}",
-      fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
-}
-
 // What the operator sees while it runs: on a terminal one line rewritten each second and one
 // line per phase's result; otherwise (a pipe, a file, --stats json) a JSON progress line each
 // second, and the phase results as text lines unless the stats are JSON.
@@ -237,7 +227,8 @@ class Progress {
 
 AcceptancePhase run_phase(const CheckOptions& options, const SendPlan& base, const PhaseSpec& spec,
                           const AcceptanceCriteria& criteria, DelayBasis basis, Progress& progress,
-                          double done_before_s, bool& interrupted) {
+                          double done_before_s, bool& interrupted,
+                          std::vector<ReceiverInfo>& receivers) {
   SendPlan plan = base;
   plan.options.rate_bps = static_cast<std::uint64_t>(
       std::llround(static_cast<double>(base.options.rate_bps) * spec.percent / 100));
@@ -251,6 +242,9 @@ AcceptancePhase run_phase(const CheckOptions& options, const SendPlan& base, con
   });
   const Snapshot last = run.run();
   interrupted = run.interrupted();
+  for (std::size_t i = 0; i < last.streams.size() && i < plan.endpoints.size(); ++i) {
+    note_receiver(receivers, plan.endpoints[i].to_string(), last.streams[i].far_end.receiver);
+  }
   PhaseInput input{.name = spec.name,
                    .offered_mbps = plan.planned_mbps(),
                    .delay_basis = basis,
@@ -304,7 +298,7 @@ int run_acceptance(const CheckOptions& options) {
   AcceptanceResult result{
       .destination = plan.destination.name,
       .started_utc = utc_now(),
-      .host = hostname(),
+      .host = host_name(),
       .parameters = describe(plan),
       .criteria = criteria_from(overlay(plan.destination.sla, a.sla),
                                 static_cast<double>(plan.options.rate_bps)),
@@ -324,11 +318,7 @@ int run_acceptance(const CheckOptions& options) {
   std::chrono::nanoseconds total{};
   for (PathPlan& path : paths_of(plan)) {
     for (const auto& endpoint : path.plan.endpoints) {
-      const std::string text = endpoint.to_string();
-      if (std::find(result.receivers.begin(), result.receivers.end(), text) ==
-          result.receivers.end()) {
-        result.receivers.push_back(text);
-      }
+      note_receiver(result.receivers, endpoint.to_string());
     }
     const auto probes = probe_endpoints(path.plan, std::chrono::seconds(3));
     for (const auto& item : link_checks(path.plan, probes)) {
@@ -358,7 +348,7 @@ int run_acceptance(const CheckOptions& options) {
       interrupted = interrupted || interrupted_between_phases.load();
       if (!run.reachable || interrupted) break;
       AcceptancePhase phase = run_phase(options, run.path.plan, spec, result.criteria, basis,
-                                        progress, done_s, interrupted);
+                                        progress, done_s, interrupted, result.receivers);
       arm_interrupt();
       done_s += Seconds(spec.length()).count();
       // Cut short before anything was measured (in its warm-up): nothing to report.

@@ -13,6 +13,7 @@
 
 #include "app/cli_acceptance.hpp"
 #include "app/cli_validators.hpp"
+#include "common/provenance.hpp"
 #include "common/units.hpp"
 #include "mux/wire.hpp"
 #include "presets/presets.hpp"
@@ -564,7 +565,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   // `hdstream --streams 5 --dest portland` means `hdstream send --streams 5 --dest portland`.
   std::vector<const char*> args(argv, argv + argc);
   if (args.size() > 1 && args[1][0] == '-' && std::strcmp(args[1], "-h") != 0 &&
-      std::strcmp(args[1], "--help") != 0) {
+      std::strcmp(args[1], "--help") != 0 && std::strcmp(args[1], "--version") != 0) {
     args.insert(args.begin() + 1, "send");
   }
   if (args.size() > 1 && args[1][0] != '-' &&
@@ -580,6 +581,7 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   CLI::App app("hdstream: live studio video feeds over long, fast networks", "hdstream");
   app.require_subcommand(1);
+  app.set_version_flag("--version", "hdstream " + hdstream_version());
   std::vector<std::pair<CLI::App*, Finisher>> commands;
   for (const auto& entry : kCommands) {
     CLI::App* command = app.add_subcommand(entry.name, entry.description);

@@ -1,13 +1,12 @@
 #include "app/frontends.hpp"
 
-#include <unistd.h>
-
 #include <functional>
 #include <memory>
 #include <mutex>
 
 #include "common/display_env.hpp"
 #include "common/log.hpp"
+#include "common/provenance.hpp"
 #include "media_module/media_module.hpp"
 #include "pipeline/media_sources.hpp"
 #include "telemetry/metrics_server.hpp"
@@ -15,14 +14,9 @@
 namespace hdstream {
 namespace {
 
-std::string hostname() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : std::string("local");
-}
-
 // Reads counters only (StatsRegistry::read): the console report's rate baseline is untouched.
 std::function<std::vector<LabeledSnapshot>()> reader(std::vector<RegistrySource> sources) {
-  return [sources = std::move(sources), host = hostname()] {
+  return [sources = std::move(sources), host = host_name()] {
     std::vector<LabeledSnapshot> out;
     out.reserve(sources.size());
     for (const auto& source : sources) {
@@ -64,8 +58,7 @@ class DeferredPictures final : public Pictures {
           logger("media")->error("no thumbnails: {}", error.what());
         }
       });
-      return made_sinks_ ? made_sinks_(stream, hello)
-                         : std::vector<std::shared_ptr<PictureSink>>{};
+      return made_sinks_ ? made_sinks_(stream, hello) : std::vector<std::shared_ptr<PictureSink>>{};
     };
   }
 

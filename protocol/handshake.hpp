@@ -92,7 +92,9 @@ std::string_view to_string(AckStatus status);
 
 struct HelloAck {
   AckStatus status = AckStatus::invalid;
-  std::string reason;  // one line for the sender's log; at most kMaxReasonBytes
+  // One line for the sender's log; at most kMaxReasonBytes. On `accepted`, the receiver names
+  // itself: receiver_identity().
+  std::string reason;
   // Extension 1 (srt stripes; absent on every other answer): the UDP ports the receiver opened
   // for stripes 1 .. K-1 of an accepted striped SRT feed, in stripe order (docs/PROTOCOL.md).
   std::vector<std::uint16_t> stripe_ports;
@@ -100,6 +102,14 @@ struct HelloAck {
   bool operator==(const HelloAck&) const = default;
 };
 inline constexpr std::size_t kMaxReasonBytes = 512;
+
+// What a receiver's accepting HELLO_ACK says: its host name and version, "portland-rx (hdstream
+// 0.1.0)", for `check --acceptance`'s report.
+std::string receiver_identity();
+// The receiver an accepting HELLO_ACK names, as safe to print: control characters become '?',
+// at most kMaxReceiverNameBytes. Empty from receivers that name nothing (older ones).
+std::string named_receiver(const HelloAck& ack);
+inline constexpr std::size_t kMaxReceiverNameBytes = 128;
 
 struct End {
   std::uint64_t frames_sent = 0;  // frame sequence numbers 0 .. frames_sent-1 were produced

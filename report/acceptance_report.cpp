@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/provenance.hpp"
 #include "report/chart.hpp"
 #include "report/tables.hpp"
 
@@ -82,12 +83,22 @@ TableRows path_rows(const AcceptanceResult& r) {
   return rows;
 }
 
+// "10.0.0.2:9000 (portland-rx (hdstream 0.1.0)), 10.0.0.2:9001 (did not name itself)"
+std::string receivers_text(const std::vector<ReceiverInfo>& receivers) {
+  std::vector<std::string> each;
+  for (const auto& r : receivers) {
+    each.push_back(
+        fmt::format("{} ({})", r.endpoint, r.name.empty() ? "did not name itself" : r.name));
+  }
+  return fmt::format("{}", fmt::join(each, ", "));
+}
+
 TableRows parameter_rows(const AcceptanceResult& r) {
   TableRows rows{{"parameter", "value"},
                  {"destination", r.destination},
                  {"started", r.started_utc},
                  {"sending host", r.host},
-                 {"receivers", fmt::format("{}", fmt::join(r.receivers, ", "))},
+                 {"receivers", receivers_text(r.receivers)},
                  {"hdstream", hdstream_version()}};
   for (const auto& [key, value] : r.parameters) rows.push_back({key, value});
   return rows;
@@ -152,7 +163,7 @@ TableRows sign_off_rows(const AcceptanceResult& r) {
 void write_markdown(std::ostream& out, const std::filesystem::path& path, const AcceptanceResult& r,
                     const Plots& plots) {
   out << "# Link acceptance: " << r.destination << "\n\n";
-  out << "**Verdict: " << verdict_text(r) << "** — generated " << utc_timestamp() << " by hdstream "
+  out << "**Verdict: " << verdict_text(r) << "** — generated " << utc_now() << " by hdstream "
       << hdstream_version() << ".\n\n";
   out << "## Parameters\n\n";
   markdown_table(out, parameter_rows(r));
@@ -200,7 +211,7 @@ void write_html(std::ostream& out, const AcceptanceResult& r, const Plots& plots
   out << "<h1>" << html_escape(title) << "</h1>\n";
   out << "<p><span class=\"verdict " << (r.pass ? "pass" : "fail") << "\">"
       << html_escape(verdict_text(r)) << "</span></p>\n";
-  out << "<p>Generated " << utc_timestamp() << " by hdstream " << html_escape(hdstream_version())
+  out << "<p>Generated " << utc_now() << " by hdstream " << html_escape(hdstream_version())
       << ".</p>\n";
   out << "<h2>Parameters</h2>\n";
   html_table(out, parameter_rows(r));

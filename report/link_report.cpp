@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "common/provenance.hpp"
 #include "report/tables.hpp"
 #include "report/throughput_plot.hpp"
 
@@ -86,7 +87,7 @@ void write_link_report(const std::filesystem::path& path, const LinkReportInput&
   std::ofstream out(path);
   if (!out) throw std::runtime_error(fmt::format("--report: cannot write '{}'", path.string()));
   const auto png = render_throughput_png(input.series, input.planned_mbps);
-  const auto now = utc_timestamp();
+  const auto now = utc_now();
   std::vector<std::vector<std::string>> parameters{{"parameter", "value"}};
   for (const auto& [key, value] : input.parameters) parameters.push_back({key, value});
   const bool html = path.extension() == ".html";

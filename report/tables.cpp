@@ -2,11 +2,6 @@
 
 #include <QString>
 
-#include <chrono>
-
-#include <fmt/chrono.h>
-#include <fmt/format.h>
-
 namespace hdstream {
 namespace {
 
@@ -57,12 +52,6 @@ void html_table(std::ostream& out, const TableRows& rows) {
     out << "</tr>\n";
   }
   out << "</table>\n";
-}
-
-std::string utc_timestamp() {
-  return fmt::format(
-      "{:%Y-%m-%d %H:%M:%S} UTC",
-      fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
 }
 
 }  // namespace hdstream

@@ -17,7 +17,4 @@ std::string html_escape(const std::string& text);
 // A cell reading exactly PASS or FAIL gets the class "pass" or "fail", for the page's style.
 void html_table(std::ostream& out, const TableRows& rows);
 
-// "2026-11-27 12:00:00 UTC", now.
-std::string utc_timestamp();
-
 }  // namespace hdstream

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "stats/latency.hpp"
+#include "stats/shared_text.hpp"
 #include "stats/transits.hpp"
 
 namespace hdstream {
@@ -173,6 +174,9 @@ struct StreamCounters {
     // The reports' per-frame transit samples, until StatsRegistry::take_transits(); when full
     // the oldest go (counted: transits.dropped()).
     TransitBuffer transits{kSenderTransitCapacity};
+    // The receiver as its HELLO_ACK named itself ("portland-rx (hdstream 0.1.0)"; empty from
+    // older receivers, and on a protected feed's stream: each leg has its own).
+    SharedText receiver;
   } far_end;
 
   // Receiver-side media figures (set once a decoder runs for this stream).

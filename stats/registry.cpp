@@ -131,6 +131,7 @@ Snapshot StatsRegistry::read() const {
       s.far_end.out_of_order_chunks = far.out_of_order_chunks.load(std::memory_order_relaxed);
       s.far_end.transits_dropped = far.transits.dropped();
     }
+    s.far_end.receiver = far.receiver.get();  // known from the HELLO_ACK, before any report
     s.media = c.media.load(std::memory_order_relaxed);
     if (s.media) {
       s.frames_decoded = c.frames_decoded.load(std::memory_order_relaxed);

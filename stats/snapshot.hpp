@@ -33,6 +33,7 @@ struct FarEndSnapshot {
   std::uint64_t duplicate_chunks = 0;
   std::uint64_t out_of_order_chunks = 0;
   std::uint64_t transits_dropped = 0;  // transit samples lost to a full buffer (take_transits)
+  std::string receiver;                // as its HELLO_ACK named itself; empty from older receivers
 };
 
 struct SubconnectionSnapshot {

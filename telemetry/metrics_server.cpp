@@ -1,7 +1,5 @@
 #include "telemetry/metrics_server.hpp"
 
-#include <unistd.h>
-
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -10,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/log.hpp"
+#include "common/provenance.hpp"
 #include "stats/snapshot_json.hpp"
 #include "telemetry/prometheus.hpp"
 
@@ -20,12 +19,6 @@ namespace http = beast::http;
 namespace {
 std::shared_ptr<spdlog::logger> log() {
   return logger("metrics");
-}
-
-std::string machine_hostname() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) != 0) return "localhost";
-  return name;
 }
 
 http::response<http::string_body> make_response(http::status status, std::string body,
@@ -136,7 +129,7 @@ MetricsServer::MetricsServer(asio::io_context& context, MetricsServerOptions opt
       listener_(std::make_shared<TcpListener>(
           context, "metrics", TcpListenerOptions{.max_sessions = options_.max_connections})),
       refresh_timer_(asio::make_strand(context)) {
-  if (options_.host_label.empty()) options_.host_label = machine_hostname();
+  if (options_.host_label.empty()) options_.host_label = host_name();
 }
 
 void MetricsServer::start() {

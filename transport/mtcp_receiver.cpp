@@ -84,7 +84,9 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
     co_await send_hello_ack(*socket, stream, status, std::move(reason), peer, "mtcp", !logged);
     co_return;
   }
-  if (!co_await send_hello_ack(*socket, stream, AckStatus::accepted, {}, peer, "mtcp")) co_return;
+  if (!co_await send_hello_ack(*socket, stream, AckStatus::accepted, receiver_identity(), peer,
+                               "mtcp"))
+    co_return;
   // A silent path breaks the sub-connection once the sender has been silent this long.
   set_stall_timeout(socket->native_handle(),
                     stall_timeout(std::chrono::microseconds(hello.expected_rtt_us)));

@@ -123,6 +123,7 @@ awaitable<bool> MultiTcpSender::establish(Subconnection& sub, bool first) {
     co_return false;
   }
   if (stopped_ || broken_) co_return false;
+  counters_.far_end.receiver.set(std::move(outcome.receiver));
   start_io(sub);
   co_return true;
 }

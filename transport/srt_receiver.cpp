@@ -273,9 +273,9 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     }
     return false;
   }
-  auto ack = encode_hello_ack(
-      stream,
-      HelloAck{AckStatus::accepted, {}, stripes ? stripes->ports() : std::vector<std::uint16_t>{}});
+  auto ack =
+      encode_hello_ack(stream, HelloAck{AckStatus::accepted, receiver_identity(),
+                                        stripes ? stripes->ports() : std::vector<std::uint16_t>{}});
   if (socket.send(ack) != SrtIo::ok) return false;
 
   StreamCounters& counters = *session_counters;

@@ -128,6 +128,7 @@ bool SrtSender::connect_and_handshake() {
                            : "");
     return false;
   }
+  counters_.far_end.receiver.set(named_receiver(*ack));
   if (ack->stripe_ports.size() + 1 != stripes) {
     srt_log()->error(
         "stream {}: the receiver's answer names {} stripe port(s) for a feed of {} stripes",

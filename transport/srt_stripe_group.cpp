@@ -137,8 +137,8 @@ std::optional<SrtSocket> SrtStripeGroup::admit(Stripe& stripe) {
              reason, deadline);
       continue;
     }
-    if (caller->send(encode_hello_ack(stream_, HelloAck{AckStatus::accepted, {}, {}})) !=
-        SrtIo::ok) {
+    if (caller->send(encode_hello_ack(
+            stream_, HelloAck{AckStatus::accepted, receiver_identity(), {}})) != SrtIo::ok) {
       continue;
     }
     return caller;

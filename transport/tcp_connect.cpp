@@ -194,6 +194,7 @@ awaitable<HandshakeOutcome> client_handshake(tcp::socket& socket, std::span<cons
     co_return outcome;
   }
   outcome.accepted = true;
+  outcome.receiver = named_receiver(*ack);
   co_return outcome;
 }
 

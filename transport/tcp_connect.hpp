@@ -51,6 +51,7 @@ struct HandshakeOutcome {
   bool accepted = false;
   bool challenged = false;  // the receiver asked for the pre-shared key
   std::string error;        // why not, one line (empty when accepted)
+  std::string receiver;     // accepted: the receiver as it named itself (named_receiver)
 };
 
 // Writes `hello` (a complete HELLO message) and reads the HELLO_ACK. A receiver silent for

@@ -142,7 +142,8 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
   }
   stream_id_ = stream_id;
   hello_ = *intake.hello;
-  if (!co_await send_hello_ack(socket_, stream_id, AckStatus::accepted, {}, peer_, "tcp")) {
+  if (!co_await send_hello_ack(socket_, stream_id, AckStatus::accepted, receiver_identity(), peer_,
+                               "tcp")) {
     memory_.reset();
     owner_->release(stream_id, hello_.leg, probe);
     co_return std::nullopt;

@@ -70,6 +70,7 @@ awaitable<bool> TcpSender::open() {
     log()->warn("stream {}: {} did not ask for the key: it accepts unauthenticated feeds",
                 options_.stream_id, options_.destination.to_string());
   }
+  counters_.far_end.receiver.set(std::move(outcome.receiver));
   counters_.state.store(StreamState::running, std::memory_order_relaxed);
   auto self = shared_from_this();
   asio::co_spawn(

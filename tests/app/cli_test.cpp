@@ -1,6 +1,7 @@
 // The command-line contract: bad input gets one clear line and exit code 2.
 #include <gtest/gtest.h>
 
+#include "common/provenance.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
 
@@ -121,6 +122,13 @@ TEST(Cli, HelpExitsZeroAndListsTheCommands) {
   for (const char* command : {"send", "recv", "demo"}) {
     EXPECT_NE(outcome.out.find(command), std::string::npos) << command;
   }
+}
+
+TEST(Cli, VersionPrintsTheVersionAndExitsZero) {
+  const Outcome outcome = run({"--version"});
+  EXPECT_EQ(outcome.code, 0) << outcome.err;
+  EXPECT_EQ(outcome.out, "hdstream " + hdstream_version() + "\n");
+  EXPECT_EQ(outcome.err, "");
 }
 
 TEST(Cli, SendIsTheDefaultCommandAndAnUnreachableDestinationExits1) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "common/provenance.hpp"
 #include "protocol/checksum.hpp"
 #include "protocol/feed_limits.hpp"
 
@@ -220,6 +221,26 @@ TEST(Handshake, AckReasonIsBounded) {
   auto decoded = decode_hello_ack(body_of(message, header));
   ASSERT_TRUE(decoded);
   EXPECT_EQ(decoded->reason.size(), kMaxReasonBytes);
+}
+
+TEST(Handshake, AnAcceptingAckNamesTheReceiverAndTheSenderKeepsItPrintable) {
+  const HelloAck ack{AckStatus::accepted, receiver_identity()};
+  MessageHeader header;
+  const auto message = encode_hello_ack(0, ack);
+  const auto decoded = decode_hello_ack(body_of(message, header));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(named_receiver(*decoded), receiver_identity());
+  EXPECT_EQ(receiver_identity(), host_name() + " (hdstream " + hdstream_version() + ")");
+
+  // A hostile receiver's name: no escape sequences or line breaks reach a log or a report, and
+  // no more than 128 bytes of it.
+  EXPECT_EQ(named_receiver({AckStatus::accepted, "rx\x1b[2J\nforged line\t\x7f"}),
+            "rx?[2J?forged line??");
+  EXPECT_EQ(named_receiver({AckStatus::accepted, std::string(kMaxReasonBytes, 'n')}),
+            std::string(kMaxReceiverNameBytes, 'n'));
+  // An older receiver names nothing; a refusal's reason is not a name.
+  EXPECT_EQ(named_receiver({AckStatus::accepted, ""}), "");
+  EXPECT_EQ(named_receiver({AckStatus::stream_busy, "another sender is already connected"}), "");
 }
 
 TEST(Handshake, MalformedAcksAreRejected) {

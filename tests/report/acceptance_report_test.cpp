@@ -49,7 +49,8 @@ AcceptanceResult failing_run() {
       .destination = "portland <b>",
       .started_utc = "2026-11-27T12:00:00Z",
       .host = "seattle-1",
-      .receivers = {"portland-1:9000"},
+      .receivers = {{"portland-1:9000", "portland-rx <i> (hdstream 0.1.0)"},
+                    {"portland-1:9001", ""}},
       .parameters = {{"transport", "tcp"}, {"source", "a|b"}},
       .path = {{.name = "RTT", .measured = "4.01 ms", .ok = true}},
       .complete = true,
@@ -79,6 +80,10 @@ TEST(AcceptanceReport, MarkdownHoldsEveryTableCriterionAndPlotWithHostileTextEsc
   EXPECT_NE(text.find("| source | a\\|b |"), std::string::npos) << text;
   EXPECT_NE(text.find("| Link | PDX\\|SEA-01 |"), std::string::npos) << text;
   EXPECT_NE(text.find("| Engineer | J. Operator |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| receivers | portland-1:9000 (portland-rx <i> (hdstream 0.1.0)), "
+                      "portland-1:9001 (did not name itself) |"),
+            std::string::npos)
+      << text;
   // The soak's availability: 3 severely errored seconds of 40, and its margin.
   EXPECT_NE(text.find("| availability | 92.5000 % (3 severely errored of 40 s) | ≥ 99.9000 % | "
                       "-7.4000 % | FAIL |"),
@@ -114,6 +119,8 @@ TEST(AcceptanceReport, HtmlIsOnePageWithItsPlotsInlineAndHostileTextEscaped) {
   EXPECT_EQ(html.find("<script>"), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
   EXPECT_NE(html.find("Link acceptance: portland &lt;b&gt;"), std::string::npos);
+  EXPECT_NE(html.find("portland-1:9000 (portland-rx &lt;i&gt; (hdstream 0.1.0))"),
+            std::string::npos);
   const std::regex image("<img[^>]*src=\"([^\"]*)\"");
   int images = 0;
   for (auto it = std::sregex_iterator(html.begin(), html.end(), image);

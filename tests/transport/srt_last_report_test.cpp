@@ -61,7 +61,8 @@ TEST(SrtLastReport, IsRepeatedUnchangedUntilTheSenderCloses) {
 
   SrtSocket sender = SrtSocket::caller(SrtPlan{.rate_bps = 10'000'000});
   sender.connect(receiver->local_endpoint());
-  ASSERT_EQ(test::exchange_hello(sender, 0, srt_hello()), (HelloAck{AckStatus::accepted, {}}));
+  ASSERT_EQ(test::exchange_hello(sender, 0, srt_hello()),
+            (HelloAck{AckStatus::accepted, receiver_identity()}));
   for (std::uint64_t seq = 0; seq < kFrames; ++seq) ASSERT_TRUE(send_frame(sender, seq));
   ASSERT_EQ(sender.send(encode_end(0, End{kFrames})), SrtIo::ok);
 

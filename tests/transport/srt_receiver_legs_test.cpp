@@ -119,13 +119,13 @@ class SrtReceiverLegs : public ::testing::Test {
 
 TEST_F(SrtReceiverLegs, LegBArrivesWhileLegARunsAndTheFeedGetsEachFrameOnce) {
   LegCaller leg_a(port_, 0);
-  ASSERT_EQ(leg_a.hello(leg_hello(0)), (HelloAck{AckStatus::accepted, {}}));
+  ASSERT_EQ(leg_a.hello(leg_hello(0)), (HelloAck{AckStatus::accepted, receiver_identity()}));
   ASSERT_TRUE(leg_a.send_frame(0));
   ASSERT_TRUE(collector_.wait_until([](auto& c) { return c.checksums_[0].size() == 1; }));
 
   // Leg A's session still runs on the port: leg B's is served beside it, not after it.
   LegCaller leg_b(port_, 1);
-  ASSERT_EQ(leg_b.hello(leg_hello(1)), (HelloAck{AckStatus::accepted, {}}));
+  ASSERT_EQ(leg_b.hello(leg_hello(1)), (HelloAck{AckStatus::accepted, receiver_identity()}));
   for (std::uint64_t seq = 0; seq < 10; ++seq) ASSERT_TRUE(leg_b.send_frame(seq));
   for (std::uint64_t seq = 1; seq < 10; ++seq) ASSERT_TRUE(leg_a.send_frame(seq));
   ASSERT_TRUE(test::eventually([&] {
@@ -149,7 +149,7 @@ TEST_F(SrtReceiverLegs, LegBArrivesWhileLegARunsAndTheFeedGetsEachFrameOnce) {
 
 TEST_F(SrtReceiverLegs, AStrangerOnLegBOfABusyStreamIsRefusedAsBusy) {
   LegCaller leg_a(port_, 0);
-  ASSERT_EQ(leg_a.hello(leg_hello(0)), (HelloAck{AckStatus::accepted, {}}));
+  ASSERT_EQ(leg_a.hello(leg_hello(0)), (HelloAck{AckStatus::accepted, receiver_identity()}));
   {
     LegCaller stranger(port_, 1);
     const auto ack = stranger.hello(leg_hello(1, kStrangerFeedId));
@@ -159,7 +159,7 @@ TEST_F(SrtReceiverLegs, AStrangerOnLegBOfABusyStreamIsRefusedAsBusy) {
   }  // closes: the receiver waits for that after a refusal
   // The refusal held nothing: the feed's own leg B still gets in.
   LegCaller leg_b(port_, 1);
-  EXPECT_EQ(leg_b.hello(leg_hello(1)), (HelloAck{AckStatus::accepted, {}}));
+  EXPECT_EQ(leg_b.hello(leg_hello(1)), (HelloAck{AckStatus::accepted, receiver_identity()}));
 }
 
 TEST_F(SrtReceiverLegs, AHelloNamingAnotherLegThanItsStreamIdIsRefused) {
@@ -179,17 +179,17 @@ TEST_F(SrtReceiverLegs, AHelloNamingAnotherLegThanItsStreamIdIsRefused) {
   }
   // Neither refusal kept a leg of the stream.
   LegCaller leg_a(port_, 0);
-  EXPECT_EQ(leg_a.hello(leg_hello(0)), (HelloAck{AckStatus::accepted, {}}));
+  EXPECT_EQ(leg_a.hello(leg_hello(0)), (HelloAck{AckStatus::accepted, receiver_identity()}));
   LegCaller leg_b(port_, 1);
-  EXPECT_EQ(leg_b.hello(leg_hello(1)), (HelloAck{AckStatus::accepted, {}}));
+  EXPECT_EQ(leg_b.hello(leg_hello(1)), (HelloAck{AckStatus::accepted, receiver_identity()}));
 }
 
 TEST_F(SrtReceiverLegs, ALegThatBreaksComesBackBesideTheOther) {
   LegCaller leg_b(port_, 1);
-  ASSERT_EQ(leg_b.hello(leg_hello(1)), (HelloAck{AckStatus::accepted, {}}));
+  ASSERT_EQ(leg_b.hello(leg_hello(1)), (HelloAck{AckStatus::accepted, receiver_identity()}));
   {
     LegCaller leg_a(port_, 0);
-    ASSERT_EQ(leg_a.hello(leg_hello(0)), (HelloAck{AckStatus::accepted, {}}));
+    ASSERT_EQ(leg_a.hello(leg_hello(0)), (HelloAck{AckStatus::accepted, receiver_identity()}));
     ASSERT_TRUE(leg_a.send_frame(0));
   }  // leg A's connection breaks without END
   ASSERT_TRUE(leg_b.send_frame(0));
@@ -198,7 +198,7 @@ TEST_F(SrtReceiverLegs, ALegThatBreaksComesBackBesideTheOther) {
   LegCaller leg_a(port_, 0);
   Hello resumed = leg_hello(0);
   resumed.first_frame_seq = 2;
-  ASSERT_EQ(leg_a.hello(resumed), (HelloAck{AckStatus::accepted, {}}));
+  ASSERT_EQ(leg_a.hello(resumed), (HelloAck{AckStatus::accepted, receiver_identity()}));
   ASSERT_TRUE(leg_a.send_frame(2));
   ASSERT_TRUE(leg_b.send_frame(2));
   EXPECT_TRUE(leg_a.end(3));

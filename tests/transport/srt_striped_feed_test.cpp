@@ -273,7 +273,8 @@ TEST_F(SrtStripedFeed, StrangersOnAStripesPortAreRefusedAndTheFeedGoesOn) {
     EXPECT_EQ(refused->reason, "a stripe of an unknown session");
   }
   StripeCaller stripe1(stripe_port);
-  ASSERT_EQ(stripe1.send_hello(StripeCaller::hello(1)), (HelloAck{AckStatus::accepted, {}, {}}));
+  ASSERT_EQ(stripe1.send_hello(StripeCaller::hello(1)),
+            (HelloAck{AckStatus::accepted, receiver_identity(), {}}));
   {
     // A second stripe 1 while the first is connected: closed unheard.
     StripeCaller duplicate(stripe_port);
@@ -319,7 +320,8 @@ TEST_F(SrtStripedFeed, AStripeThatBreaksEndsTheSessionWithDropsAndTheOtherFeedAn
   // Stream 1: a plain feed of one connection beside the striped one.
   StripeCaller plain(Endpoint{"127.0.0.1", static_cast<std::uint16_t>(port_.port + 1)}, 1);
   Hello plain_hello = StripeCaller::hello(0, 1, 0);
-  ASSERT_EQ(plain.send_hello(plain_hello), (HelloAck{AckStatus::accepted, {}, {}}));
+  ASSERT_EQ(plain.send_hello(plain_hello),
+            (HelloAck{AckStatus::accepted, receiver_identity(), {}}));
 
   std::optional<StripeCaller> stripe0(port_);
   const auto ack = stripe0->send_hello(StripeCaller::hello(0));
@@ -328,7 +330,8 @@ TEST_F(SrtStripedFeed, AStripeThatBreaksEndsTheSessionWithDropsAndTheOtherFeedAn
   ASSERT_EQ(ack->stripe_ports,
             (std::vector<std::uint16_t>{static_cast<std::uint16_t>(port_.port + 2)}));
   std::optional<StripeCaller> stripe1(Endpoint{"127.0.0.1", ack->stripe_ports[0]});
-  ASSERT_EQ(stripe1->send_hello(StripeCaller::hello(1)), (HelloAck{AckStatus::accepted, {}, {}}));
+  ASSERT_EQ(stripe1->send_hello(StripeCaller::hello(1)),
+            (HelloAck{AckStatus::accepted, receiver_identity(), {}}));
   for (std::uint64_t seq = 0; seq < 5; ++seq) {
     ASSERT_TRUE(stripe0->send_chunks(seq, 0, 2));
     ASSERT_TRUE(stripe1->send_chunks(seq, 1, 2));
@@ -360,7 +363,7 @@ TEST_F(SrtStripedFeed, AStripeThatBreaksEndsTheSessionWithDropsAndTheOtherFeedAn
     return reopened && reopened->status == AckStatus::accepted;
   }));
   StripeCaller new1(Endpoint{"127.0.0.1", ack->stripe_ports[0]});
-  ASSERT_EQ(new1.send_hello(again1), (HelloAck{AckStatus::accepted, {}, {}}));
+  ASSERT_EQ(new1.send_hello(again1), (HelloAck{AckStatus::accepted, receiver_identity(), {}}));
   for (std::uint64_t seq = 6; seq < 10; ++seq) {
     ASSERT_TRUE(new0.send_chunks(seq, 0, 2));
     ASSERT_TRUE(new1.send_chunks(seq, 1, 2));
