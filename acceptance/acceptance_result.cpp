@@ -97,7 +97,7 @@ void note_receiver(std::vector<ReceiverInfo>& receivers, const std::string& endp
 
 nlohmann::ordered_json acceptance_json(const AcceptanceResult& result) {
   nlohmann::ordered_json out{{"type", "acceptance"},
-                             {"schema", "hdstream-acceptance/1"},
+                             {"schema", "hdstream-acceptance/2"},
                              {"hdstream", hdstream_version()},
                              {"destination", result.destination},
                              {"started_utc", result.started_utc},

@@ -130,6 +130,10 @@ def main():
         print(f"| {r['scenario']} | {r['path']} | {r['run']} ({how}) | {seed} | {mbps} | {ratio} "
               f"| {r['drops']} | {r['retransmits']} | {r['queue_drops']} / {r['loss_drops']} "
               f"| {r['emulator_drops']}, {r['late_percent']:.2f} | {r['result']} |")
+    # The seed paths' acceptance runs (bench/acceptance_seeds.py), kept across regenerations.
+    acceptance = ROOT / "docs" / "acceptance" / "runs.md"
+    if acceptance.exists():
+        print("\n" + acceptance.read_text().rstrip())
     lsr = [r for r in rows if r.get("petabit_metres_per_s")]
     if lsr:
         print("\n## Land-speed-record metric (goodput x distance)\n")

@@ -20,6 +20,10 @@ std::string hdstream_version() {
   return HDSTREAM_VERSION;
 }
 
+std::string receiver_identity() {
+  return fmt::format("{} (hdstream {})", host_name(), hdstream_version());
+}
+
 std::string utc_now() {
   return fmt::format(
       "{:%Y-%m-%dT%H:%M:%SZ}",

@@ -13,6 +13,10 @@ std::string host_name();
 // The project's version (CMake's PROJECT_VERSION), e.g. "0.1.0".
 std::string hdstream_version();
 
+// What this process says of itself when it accepts a feed (the HELLO_ACK's reason,
+// docs/PROTOCOL.md): "portland-rx (hdstream 0.1.0)".
+std::string receiver_identity();
+
 // Now, in UTC, ISO 8601 to the second: "2026-11-27T16:05:00Z".
 std::string utc_now();
 

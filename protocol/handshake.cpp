@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "common/provenance.hpp"
 #include "protocol/byte_order.hpp"
 #include "protocol/checksum.hpp"
 #include "protocol/feed_limits.hpp"
@@ -255,15 +254,15 @@ std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body) {
   return ack;
 }
 
-std::string receiver_identity() {
-  return fmt::format("{} (hdstream {})", host_name(), hdstream_version());
-}
-
 std::string named_receiver(const HelloAck& ack) {
   if (ack.status != AckStatus::accepted) return {};
   std::string name = ack.reason.substr(0, kMaxReceiverNameBytes);
   std::ranges::replace_if(
-      name, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, '?');
+      name,
+      [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e;
+      },
+      '?');
   return name;
 }
 

@@ -103,11 +103,10 @@ struct HelloAck {
 };
 inline constexpr std::size_t kMaxReasonBytes = 512;
 
-// What a receiver's accepting HELLO_ACK says: its host name and version, "portland-rx (hdstream
-// 0.1.0)", for `check --acceptance`'s report.
-std::string receiver_identity();
-// The receiver an accepting HELLO_ACK names, as safe to print: control characters become '?',
-// at most kMaxReceiverNameBytes. Empty from receivers that name nothing (older ones).
+// The receiver an accepting HELLO_ACK names (its receiver_identity(), common/provenance.hpp), as
+// safe to print anywhere: every byte but printable ASCII becomes '?' (no escape sequences, no
+// invalid UTF-8), at most kMaxReceiverNameBytes. Empty from receivers that name nothing (older
+// ones).
 std::string named_receiver(const HelloAck& ack);
 inline constexpr std::size_t kMaxReceiverNameBytes = 128;
 

@@ -5,14 +5,29 @@
 namespace hdstream {
 namespace {
 
-// A table cell's text in Markdown: a `|` would end the cell, a newline the row.
+// A table cell's text in Markdown: a `|` would end the cell, a newline the row, and `<` or `&`
+// start inline HTML or an entity in most renderers (a receiver's name is a peer's text).
 std::string markdown_cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else {
-      out += c == '\n' ? ' ' : c;
+    switch (c) {
+      case '|':
+        out += "\\|";
+        break;
+      case '\n':
+        out += ' ';
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/log.hpp"
+#include "common/provenance.hpp"
 #include "transport/capacity_probe.hpp"
 #include "transport/mtcp_group.hpp"
 #include "transport/server_handshake.hpp"

@@ -7,6 +7,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "common/provenance.hpp"
 #include "common/units.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/reassembler.hpp"
@@ -407,7 +408,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
       if (socket.receive(message, received) == SrtIo::closed) break;
     }
   }
-  socket.close();  // tells the sender we have everything, if it is still there
+  socket.close();  // after a clean end the sender has closed first, having the last report
   if (probe) {
     measured_probe->ended(clean);
     return clean;

@@ -245,7 +245,9 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
     if (!send_end(/*repeat=*/false)) return false;
   }
   // Live mode has no linger: closing now could discard packets still in the send buffer. The
-  // receiver closes once it has END, which ends this read.
+  // receiver answers END with its last report, repeated until this side closes; a receiver that
+  // closes instead gave up on the feed (a stripe broke, a frame too large, END missing on a
+  // stripe), and its counts are not final.
   const auto deadline =
       std::chrono::steady_clock::now() + options_.handshake_timeout + options_.srt.latency;
   SrtSocket& socket = stripes_.front();  // the receiver's reports come on stripe 0
@@ -259,7 +261,11 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
       if (!send_end(/*repeat=*/true)) return false;
     }
     const SrtIo io = socket.receive(reply_, received);
-    if (io == SrtIo::closed) return true;
+    if (io == SrtIo::closed) {
+      srt_log()->error("stream {}: the receiver closed before confirming the end of the feed",
+                       options_.stream_id);
+      return false;
+    }
     // The receiver's last report has the final counts; then this side closes.
     if (io == SrtIo::ok && apply_message(received)) return true;
   }

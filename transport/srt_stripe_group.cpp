@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/log.hpp"
+#include "common/provenance.hpp"
 #include "transport/srt_link.hpp"
 #include "transport/srt_stripes.hpp"
 

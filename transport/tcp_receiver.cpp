@@ -5,6 +5,7 @@
 #include "common/async_event.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "common/provenance.hpp"
 #include "common/units.hpp"
 #include "protocol/reassembler.hpp"
 #include "transport/capacity_probe.hpp"

@@ -91,7 +91,7 @@ TEST_P(Acceptance, ACleanPathPassesWithEveryFrameAccountedForSecondBySecond) {
   // Each receiver as its HELLO_ACK named itself: this host, this version.
   ASSERT_FALSE(r["receivers"].empty());
   for (const auto& receiver : r["receivers"]) {
-    EXPECT_EQ(receiver["name"], host_name() + " (hdstream " + hdstream_version() + ")") << receiver;
+    EXPECT_EQ(receiver["name"], receiver_identity()) << receiver;
   }
   ASSERT_EQ(r["phases"].size(), 3u);
   const double seconds[] = {2, 2, 4}, percent[] = {50, 100, 100};
@@ -181,6 +181,9 @@ TEST(AcceptanceTwoPaths, EachPathOfAProtectedDestinationIsAcceptedOnItsOwn) {
   ASSERT_EQ(r["receivers"].size(), 2u);
   EXPECT_EQ(r["receivers"][0]["endpoint"], a.address);
   EXPECT_EQ(r["receivers"][1]["endpoint"], b.address);
+  for (const auto& receiver : r["receivers"]) {
+    EXPECT_EQ(receiver["name"], receiver_identity()) << "each path's receiver named itself";
+  }
   std::vector<std::string> names;
   for (const auto& p : r["phases"]) {
     names.push_back(p["name"]);

@@ -80,7 +80,7 @@ TEST(AcceptanceReport, MarkdownHoldsEveryTableCriterionAndPlotWithHostileTextEsc
   EXPECT_NE(text.find("| source | a\\|b |"), std::string::npos) << text;
   EXPECT_NE(text.find("| Link | PDX\\|SEA-01 |"), std::string::npos) << text;
   EXPECT_NE(text.find("| Engineer | J. Operator |"), std::string::npos) << text;
-  EXPECT_NE(text.find("| receivers | portland-1:9000 (portland-rx <i> (hdstream 0.1.0)), "
+  EXPECT_NE(text.find("| receivers | portland-1:9000 (portland-rx &lt;i&gt; (hdstream 0.1.0)), "
                       "portland-1:9001 (did not name itself) |"),
             std::string::npos)
       << text;

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "common/provenance.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/packetizer.hpp"

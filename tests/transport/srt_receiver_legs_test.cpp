@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/provenance.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/packetizer.hpp"

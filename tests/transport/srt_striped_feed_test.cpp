@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/provenance.hpp"
 #include "protocol/checksum.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/packetizer.hpp"
