@@ -95,7 +95,6 @@ std::string receivers_text(const std::vector<ReceiverInfo>& receivers) {
 
 TableRows parameter_rows(const AcceptanceResult& r) {
   TableRows rows{{"parameter", "value"},
-                 {"destination", r.destination},
                  {"started", r.started_utc},
                  {"sending host", r.host},
                  {"receivers", receivers_text(r.receivers)},
