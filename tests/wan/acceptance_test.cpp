@@ -1,7 +1,8 @@
 // `hdstream check --acceptance` through linkemu, against paths whose properties are known: the
 // report's frame delay is half the emulated RTT (or the one-way delay), its delay variation
 // follows the emulated jitter, its retransmissions are the packets the emulator dropped, a 3 s
-// link flap shows as severely errored seconds where it happened, and a criterion at the edge
+// link flap shows as severely errored seconds and one loss burst a feed where it happened, and
+// a criterion at the edge
 // flips the verdict when the path crosses it. Real processes in two linkemu sites; skipped
 // without root or /dev/net/tun.
 //   ctest --test-dir build -R WanAcceptance
@@ -32,6 +33,7 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 
 constexpr const char* kListen = "198.18.1.1:9000";
+constexpr double kFps = 30000.0 / 1001;  // the synthetic feeds' rate
 
 class WanAcceptance : public ::testing::Test {
  protected:
@@ -129,7 +131,7 @@ TEST_F(WanAcceptance, FrameDelayIsHalfTheEmulatedRttOrTheOneWayDelay) {
   std::tie(code, r) =
       run("one-way", "20M", "3s", {"--one-way-delay", "--cc", "cubic", "--max-delay", "1s"});
   ASSERT_EQ(code, 0) << r.dump(1);
-  const double expected_ms = 200.0 + 20e6 / (30000.0 / 1001) / 1e9 * 1e3;
+  const double expected_ms = 200.0 + 20e6 / kFps / 1e9 * 1e3;
   for (const auto& p : r["phases"]) {
     EXPECT_EQ(p["delay_basis"], "one_way");
     EXPECT_NEAR(p["delay_ms"].get<double>(), expected_ms, 0.05 * expected_ms) << p["name"];
@@ -263,7 +265,8 @@ TEST_F(WanAcceptance, ALinkFlapShowsAsSeverelyErroredSecondsWhereItHappened) {
   }
   std::printf("[ flap ] link down at ~%.1f s of the soak; severely errored seconds:", flap_at);
   for (double t : severe) std::printf(" %.0f", t);
-  std::printf("\n");
+  std::printf("; loss events %d, longest run %d frames\n", soak["loss_events"].get<int>(),
+              soak["longest_loss_run"].get<int>());
   // The 3 s cut takes the frames of 2 or more seconds, starting in the second it was made (the
   // progress line that triggered it is up to a second old). It may outlast the cut: TCP's
   // retransmission timer backs off (0.2, 0.4, 0.8, 1.6, 3.2 s), so the first retransmission
@@ -274,6 +277,15 @@ TEST_F(WanAcceptance, ALinkFlapShowsAsSeverelyErroredSecondsWhereItHappened) {
   for (double t : severe) EXPECT_LE(t, flap_at + 3 + 4);
   EXPECT_EQ(soak["errored_seconds"].get<int>() >= soak["severely_errored_seconds"].get<int>(),
             true);
+  // The loss bursts are where the emulator made them: one run of frames a feed (two feeds), the
+  // cut's 3 s of frames at least (each frame made in the 3 s before the link came back, less
+  // the budget, missed its deadline; measured 97), at most the cut plus TCP's 3.5 s backoff.
+  // Nothing else was lost: the runs hold every lost frame.
+  const int longest = soak["longest_loss_run"];
+  EXPECT_EQ(soak["loss_events"], 2);
+  EXPECT_GE(longest, static_cast<int>(3 * kFps) - 1);
+  EXPECT_LE(longest, static_cast<int>((3 + 3.5) * kFps));
+  EXPECT_LE(soak["frames_lost"].get<int>(), 2 * longest);
   EXPECT_LT(soak["availability"].get<double>(), 0.999);
   EXPECT_EQ(r["verdict"], "fail");
 }
