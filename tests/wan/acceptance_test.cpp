@@ -2,9 +2,8 @@
 // report's frame delay is half the emulated RTT (or the one-way delay), its delay variation
 // follows the emulated jitter, its retransmissions are the packets the emulator dropped, a 3 s
 // link flap shows as severely errored seconds and one loss burst a feed where it happened, and
-// a criterion at the edge
-// flips the verdict when the path crosses it. Real processes in two linkemu sites; skipped
-// without root or /dev/net/tun.
+// a criterion at the edge flips the verdict when the path crosses it. Real processes in two
+// linkemu sites; skipped without root or /dev/net/tun.
 //   ctest --test-dir build -R WanAcceptance
 #include <gtest/gtest.h>
 
