@@ -37,7 +37,9 @@ struct PhaseSpec {
   std::chrono::nanoseconds duration{};  // measured, after the warm-up
   bool soak = false;
   std::chrono::nanoseconds warm_up{};
-  std::chrono::nanoseconds length() const { return warm_up + duration; }
+  std::chrono::nanoseconds closing{};  // its sessions' end, after the length: closing_time()
+  std::chrono::nanoseconds length() const { return warm_up + duration; }  // what is sent
+  std::chrono::nanoseconds wall() const { return length() + closing; }    // what it takes
 };
 
 // Each phase opens new sessions: a connection's slow start, some round trips of the planned or
@@ -59,21 +61,33 @@ std::string labelled(const std::string& label, const std::string& name) {
   return label.empty() ? name : label + ": " + name;
 }
 
+// What a phase takes after it has sent: every feed's END crosses the path and the receiver's
+// last report comes back. SRT hands each over at its play time (send time + the latency budget),
+// so twice the budget; TCP a round trip.
+std::chrono::nanoseconds closing_time(const SendPlan& plan) {
+  const auto& o = plan.options;
+  if (o.transport != TransportKind::srt) return o.expected_rtt;
+  return 2 * latency_budget(TransportKind::srt, o.latency, o.latency_given, o.expected_rtt) +
+         o.expected_rtt;
+}
+
 std::vector<PhaseSpec> phases_of(const AcceptanceOptions& a, std::chrono::nanoseconds warm,
-                                 const std::string& label) {
+                                 std::chrono::nanoseconds closing, const std::string& label) {
   std::vector<PhaseSpec> specs;
   for (std::size_t i = 0; i < a.steps_percent.size(); ++i) {
     specs.push_back(
         {.name = labelled(label, fmt::format("step {} of {}", i + 1, a.steps_percent.size())),
          .percent = a.steps_percent[i],
          .duration = a.step_duration,
-         .warm_up = warm});
+         .warm_up = warm,
+         .closing = closing});
   }
   specs.push_back({.name = labelled(label, "soak"),
                    .percent = 100,
                    .duration = a.soak,
                    .soak = true,
-                   .warm_up = warm});
+                   .warm_up = warm,
+                   .closing = closing});
   return specs;
 }
 
@@ -328,8 +342,9 @@ int run_acceptance(const CheckOptions& options) {
     PathRun run{.path = std::move(path),
                 .reachable = std::all_of(probes.begin(), probes.end(),
                                          [](const auto& p) { return p.reachable; })};
-    run.specs = phases_of(a, warm_up(run.path.plan, probes), run.path.label);
-    for (const auto& spec : run.specs) total += spec.length();
+    run.specs =
+        phases_of(a, warm_up(run.path.plan, probes), closing_time(run.path.plan), run.path.label);
+    for (const auto& spec : run.specs) total += spec.wall();
     runs.push_back(std::move(run));
   }
   result.parameters.emplace_back("warm-up", format_duration(runs.front().specs.front().warm_up) +
@@ -350,7 +365,7 @@ int run_acceptance(const CheckOptions& options) {
       AcceptancePhase phase = run_phase(options, run.path.plan, spec, result.criteria, basis,
                                         progress, done_s, interrupted, result.receivers);
       arm_interrupt();
-      done_s += Seconds(spec.length()).count();
+      done_s += Seconds(spec.wall()).count();
       // Cut short before anything was measured (in its warm-up): nothing to report.
       if (phase.interrupted && phase.figures.frames_offered == 0) break;
       progress.phase_done(phase);
