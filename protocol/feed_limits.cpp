@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "protocol/audio_block.hpp"
+
 namespace hdstream {
 
 std::size_t raw_frame_bytes(const FeedDescriptor& feed) {
@@ -25,7 +27,9 @@ std::uint32_t max_frame_bytes(const Hello& hello) {
   const std::uint64_t ceiling = std::min<std::uint64_t>(
       kMaxFrameBytes, std::uint64_t{kMaxChunksPerFrame} * hello.chunk_bytes);
   std::uint64_t bound = raw_frame_bytes(hello.feed);
-  if (bound == 0) {
+  if (bound != 0) {
+    bound += max_audio_block_bytes(hello.feed);  // a raw picture and the most sound a frame has
+  } else {
     const double fps = hello.feed.frames_per_second();
     // The same expression senders size synthetic frames with (frame_bytes_for), rounded up: a
     // sender's frame is never a byte above it. In double: rate x den overflows 64 bits.

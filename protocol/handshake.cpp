@@ -29,6 +29,7 @@ constexpr std::array<std::pair<TransportKind, std::string_view>, 3> kTransportNa
 constexpr std::size_t kHelloBaseBytes = 1 + 1 + 2 + 2 + 4 + 4 + 8 + 1 + 1 + 2 + 4 + 4 + 4 + 8;
 constexpr std::size_t kHelloExtension1Bytes = 1 + 1 + 8;      // subconnection, reserved, session id
 constexpr std::size_t kHelloExtension2Bytes = 1 + 1 + 2 + 8;  // legs, leg, reserved, feed id
+constexpr std::size_t kHelloExtension3Bytes = 1 + 1 + 2 + 4;  // channels, bits, reserved, rate
 constexpr std::size_t kHelloBodyBytes =
     kHelloBaseBytes + kHelloExtension1Bytes + kHelloExtension2Bytes;
 
@@ -96,9 +97,12 @@ std::string_view to_string(AckStatus status) {
 }
 
 std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello) {
-  std::vector<std::byte> out(kHeaderBytes + kHelloBodyBytes);
+  // A video-only feed's HELLO stays what receivers older than audio read (68 bytes).
+  const bool audio = hello.feed.audio.present();
+  std::vector<std::byte> out(kHeaderBytes + kHelloBodyBytes + (audio ? kHelloExtension3Bytes : 0));
   ByteWriter w{std::span(out).subspan(kHeaderBytes)};
-  w.put<std::uint8_t>(static_cast<std::uint8_t>(hello.feed.codec));
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(hello.feed.codec) |
+                      (audio ? kWireCodecWithAudio : 0));
   w.put<std::uint8_t>(hello.flags);
   w.put<std::uint16_t>(hello.feed.width);
   w.put<std::uint16_t>(hello.feed.height);
@@ -120,6 +124,12 @@ std::vector<std::byte> encode_hello(std::uint16_t stream_id, const Hello& hello)
   w.put<std::uint8_t>(hello.leg);
   w.put<std::uint16_t>(0);  // reserved
   w.put<std::uint64_t>(hello.feed_id);
+  if (audio) {
+    w.put<std::uint8_t>(hello.feed.audio.channels);
+    w.put<std::uint8_t>(hello.feed.audio.bits);
+    w.put<std::uint16_t>(0);  // reserved
+    w.put<std::uint32_t>(hello.feed.audio.sample_rate);
+  }
   return with_header(MessageType::hello, stream_id, std::move(out), w.size());
 }
 
@@ -143,7 +153,15 @@ std::optional<Hello> decode_hello(std::span<const std::byte> body) {
     ok = r.get(hello.legs) && r.get(hello.leg) && r.get(reserved16) && r.get(hello.feed_id);
     if (!ok) return std::nullopt;
   }
-  hello.feed.codec = static_cast<Codec>(codec);
+  if (r.remaining() > 0) {  // extension 3 (audio): likewise
+    AudioFormat& audio = hello.feed.audio;
+    ok = r.get(audio.channels) && r.get(audio.bits) && r.get(reserved16) &&
+         r.get(audio.sample_rate);
+    if (!ok) return std::nullopt;
+  }
+  // The codec byte's audio bit and extension 3 say the same, or the HELLO is malformed.
+  if (((codec & kWireCodecWithAudio) != 0) != hello.feed.audio.present()) return std::nullopt;
+  hello.feed.codec = static_cast<Codec>(codec & ~kWireCodecWithAudio);
   // A plain srt HELLO is one connection; several say so with their own code point.
   if (transport == static_cast<std::uint8_t>(TransportKind::srt) && hello.connections > 1) {
     return std::nullopt;
@@ -159,6 +177,15 @@ std::string validate_hello(const Hello& hello) {
   }
   if (to_string(hello.transport) == "invalid") {
     return fmt::format("unknown transport {}", static_cast<int>(hello.transport));
+  }
+  if (const AudioFormat& audio = hello.feed.audio; audio.present()) {
+    if (hello.feed.codec == Codec::synthetic) return "synthetic feeds carry no audio";
+    if (audio.channels > kMaxAudioChannels || (audio.bits != 16 && audio.bits != 24) ||
+        audio.sample_rate != kAudioSampleRate) {
+      return fmt::format("audio {} channels of {}-bit at {} Hz (1..{} channels, 16 or 24-bit, {} Hz)",
+                         audio.channels, audio.bits, audio.sample_rate, kMaxAudioChannels,
+                         kAudioSampleRate);
+    }
   }
   if (hello.feed.frame_rate_num == 0 || hello.feed.frame_rate_den == 0 ||
       hello.feed.frames_per_second() > 1000.0) {

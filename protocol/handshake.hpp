@@ -26,13 +26,30 @@ enum class Codec : std::uint8_t {
 std::string_view to_string(Codec codec);
 std::optional<Codec> codec_from_string(std::string_view name);
 
+// Embedded audio, as SDI carries it beside the picture: interleaved little-endian PCM, every
+// frame carrying the samples that play during it (protocol/audio_block.hpp). channels 0: a
+// video-only feed.
+struct AudioFormat {
+  std::uint8_t channels = 0;      // 1 .. kMaxAudioChannels; 0 = no audio
+  std::uint8_t bits = 0;          // 16 or 24 per sample
+  std::uint32_t sample_rate = 0;  // kAudioSampleRate
+
+  bool present() const { return channels > 0; }
+  // Bytes of one sample on every channel (one "sample frame").
+  std::uint32_t bytes_per_sample() const { return std::uint32_t{channels} * (bits / 8u); }
+  bool operator==(const AudioFormat&) const = default;
+};
+inline constexpr std::uint32_t kAudioSampleRate = 48'000;
+inline constexpr std::uint8_t kMaxAudioChannels = 16;
+
 struct FeedDescriptor {
   Codec codec = Codec::invalid;
   std::uint16_t width = 0;
   std::uint16_t height = 0;
   std::uint32_t frame_rate_num = 30000;
   std::uint32_t frame_rate_den = 1001;
-  std::uint64_t bit_rate_bps = 0;
+  std::uint64_t bit_rate_bps = 0;  // picture and sound together
+  AudioFormat audio;
 
   double frames_per_second() const {
     return frame_rate_den == 0 ? 0.0 : static_cast<double>(frame_rate_num) / frame_rate_den;
@@ -78,6 +95,10 @@ inline constexpr std::uint8_t kMaxSubconnections = 16;
 // taking stripe 0 for a whole feed. Decoded as TransportKind::srt with its connections.
 inline constexpr std::uint8_t kWireSrtStriped = 4;
 inline constexpr std::uint8_t kMaxLegs = 2;
+// On the wire, a feed with audio sets this bit in its HELLO's codec byte (and carries extension
+// 3): a receiver older than audio refuses it ("unknown codec 130") instead of taking each
+// frame's sound for picture.
+inline constexpr std::uint8_t kWireCodecWithAudio = 0x80;
 
 enum class AckStatus : std::uint8_t {
   invalid = 0,
@@ -179,7 +200,8 @@ std::vector<std::byte> encode_feedback(std::uint16_t stream_id, const Feedback& 
 // accepted and the extra bytes ignored; shorter or inconsistent bodies yield nullopt. A HELLO is
 // either the 46-byte base body or at least 56 bytes (base + extension 1); anything in between
 // is a truncated extension and yields nullopt; so is a body between extension 1 and the end of
-// extension 2 (68 bytes).
+// extension 2 (68 bytes), or between that and the end of extension 3 (76 bytes, audio), or a
+// codec byte whose audio bit disagrees with extension 3.
 std::optional<Hello> decode_hello(std::span<const std::byte> body);
 std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body);
 std::optional<End> decode_end(std::span<const std::byte> body);

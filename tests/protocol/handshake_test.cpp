@@ -119,6 +119,7 @@ TEST(Handshake, LegsArePlausibleOrRefused) {
 
 TEST(Handshake, LongerHelloFromANewerRevisionIsAccepted) {
   auto message = encode_hello(0, sample_hello());
+  message.resize(message.size() + 8, std::byte{0});  // extension 3: no audio
   message.resize(message.size() + 16, std::byte{0x5a});
   auto hello = decode_hello(std::span(message).subspan(kHeaderBytes));
   ASSERT_TRUE(hello);
@@ -337,6 +338,77 @@ TEST(Handshake, AnAcceptedStripedFeedsAckNamesTheStripePorts) {
   auto many = std::vector<std::byte>(body.begin(), body.end());
   many[4] = std::byte{16};
   EXPECT_FALSE(decode_hello_ack(many));
+}
+
+}  // namespace
+}  // namespace hdstream
+
+namespace hdstream {
+namespace {
+
+Hello hello_with_audio() {
+  Hello hello = sample_hello();
+  hello.feed.audio = AudioFormat{8, 24, kAudioSampleRate};
+  return hello;
+}
+
+// A feed with audio sets the codec byte's audio bit and carries extension 3; an older receiver,
+// whose validate_hello knows codecs 1..4, refuses it as "unknown codec 130" instead of taking
+// each frame's sound for picture.
+TEST(HandshakeAudio, AFeedWithAudioSaysSoInTheCodecByteAndExtensionThree) {
+  const auto message = encode_hello(1, hello_with_audio());
+  MessageHeader header;
+  const auto body = body_of(message, header);
+  ASSERT_EQ(body.size(), 76u);
+  EXPECT_EQ(body[0], std::byte{0x82});
+  EXPECT_EQ(to_string(static_cast<Codec>(0x82)), "invalid");
+  EXPECT_EQ(body[68], std::byte{8});
+  EXPECT_EQ(body[69], std::byte{24});
+  const auto decoded = decode_hello(body);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(*decoded, hello_with_audio());
+  EXPECT_EQ(validate_hello(*decoded), "");
+  // A video-only feed's HELLO is what receivers older than audio read: 68 bytes, codec 2.
+  const auto plain = encode_hello(1, sample_hello());
+  EXPECT_EQ(body_of(plain, header).size(), 68u);
+  EXPECT_EQ(body_of(plain, header)[0], std::byte{2});
+}
+
+TEST(HandshakeAudio, TruncatedOrContradictoryAudioIsMalformed) {
+  const auto message = encode_hello(0, hello_with_audio());
+  const std::vector<std::byte> body(message.begin() + kHeaderBytes, message.end());
+  for (std::size_t n = 69; n < body.size(); ++n) {
+    EXPECT_FALSE(decode_hello(std::span(body).first(n))) << n;
+  }
+  // The audio bit without extension 3 (a 68-byte body), and extension 3 without the bit.
+  EXPECT_FALSE(decode_hello(std::span(body).first(68)));
+  auto forged = body;
+  forged[0] = std::byte{2};
+  EXPECT_FALSE(decode_hello(forged));
+  // Extension 3 saying "no audio" with the bit clear is a video-only feed.
+  forged[68] = std::byte{0};
+  const auto decoded = decode_hello(forged);
+  ASSERT_TRUE(decoded);
+  EXPECT_FALSE(decoded->feed.audio.present());
+}
+
+TEST(HandshakeAudio, ValidationBoundsTheSound) {
+  Hello hello = hello_with_audio();
+  hello.feed.audio.channels = 17;
+  EXPECT_EQ(validate_hello(hello),
+            "audio 17 channels of 24-bit at 48000 Hz (1..16 channels, 16 or 24-bit, 48000 Hz)");
+  hello = hello_with_audio();
+  hello.feed.audio.bits = 20;
+  EXPECT_NE(validate_hello(hello), "");
+  hello = hello_with_audio();
+  hello.feed.audio.sample_rate = 44'100;
+  EXPECT_NE(validate_hello(hello), "");
+  hello = hello_with_audio();
+  hello.feed.audio.bits = 16;
+  hello.feed.audio.channels = 16;
+  EXPECT_EQ(validate_hello(hello), "");
+  hello.feed.codec = Codec::synthetic;
+  EXPECT_EQ(validate_hello(hello), "synthetic feeds carry no audio");
 }
 
 }  // namespace
