@@ -66,6 +66,7 @@ FileWriter::FileWriter(std::string path, const FeedDescriptor& feed) : path_(std
     if (std::string(format_->oformat->name) == "matroska" && feed.codec == Codec::uyvy) {
       par->codec_tag = MKTAG('U', 'Y', 'V', 'Y');
     }
+    if (feed.audio.present()) add_audio_stream(feed.audio);
     av_check(avio_open(&format_->pb, path_.c_str(), AVIO_FLAG_WRITE),
              fmt::format("cannot write '{}'", path_));
     av_check(avformat_write_header(format_, nullptr), fmt::format("start '{}'", path_));
@@ -73,6 +74,21 @@ FileWriter::FileWriter(std::string path, const FeedDescriptor& feed) : path_(std
     release();
     throw;
   }
+}
+
+void FileWriter::add_audio_stream(const AudioFormat& audio) {
+  AVStream* stream = avformat_new_stream(format_, nullptr);
+  if (!stream) throw MediaError("out of memory creating a file writer");
+  stream->time_base = AVRational{1, static_cast<int>(audio.sample_rate)};
+  AVCodecParameters* par = stream->codecpar;
+  par->codec_type = AVMEDIA_TYPE_AUDIO;
+  par->codec_id = audio.bits == 24 ? AV_CODEC_ID_PCM_S24LE : AV_CODEC_ID_PCM_S16LE;
+  par->sample_rate = static_cast<int>(audio.sample_rate);
+  av_channel_layout_default(&par->ch_layout, audio.channels);
+  par->bits_per_coded_sample = audio.bits;
+  par->block_align = static_cast<int>(audio.bytes_per_sample());
+  par->bit_rate = std::int64_t{audio.sample_rate} * audio.bytes_per_sample() * 8;
+  audio_bytes_per_sample_ = audio.bytes_per_sample();
 }
 
 FileWriter::~FileWriter() {
@@ -106,8 +122,25 @@ void FileWriter::write(std::span<const std::byte> frame, std::int64_t frame_inde
       packet_,
       AVRational{format_->streams[0]->avg_frame_rate.den, format_->streams[0]->avg_frame_rate.num},
       format_->streams[0]->time_base);
-  av_check(av_write_frame(format_, packet_), fmt::format("write '{}'", path_));
+  // With sound beside it, libavformat interleaves the two (and copies the borrowed bytes).
+  av_check(audio_bytes_per_sample_ ? av_interleaved_write_frame(format_, packet_)
+                                   : av_write_frame(format_, packet_),
+           fmt::format("write '{}'", path_));
   ++frames_written_;
+}
+
+void FileWriter::write_audio(std::span<const std::byte> pcm, std::int64_t sample_index) {
+  if (finished_ || audio_bytes_per_sample_ == 0 || pcm.empty()) return;
+  av_packet_unref(packet_);
+  packet_->data = const_cast<std::uint8_t*>(reinterpret_cast<const std::uint8_t*>(pcm.data()));
+  packet_->size = static_cast<int>(pcm.size());
+  packet_->stream_index = 1;
+  packet_->pts = packet_->dts = sample_index;
+  packet_->duration = static_cast<std::int64_t>(pcm.size() / audio_bytes_per_sample_);
+  packet_->flags = AV_PKT_FLAG_KEY;
+  av_packet_rescale_ts(packet_, AVRational{1, format_->streams[1]->codecpar->sample_rate},
+                       format_->streams[1]->time_base);
+  av_check(av_interleaved_write_frame(format_, packet_), fmt::format("write '{}'", path_));
 }
 
 void FileWriter::finish() {

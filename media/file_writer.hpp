@@ -1,8 +1,10 @@
 // Writes received frames into a playable file with libavformat, exactly as they arrived: no
 // decode, no re-encode. Container from the extension: .mov (DNxHD, v210, UYVY), .mxf (DNxHD),
-// .mkv (DNxHD, v210, UYVY).
+// .mkv (DNxHD, v210, UYVY). A feed with audio gets a second stream, its PCM as carried
+// (pcm_s16le / pcm_s24le), beside the picture.
 //   FileWriter writer("feed0.mov", hello.feed);          // throws MediaError
-//   writer.write(frame->data, frame->seq - first_seq);   // ... writer.finish();
+//   writer.write(picture, frame->seq - first_seq);       // ... writer.finish();
+//   writer.write_audio(pcm, first_sample - first_sample_of_the_recording);
 #pragma once
 
 #include <cstddef>
@@ -28,6 +30,8 @@ class FileWriter {
   // Appends one frame at `frame_index` frame periods from the start (gaps where frames were
   // dropped stay gaps). Throws MediaError on a write failure.
   void write(std::span<const std::byte> frame, std::int64_t frame_index);
+  // Appends interleaved PCM starting `sample_index` samples from the start (feeds with audio).
+  void write_audio(std::span<const std::byte> pcm, std::int64_t sample_index);
   // Writes the trailer/index that makes the file playable, and closes it. Idempotent.
   void finish();
 
@@ -39,10 +43,12 @@ class FileWriter {
 
  private:
   void release();
+  void add_audio_stream(const AudioFormat& audio);
 
   std::string path_;
   AVFormatContext* format_ = nullptr;
   AVPacket* packet_ = nullptr;
+  std::uint32_t audio_bytes_per_sample_ = 0;  // 0: no sound
   bool finished_ = false;
   std::uint64_t frames_written_ = 0;
 };

@@ -1,12 +1,14 @@
 #include "pipeline/capture_sources.hpp"
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "common/log.hpp"
+#include "media/file_audio_reader.hpp"
 #include "media/file_reader.hpp"
 #include "media/formats.hpp"
 #include "media/gst_frame_source.hpp"
@@ -14,24 +16,50 @@
 #include "media/sample_clip.hpp"
 #include "media/video_encoder.hpp"
 #include "pipeline/frame_queue.hpp"
+#include "protocol/audio_block.hpp"
 
 namespace hdstream {
 namespace {
 
 // A clip read frame by frame on the feed's strand: a read from the page cache takes tens of
 // microseconds, and reading in step with the pacer keeps the loop exact (frame n = packet n).
+// A clip with sound carries, in each frame, the samples the frame clock gives it
+// (protocol/audio_block.hpp), read from the clip's audio track as stored; the sound starts over
+// with the picture.
 class FileSource : public FrameSource {
  public:
-  FileSource(std::string path, const FeedDescriptor& preset, std::uint16_t stream)
-      : reader_(std::move(path), preset), stream_(stream) {}
+  FileSource(const std::string& path, const FeedDescriptor& preset, std::uint16_t stream)
+      : reader_(path, preset),
+        sound_(FileAudioReader::open_if_any(path)),
+        feed_(reader_.feed()),
+        stream_(stream) {
+    if (sound_) {
+      feed_.audio = sound_->format();
+      const double block_bits = (feed_.audio.sample_rate * feed_.frame_rate_den /
+                                     double(feed_.frame_rate_num) * feed_.audio.bytes_per_sample() +
+                                 kAudioTrailerBytes) *
+                                8;
+      feed_.bit_rate_bps +=
+          static_cast<std::uint64_t>(std::llround(block_bits * feed_.frames_per_second()));
+    }
+  }
 
-  const FeedDescriptor& feed() const { return reader_.feed(); }
+  const FeedDescriptor& feed() const { return feed_; }
 
   FramePtr next_frame(std::uint64_t seq) override {
     if (failed_) return nullptr;
     FramePtr frame = pool_.acquire(0);
     try {
       reader_.read(frame->data);
+      if (sound_) {
+        if (reader_.loops() != loops_) {
+          loops_ = reader_.loops();
+          sound_->rewind();
+        }
+        pcm_.clear();
+        sound_->read(audio_samples_in_frame(feed_, seq), pcm_);
+        append_audio_block(frame->data, feed_.audio, audio_sample_at(feed_, seq), pcm_);
+      }
     } catch (const MediaError& error) {
       logger("source")->error("stream {}: {}", stream_, error.what());
       failed_ = true;
@@ -45,8 +73,12 @@ class FileSource : public FrameSource {
 
  private:
   FileReader reader_;
+  std::unique_ptr<FileAudioReader> sound_;  // null: a silent clip
+  FeedDescriptor feed_;
   std::uint16_t stream_;
   FramePool pool_;
+  std::vector<std::byte> pcm_;
+  std::uint64_t loops_ = 0;
   bool failed_ = false;
 };
 
@@ -131,9 +163,14 @@ FeedSource make_media_source(const std::string& spec, std::uint16_t stream,
                         "--format or another file",
                         where, path, to_string(feed.codec), to_string(preset.codec)));
       }
-      return {std::move(file), feed,
-              fmt::format("file {} ({} {}x{} {:.2f} fps, sent as is)", path, to_string(feed.codec),
-                          feed.width, feed.height, feed.frames_per_second())};
+      const std::string sound =
+          feed.audio.present()
+              ? fmt::format(", {} channels of {}-bit sound", feed.audio.channels, feed.audio.bits)
+              : "";
+      return {
+          std::move(file), feed,
+          fmt::format("file {} ({} {}x{} {:.2f} fps{}, sent as is)", path, to_string(feed.codec),
+                      feed.width, feed.height, feed.frames_per_second(), sound)};
     }
     auto gst = std::make_unique<GstSource>(spec, preset, stream);
     return {std::move(gst), preset,

@@ -12,6 +12,7 @@
 #include "media/picture_watch.hpp"
 #include "media/video_decoder.hpp"
 #include "pipeline/media_sources.hpp"
+#include "protocol/audio_block.hpp"
 
 namespace hdstream {
 namespace {
@@ -27,10 +28,12 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
       hello_(hello),
       output_(output),
       counters_(counters),
+      sound_until_seq_(hello.first_frame_seq),
       queue_(output.queue_frames) {
   counters_.decode_queue_capacity.store(static_cast<std::uint32_t>(queue_.capacity()),
                                         std::memory_order_relaxed);
   counters_.media.store(true, std::memory_order_relaxed);
+  counters_.audio_channels.store(hello.feed.audio.channels, std::memory_order_relaxed);
   for (const auto& target : output_.targets) {
     if (target.kind != OutputTarget::Kind::file) continue;
     recorders_.push_back(std::make_unique<Recorder>(
@@ -44,6 +47,7 @@ MediaFeed::~MediaFeed() {
 }
 
 void MediaFeed::push(FramePtr frame) {
+  if (hello_.feed.audio.present() && !accept_sound(*frame)) return;
   for (auto& recorder : recorders_) recorder->push(frame);
   if (queue_.push_drop_oldest(std::move(frame))) {
     counters_.dropped_before_decode.fetch_add(1, std::memory_order_relaxed);
@@ -51,6 +55,31 @@ void MediaFeed::push(FramePtr frame) {
   }
   counters_.decode_queue_depth.store(static_cast<std::uint32_t>(queue_.depth()),
                                      std::memory_order_relaxed);
+}
+
+bool MediaFeed::accept_sound(const Frame& frame) {
+  const FeedDescriptor& feed = hello_.feed;
+  // Sound that never came (frames lost, late or refused since the last one that did): one gap,
+  // filled downstream with silence of exactly its length.
+  const std::uint64_t expected = sound_until_seq_;
+  if (frame.seq > expected) {
+    counters_.audio_gaps.fetch_add(1, std::memory_order_relaxed);
+    counters_.audio_silence_samples.fetch_add(
+        audio_sample_at(feed, frame.seq) - audio_sample_at(feed, expected),
+        std::memory_order_relaxed);
+  }
+  if (frame.seq >= expected) sound_until_seq_ = frame.seq + 1;
+  const AudioBlock block = split_audio_block(frame.data, feed, frame.seq);
+  if (block.error.empty()) return true;
+  // Verified bytes that are no frame of this feed: a sender's fault, not the network's.
+  counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
+  counters_.audio_gaps.fetch_add(1, std::memory_order_relaxed);
+  counters_.audio_silence_samples.fetch_add(audio_samples_in_frame(feed, frame.seq),
+                                            std::memory_order_relaxed);
+  if (sound_errors_logged_++ < kMaxErrorLines) {
+    log()->warn("stream {}: frame {} refused: {}", stream_, frame.seq, block.error);
+  }
+  return false;
 }
 
 void MediaFeed::close() {
@@ -89,9 +118,13 @@ void MediaFeed::run() {
       counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
+    const bool sound = feed.audio.present();
+    const std::span<const std::byte> coded =
+        sound ? split_audio_block(frame->data, feed, frame->seq).picture
+              : std::span<const std::byte>(frame->data);
     const Picture* picture = nullptr;
     try {
-      picture = &decoder->decode(frame->data);
+      picture = &decoder->decode(coded);
     } catch (const MediaError& error) {
       counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
       if (errors_logged++ < kMaxErrorLines) {
@@ -102,8 +135,9 @@ void MediaFeed::run() {
     }
     counters_.frames_decoded.fetch_add(1, std::memory_order_relaxed);
     counters_.decode_latency.add(wall_clock_ns() - frame->ready_ns);
-    const PictureFlags flags =
-        watch.observe(*picture, steady_clock_ns(), frame->content_fingerprint);
+    // The wire's fingerprint covers the sound too: with sound, the picture is hashed instead.
+    const PictureFlags flags = watch.observe(*picture, steady_clock_ns(),
+                                             sound ? std::nullopt : frame->content_fingerprint);
     counters_.frozen.store(flags.frozen, std::memory_order_relaxed);
     counters_.black.store(flags.black, std::memory_order_relaxed);
     for (const auto& sink : sinks) sink->show(*picture, flags);

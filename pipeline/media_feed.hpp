@@ -32,6 +32,8 @@ class MediaFeed final : public FeedMedia {
   // Never blocks: each recording takes the frame into its own queue, and when the decoder is
   // `queue_frames` behind, the oldest waiting frame is dropped and counted (drops and
   // dropped_before_decode).
+  // On a feed with audio, a frame whose audio block is not the frame clock's is refused here
+  // (decode_errors), and sound that never came is counted (audio_gaps, audio_silence_samples).
   void push(FramePtr frame) override;
   // No more frames: the workers drain their queues, finalize their sinks and exit.
   void close() override;
@@ -40,13 +42,16 @@ class MediaFeed final : public FeedMedia {
 
  private:
   void run();
+  bool accept_sound(const Frame& frame);  // network strand
 
   std::uint16_t stream_;
   Hello hello_;
   MediaOutput output_;
   StreamCounters& counters_;
+  std::uint64_t sound_until_seq_;  // the frame after the last whose sound came (network strand)
   std::vector<std::unique_ptr<Recorder>> recorders_;
   FrameQueue queue_;
+  std::uint64_t sound_errors_logged_ = 0;
   std::jthread worker_;
 };
 

@@ -1,16 +1,32 @@
 #include "pipeline/recorder.hpp"
 
+#include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "common/log.hpp"
 #include "media/file_writer.hpp"
 #include "media/media_error.hpp"
 #include "pipeline/media_sources.hpp"
+#include "protocol/audio_block.hpp"
 
 namespace hdstream {
 namespace {
 std::shared_ptr<spdlog::logger> log() {
   return logger("media");
+}
+
+// Writes `samples` of silence from `sample_index` on, a second at a time: a long outage must not
+// make the recorder allocate its whole length.
+void write_silence(FileWriter& writer, const AudioFormat& audio, std::uint64_t samples,
+                   std::int64_t sample_index) {
+  const std::vector<std::byte> second(std::size_t{audio.sample_rate} * audio.bytes_per_sample());
+  while (samples > 0) {
+    const std::uint64_t now = std::min<std::uint64_t>(samples, audio.sample_rate);
+    writer.write_audio(std::span(second).first(now * audio.bytes_per_sample()), sample_index);
+    sample_index += static_cast<std::int64_t>(now);
+    samples -= now;
+  }
 }
 }  // namespace
 
@@ -49,10 +65,29 @@ void Recorder::run() {
     log()->error("stream {}: --output file:{}: {}; the feed's other outputs continue", stream_,
                  pattern_, error.what());
   }
+  // The sound is written on the feed's sample clock from the recording's first frame on; where
+  // frames never came, silence of exactly their length keeps it in step with the picture.
+  const FeedDescriptor& feed = hello_.feed;
+  const std::uint64_t first_sample = audio_sample_at(feed, hello_.first_frame_seq);
+  std::uint64_t next_sample = first_sample;
   while (FramePtr frame = queue_.pop_wait()) {
     if (!writer) continue;  // drained all the same, so that finish() never waits on a full queue
     try {
-      writer->write(frame->data, static_cast<std::int64_t>(frame->seq - hello_.first_frame_seq));
+      AudioBlock block;
+      std::span<const std::byte> picture = frame->data;
+      if (feed.audio.present()) {
+        block = split_audio_block(frame->data, feed, frame->seq);
+        if (!block.error.empty()) continue;  // refused (and counted) by MediaFeed::push
+        picture = block.picture;
+      }
+      writer->write(picture, static_cast<std::int64_t>(frame->seq - hello_.first_frame_seq));
+      if (feed.audio.present() && block.first_sample >= next_sample) {
+        write_silence(*writer, feed.audio, block.first_sample - next_sample,
+                      static_cast<std::int64_t>(next_sample - first_sample));
+        writer->write_audio(block.pcm,
+                            static_cast<std::int64_t>(block.first_sample - first_sample));
+        next_sample = block.first_sample + block.samples;
+      }
       counters_.frames_recorded.fetch_add(1, std::memory_order_relaxed);
     } catch (const MediaError& error) {
       log()->error("stream {}: {}; recording stops", stream_, error.what());

@@ -61,9 +61,8 @@ AudioBlock split_audio_block(std::span<const std::byte> frame, const FeedDescrip
   if (magic != kAudioTrailerMagic) {
     block.error = "no audio trailer at the end of the frame";
   } else if (samples != expected || first_sample != expected_first) {
-    block.error = fmt::format(
-        "frame {} carries samples {}+{} where the frame clock puts {}+{}", frame_seq,
-        first_sample, samples, expected_first, expected);
+    block.error = fmt::format("frame {} carries samples {}+{} where the frame clock puts {}+{}",
+                              frame_seq, first_sample, samples, expected_first, expected);
   } else if (const std::uint64_t pcm_bytes = std::uint64_t{samples} * feed.audio.bytes_per_sample();
              pcm_bytes > frame.size() - kAudioTrailerBytes) {
     block.error = fmt::format("{} bytes of audio in a {}-byte frame", pcm_bytes, frame.size());

@@ -32,13 +32,15 @@ inline constexpr std::uint32_t kMinFrameBytesBound = 1u << 20;
 std::size_t raw_frame_bytes(const FeedDescriptor& feed);
 
 // The largest frame a sender plans for on this feed: synthetic frames exactly their rate / fps
-// (rounded), every other feed kCompressedFrameMargin x that (the rate counts picture and sound). 0 when the frame rate is.
+// (rounded), every other feed kCompressedFrameMargin x that (the rate counts picture and sound). 0
+// when the frame rate is.
 std::size_t planned_frame_bytes(const FeedDescriptor& feed);
 
 // The largest frame a receiver accepts on a feed with this HELLO: raw formats exactly their
-// frame size (plus the largest audio block, protocol/audio_block.hpp, on a feed with audio); synthetic frames their rate / fps; DNxHD kCompressedFrameMargin x that; those two
-// at least kMinFrameBytesBound. Never above kMaxFrameBytes or kMaxChunksPerFrame chunks of
-// the HELLO's chunk size. Total for any HELLO (0 only for a zero-sized raw format).
+// frame size (plus the largest audio block, protocol/audio_block.hpp, on a feed with audio);
+// synthetic frames their rate / fps; DNxHD kCompressedFrameMargin x that; those two at least
+// kMinFrameBytesBound. Never above kMaxFrameBytes or kMaxChunksPerFrame chunks of the HELLO's chunk
+// size. Total for any HELLO (0 only for a zero-sized raw format).
 std::uint32_t max_frame_bytes(const Hello& hello);
 
 }  // namespace hdstream

@@ -155,8 +155,8 @@ std::optional<Hello> decode_hello(std::span<const std::byte> body) {
   }
   if (r.remaining() > 0) {  // extension 3 (audio): likewise
     AudioFormat& audio = hello.feed.audio;
-    ok = r.get(audio.channels) && r.get(audio.bits) && r.get(reserved16) &&
-         r.get(audio.sample_rate);
+    ok =
+        r.get(audio.channels) && r.get(audio.bits) && r.get(reserved16) && r.get(audio.sample_rate);
     if (!ok) return std::nullopt;
   }
   // The codec byte's audio bit and extension 3 say the same, or the HELLO is malformed.
@@ -182,9 +182,9 @@ std::string validate_hello(const Hello& hello) {
     if (hello.feed.codec == Codec::synthetic) return "synthetic feeds carry no audio";
     if (audio.channels > kMaxAudioChannels || (audio.bits != 16 && audio.bits != 24) ||
         audio.sample_rate != kAudioSampleRate) {
-      return fmt::format("audio {} channels of {}-bit at {} Hz (1..{} channels, 16 or 24-bit, {} Hz)",
-                         audio.channels, audio.bits, audio.sample_rate, kMaxAudioChannels,
-                         kAudioSampleRate);
+      return fmt::format(
+          "audio {} channels of {}-bit at {} Hz (1..{} channels, 16 or 24-bit, {} Hz)",
+          audio.channels, audio.bits, audio.sample_rate, kMaxAudioChannels, kAudioSampleRate);
     }
   }
   if (hello.feed.frame_rate_num == 0 || hello.feed.frame_rate_den == 0 ||

@@ -191,6 +191,11 @@ struct StreamCounters {
   // feed's recordings, and frames a recording's queue dropped because the disk fell behind.
   std::atomic<std::uint64_t> frames_recorded{0};
   std::atomic<std::uint64_t> dropped_before_record{0};
+  // A feed with audio: runs of frames whose sound never came (lost, late or refused), and the
+  // samples of silence that stand in for them.
+  std::atomic<std::uint8_t> audio_channels{0};  // from the HELLO; 0: video only
+  std::atomic<std::uint64_t> audio_gaps{0};
+  std::atomic<std::uint64_t> audio_silence_samples{0};
   // The decoded picture now: unchanged for 2 s (frozen), black for 1 s (media/picture_watch).
   std::atomic<bool> frozen{false};
   std::atomic<bool> black{false};

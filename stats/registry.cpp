@@ -141,6 +141,9 @@ Snapshot StatsRegistry::read() const {
       s.decode_queue_capacity = c.decode_queue_capacity.load(std::memory_order_relaxed);
       s.frames_recorded = c.frames_recorded.load(std::memory_order_relaxed);
       s.dropped_before_record = c.dropped_before_record.load(std::memory_order_relaxed);
+      s.audio_channels = c.audio_channels.load(std::memory_order_relaxed);
+      s.audio_gaps = c.audio_gaps.load(std::memory_order_relaxed);
+      s.audio_silence_samples = c.audio_silence_samples.load(std::memory_order_relaxed);
       s.frozen = c.frozen.load(std::memory_order_relaxed);
       s.black = c.black.load(std::memory_order_relaxed);
       s.latency_ms_p50 = c.decode_latency.summary().p50_ms;

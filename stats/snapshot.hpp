@@ -115,6 +115,9 @@ struct StreamSnapshot {
   std::uint32_t decode_queue_capacity = 0;
   std::uint64_t frames_recorded = 0;        // summed over the feed's recordings
   std::uint64_t dropped_before_record = 0;  // a recording's queue full: the disk fell behind
+  std::uint8_t audio_channels = 0;          // 0: a video-only feed
+  std::uint64_t audio_gaps = 0;             // runs of frames whose sound never came
+  std::uint64_t audio_silence_samples = 0;  // silence standing in for them, 48 kHz samples
   bool frozen = false;                      // the picture has not changed for 2 s
   bool black = false;                       // the picture has been black for 1 s
   double latency_ms_p50 = 0;                // sender frame ready -> decoded, over the whole run
