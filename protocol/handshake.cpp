@@ -293,6 +293,18 @@ std::string named_receiver(const HelloAck& ack) {
   return name;
 }
 
+std::string older_receiver_hint(const Hello& hello, const HelloAck& ack) {
+  if (ack.status != AckStatus::bad_request) return {};
+  if (hello.transport == TransportKind::srt && hello.connections > 1 &&
+      ack.reason.starts_with("unknown transport")) {
+    return " (the receiver predates SRT stripes: upgrade it, or send with --conns 1)";
+  }
+  if (hello.feed.audio.present() && ack.reason.starts_with("unknown codec")) {
+    return " (the receiver predates audio: upgrade it, or send a source without sound)";
+  }
+  return {};
+}
+
 std::vector<std::byte> encode_end(std::uint16_t stream_id, const End& end) {
   std::vector<std::byte> out(kHeaderBytes + 8);
   ByteWriter w{std::span(out).subspan(kHeaderBytes)};

@@ -131,6 +131,10 @@ inline constexpr std::size_t kMaxReasonBytes = 512;
 std::string named_receiver(const HelloAck& ack);
 inline constexpr std::size_t kMaxReceiverNameBytes = 128;
 
+// What a refusal means when the receiver is older than what `hello` asks for (SRT stripes,
+// audio), as a parenthesis to append to the sender's error line; empty otherwise.
+std::string older_receiver_hint(const Hello& hello, const HelloAck& ack);
+
 struct End {
   std::uint64_t frames_sent = 0;  // frame sequence numbers 0 .. frames_sent-1 were produced
 

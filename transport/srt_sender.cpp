@@ -119,13 +119,9 @@ bool SrtSender::connect_and_handshake() {
   std::optional<HelloAck> ack = connect_stripe(0, remote_, options_.connect_patience);
   if (!ack) return false;
   if (ack->status != AckStatus::accepted) {
-    // A receiver older than stripes does not know the striped code point.
-    const bool older = stripes > 1 && ack->reason.starts_with("unknown transport");
     srt_log()->error("stream {}: receiver refused the feed: {}{}{}{}", options_.stream_id,
                      to_string(ack->status), ack->reason.empty() ? "" : ": ", ack->reason,
-                     older ? " (the receiver predates SRT stripes: upgrade it, or send with "
-                             "--conns 1)"
-                           : "");
+                     older_receiver_hint(options_.hello, *ack));
     return false;
   }
   counters_.far_end.receiver.set(named_receiver(*ack));

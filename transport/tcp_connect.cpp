@@ -189,8 +189,10 @@ awaitable<HandshakeOutcome> client_handshake(tcp::socket& socket, std::span<cons
     co_return outcome;
   }
   if (ack->status != AckStatus::accepted) {
-    outcome.error = fmt::format("receiver refused the feed: {}{}{}", to_string(ack->status),
-                                ack->reason.empty() ? "" : ": ", ack->reason);
+    const auto sent = decode_hello(std::span(hello).subspan(kHeaderBytes));
+    outcome.error = fmt::format("receiver refused the feed: {}{}{}{}", to_string(ack->status),
+                                ack->reason.empty() ? "" : ": ", ack->reason,
+                                sent ? older_receiver_hint(*sent, *ack) : "");
     co_return outcome;
   }
   outcome.accepted = true;

@@ -374,6 +374,16 @@ TEST(HandshakeAudio, AFeedWithAudioSaysSoInTheCodecByteAndExtensionThree) {
   EXPECT_EQ(body_of(plain, header)[0], std::byte{2});
 }
 
+TEST(HandshakeAudio, ASenderNamesAnOlderReceiversRefusalOfAudio) {
+  // What a receiver older than audio answers: its validate_hello sees codec 0x82.
+  const HelloAck older{AckStatus::bad_request, "unknown codec 130"};
+  EXPECT_EQ(older_receiver_hint(hello_with_audio(), older),
+            " (the receiver predates audio: upgrade it, or send a source without sound)");
+  EXPECT_EQ(older_receiver_hint(sample_hello(), older), "");
+  EXPECT_EQ(older_receiver_hint(hello_with_audio(), {AckStatus::bad_request, "zero connections"}),
+            "");
+}
+
 TEST(HandshakeAudio, TruncatedOrContradictoryAudioIsMalformed) {
   const auto message = encode_hello(0, hello_with_audio());
   const std::vector<std::byte> body(message.begin() + kHeaderBytes, message.end());
