@@ -159,6 +159,22 @@ void add_sources(CLI::App& command, std::vector<std::string>& sources) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+void add_audio_sources(CLI::App& command, std::vector<std::string>& sources,
+                       std::uint8_t& channels) {
+  command
+      .add_option("--audio-source", sources,
+                  "Feed sound: none, or a GStreamer description (audiotestsrc wave=sine, "
+                  "alsasrc, pulsesrc); default: a file: clip's own PCM track. Once for all "
+                  "feeds ({stream} = feed number) or once per feed")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command
+      .add_option("--audio-channels", channels,
+                  "Channels of an --audio-source description's sound (24-bit, 48 kHz)")
+      ->check(CLI::Range(1, int{kMaxAudioChannels}))
+      ->capture_default_str();
+}
+
 CLI::Option* add_transport(CLI::App& command, std::string& transport) {
   return command.add_option("--transport", transport, "Transport")
       ->check(CLI::IsMember({"tcp", "mtcp", "srt"}))
@@ -201,6 +217,7 @@ void add_send_options(CLI::App& command, SendOptions& send, SendText& text) {
       ->envname("HDSTREAM_FORMAT")
       ->capture_default_str();
   add_sources(command, send.sources);
+  add_audio_sources(command, send.audio_sources, send.audio_channels);
   add_transport(command, text.transport);
   command.add_option("--rate", text.rate, "Bit rate per feed, e.g. 270M, 1.5G")
       ->check(kRate)
@@ -390,6 +407,7 @@ Finisher add_demo(CLI::App* command) {
               kDuration);
   command->add_option("--format", demo->format, "Feed format preset")->capture_default_str();
   add_sources(*command, demo->sources);
+  add_audio_sources(*command, demo->audio_sources, demo->audio_channels);
   add_outputs(*command, demo->outputs, demo->fullscreen, demo->layout,
               "auto (display if there is one, else null), null, display, file:PATTERN, "
               "screen:N, multiview[:N] or program[:N]; repeatable");

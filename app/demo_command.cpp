@@ -61,6 +61,8 @@ int run_demo(const DemoOptions& options) {
   plan.options.duration = options.duration;
   plan.options.format = options.format;
   plan.options.sources = options.sources;
+  plan.options.audio_sources = options.audio_sources;
+  plan.options.audio_channels = options.audio_channels;
   plan.options.common.key = options.common.key;
   plan.destination = resolve_destination(store, plan.options.dest);
   plan.format = resolve_format(store, plan.options.format);

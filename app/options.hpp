@@ -44,6 +44,10 @@ struct SendOptions {
   std::string format = "synthetic";
   // Per feed: empty -> the format's default; one -> all feeds ({stream} substituted); N -> each.
   std::vector<std::string> sources;
+  // Per feed, like sources: empty -> each source's own sound (a file: clip's track); "none";
+  // or a GStreamer description, with audio_channels channels.
+  std::vector<std::string> audio_sources;
+  std::uint8_t audio_channels = 2;
   TransportKind transport = TransportKind::tcp;
   std::uint64_t rate_bps = 270'000'000;
   std::chrono::nanoseconds duration = 0s;   // 0: until interrupted
@@ -116,6 +120,8 @@ struct DemoOptions {
   std::chrono::nanoseconds duration = 20s;
   std::string format = "dnxhd220";
   std::vector<std::string> sources;
+  std::vector<std::string> audio_sources;
+  std::uint8_t audio_channels = 2;
   std::vector<std::string> outputs{"auto"};  // auto: display when there is one, else null
   bool fullscreen = false;
   std::string layout;  // multiview tiles, "COLUMNSxROWS"; empty: from the feed count

@@ -128,9 +128,10 @@ std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
   base.duration = o.duration;
   base.spread_over = o.align_frames ? 0 : o.streams;
 
-  std::vector<std::string> sources;
+  std::vector<std::string> sources, sounds;
   try {
     sources = per_feed_specs(o.sources, o.streams, plan.format.default_source);
+    sounds = per_feed_specs(o.audio_sources, o.streams, "", "--audio-source");
   } catch (const SpecError& error) {
     throw UsageError(error.what());
   }
@@ -142,6 +143,7 @@ std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
     feeds[i].request.source_b = plan.source_b;
     feeds[i].request.stream_id = static_cast<std::uint16_t>(i);
     feeds[i].source = sources.at(i);
+    feeds[i].sound = {sounds.at(i), o.audio_channels};
   }
   return feeds;
 }

@@ -7,6 +7,7 @@
 
 #include "app/options.hpp"
 #include "mux/wire.hpp"
+#include "pipeline/media_sources.hpp"
 #include "presets/presets.hpp"
 #include "transport/feed_request.hpp"
 
@@ -40,6 +41,7 @@ struct FeedSetup {
   FeedRequest request;  // destination and stream id set; its feed becomes the source's own
   Wire wire;
   std::string source;          // source spec (pipeline/media_sources.hpp); unpaced: unused
+  SoundSpec sound;             // --audio-source, --audio-channels
   FeedDescriptor format;       // the format preset's feed, which a source may refine
   std::uint64_t rate_bps = 0;  // --rate: sizes synthetic frames
   std::chrono::nanoseconds duration{0};  // how long to send; 0: until stopped

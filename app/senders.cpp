@@ -29,7 +29,7 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats,
       made.summary = fmt::format("unpaced synthetic frames of {} bytes", unpaced_frame_bytes);
     } else {
       try {
-        made = make_feed_source(setup.source, stream_id, setup.format, setup.rate_bps);
+        made = make_feed_source(setup.source, stream_id, setup.format, setup.rate_bps, setup.sound);
       } catch (const SpecError& error) {
         throw UsageError(error.what());
       }

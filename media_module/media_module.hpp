@@ -3,7 +3,7 @@
 // with its dependencies, ~30 ms of CPU) the first time a command needs a picture, a media
 // source, MPEG-TS, a window or a report: a synthetic feed's sender and receiver, and `bench`,
 // start in ~3 ms of CPU instead of ~32. Tests link the same implementation directly.
-//   FeedSource made = media_module().make_media_source("file:clip.mov", 0, preset);
+//   FeedSource made = media_module().make_media_source("file:clip.mov", {}, 0, preset);
 //   media_module().run_qt({.title = "hdstream recv", .panel = true, ...});
 #pragma once
 
@@ -25,6 +25,7 @@
 namespace hdstream {
 
 struct FeedSource;        // pipeline/media_sources.hpp
+struct SoundSpec;         // pipeline/media_sources.hpp
 class FeedMedia;          // pipeline/feed_media.hpp
 struct MediaOutput;       // pipeline/media_output.hpp
 struct LinkReportInput;   // report/link_report.hpp
@@ -81,7 +82,8 @@ class MediaModule {
   virtual ~MediaModule() = default;
 
   // A file:, bars or GStreamer source for one feed (pipeline/media_sources.hpp). Throws SpecError.
-  virtual FeedSource make_media_source(const std::string& spec, std::uint16_t stream,
+  virtual FeedSource make_media_source(const std::string& spec, const SoundSpec& sound,
+                                       std::uint16_t stream,
                                        const FeedDescriptor& preset) const = 0;
   // One received feed's decoder, recordings and picture sinks (pipeline/media_feed.hpp).
   virtual std::unique_ptr<FeedMedia> make_feed_media(std::uint16_t stream, const Hello& hello,

@@ -15,9 +15,10 @@
 
 namespace hdstream {
 
-FeedSource MediaModuleImpl::make_media_source(const std::string& spec, std::uint16_t stream,
+FeedSource MediaModuleImpl::make_media_source(const std::string& spec, const SoundSpec& sound,
+                                              std::uint16_t stream,
                                               const FeedDescriptor& preset) const {
-  return hdstream::make_media_source(spec, stream, preset);
+  return hdstream::make_media_source(spec, sound, stream, preset);
 }
 
 std::unique_ptr<FeedMedia> MediaModuleImpl::make_feed_media(std::uint16_t stream,

@@ -10,8 +10,8 @@ namespace hdstream {
 
 class MediaModuleImpl final : public MediaModule {
  public:
-  FeedSource make_media_source(const std::string& spec, std::uint16_t stream,
-                               const FeedDescriptor& preset) const override;
+  FeedSource make_media_source(const std::string& spec, const SoundSpec& sound,
+                               std::uint16_t stream, const FeedDescriptor& preset) const override;
   std::unique_ptr<FeedMedia> make_feed_media(std::uint16_t stream, const Hello& hello,
                                              const MediaOutput& output,
                                              StreamCounters& counters) const override;

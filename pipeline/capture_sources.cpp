@@ -11,6 +11,7 @@
 #include "media/file_audio_reader.hpp"
 #include "media/file_reader.hpp"
 #include "media/formats.hpp"
+#include "media/gst_audio_source.hpp"
 #include "media/gst_frame_source.hpp"
 #include "media/media_error.hpp"
 #include "media/sample_clip.hpp"
@@ -25,23 +26,17 @@ namespace {
 // microseconds, and reading in step with the pacer keeps the loop exact (frame n = packet n).
 // A clip with sound carries, in each frame, the samples the frame clock gives it
 // (protocol/audio_block.hpp), read from the clip's audio track as stored; the sound starts over
-// with the picture.
+// with the picture. `own_sound` false: the picture alone (the sound comes from elsewhere, or
+// none is wanted).
 class FileSource : public FrameSource {
  public:
-  FileSource(const std::string& path, const FeedDescriptor& preset, std::uint16_t stream)
+  FileSource(const std::string& path, const FeedDescriptor& preset, std::uint16_t stream,
+             bool own_sound)
       : reader_(path, preset),
-        sound_(FileAudioReader::open_if_any(path)),
+        sound_(own_sound ? FileAudioReader::open_if_any(path) : nullptr),
         feed_(reader_.feed()),
         stream_(stream) {
-    if (sound_) {
-      feed_.audio = sound_->format();
-      const double block_bits = (feed_.audio.sample_rate * feed_.frame_rate_den /
-                                     double(feed_.frame_rate_num) * feed_.audio.bytes_per_sample() +
-                                 kAudioTrailerBytes) *
-                                8;
-      feed_.bit_rate_bps +=
-          static_cast<std::uint64_t>(std::llround(block_bits * feed_.frames_per_second()));
-    }
+    if (sound_) feed_ = with_sound(feed_, sound_->format());
   }
 
   const FeedDescriptor& feed() const { return feed_; }
@@ -141,10 +136,73 @@ class GstSource : public FrameSource {
   std::atomic<bool> ended_{false};
 };
 
+// A picture source with its sound from a GStreamer description (--audio-source): each frame
+// gets the samples the frame clock gives it. The sound is read for every frame, also one the
+// picture source missed, so that it stays in real time (the receiver fills that gap).
+class WithSound : public FrameSource {
+ public:
+  WithSound(std::unique_ptr<FrameSource> picture, std::unique_ptr<GstAudioSource> sound,
+            const FeedDescriptor& feed)
+      : picture_(std::move(picture)), sound_(std::move(sound)), feed_(feed) {}
+
+  void start() override {
+    sound_->start(audio_samples_in_frame(feed_, 0));
+    picture_->start();
+  }
+  FramePtr next_frame(std::uint64_t seq) override {
+    FramePtr frame = picture_->next_frame(seq);
+    pcm_.clear();
+    sound_->read(audio_samples_in_frame(feed_, seq), pcm_);
+    if (frame) append_audio_block(frame->data, feed_.audio, audio_sample_at(feed_, seq), pcm_);
+    return frame;
+  }
+  bool ended() const override { return picture_->ended(); }
+
+ private:
+  std::unique_ptr<FrameSource> picture_;
+  std::unique_ptr<GstAudioSource> sound_;
+  FeedDescriptor feed_;
+  std::vector<std::byte> pcm_;
+};
+
+std::string sound_summary(const FeedDescriptor& feed, const SoundSpec& sound) {
+  if (!feed.audio.present()) return "";
+  const std::string from =
+      sound.from_gstreamer() ? fmt::format(" from '{}'", sound.description) : std::string();
+  return fmt::format(", {} channels of {}-bit sound{}", feed.audio.channels, feed.audio.bits, from);
+}
+
 }  // namespace
 
-FeedSource make_media_source(const std::string& spec, std::uint16_t stream,
+FeedDescriptor with_sound(FeedDescriptor feed, const AudioFormat& audio) {
+  feed.audio = audio;
+  // The rate counts the sound too: every frame's PCM and trailer.
+  const double block_bytes = static_cast<double>(audio.sample_rate) * feed.frame_rate_den /
+                                 feed.frame_rate_num * audio.bytes_per_sample() +
+                             kAudioTrailerBytes;
+  feed.bit_rate_bps +=
+      static_cast<std::uint64_t>(std::llround(block_bytes * 8 * feed.frames_per_second()));
+  return feed;
+}
+
+FeedSource make_media_source(const std::string& spec, const SoundSpec& sound, std::uint16_t stream,
                              const FeedDescriptor& preset) {
+  FeedSource made = make_picture_source(spec, sound, stream, preset);
+  if (!sound.from_gstreamer()) return made;
+  try {
+    auto gst = std::make_unique<GstAudioSource>(sound.description,
+                                                AudioFormat{sound.channels, 24, kAudioSampleRate});
+    made.feed = with_sound(made.feed, gst->format());
+    made.source = std::make_unique<WithSound>(std::move(made.source), std::move(gst), made.feed);
+  } catch (const MediaError& error) {
+    throw SpecError(fmt::format("--audio-source (stream {}): {}", stream, error.what()));
+  }
+  made.summary += sound_summary(made.feed, sound);
+  return made;
+}
+
+FeedSource make_picture_source(const std::string& spec, const SoundSpec& sound,
+                               std::uint16_t stream, const FeedDescriptor& preset) {
   const std::string where = fmt::format("--source (stream {})", stream);
   try {
     std::string path;
@@ -155,7 +213,8 @@ FeedSource make_media_source(const std::string& spec, std::uint16_t stream,
       if (path.empty()) throw SpecError(where + ": file: needs a path (file:PATH)");
     }
     if (!path.empty()) {
-      auto file = std::make_unique<FileSource>(path, preset, stream);
+      // A clip's own sound unless --audio-source says otherwise.
+      auto file = std::make_unique<FileSource>(path, preset, stream, sound.description.empty());
       const FeedDescriptor feed = file->feed();
       if (feed.codec != preset.codec) {
         throw SpecError(
@@ -163,14 +222,10 @@ FeedSource make_media_source(const std::string& spec, std::uint16_t stream,
                         "--format or another file",
                         where, path, to_string(feed.codec), to_string(preset.codec)));
       }
-      const std::string sound =
-          feed.audio.present()
-              ? fmt::format(", {} channels of {}-bit sound", feed.audio.channels, feed.audio.bits)
-              : "";
-      return {
-          std::move(file), feed,
-          fmt::format("file {} ({} {}x{} {:.2f} fps{}, sent as is)", path, to_string(feed.codec),
-                      feed.width, feed.height, feed.frames_per_second(), sound)};
+      return {std::move(file), feed,
+              fmt::format("file {} ({} {}x{} {:.2f} fps{}, sent as is)", path,
+                          to_string(feed.codec), feed.width, feed.height, feed.frames_per_second(),
+                          sound_summary(feed, sound))};
     }
     auto gst = std::make_unique<GstSource>(spec, preset, stream);
     return {std::move(gst), preset,

@@ -19,7 +19,7 @@ std::string substitute_stream(std::string text, std::uint16_t stream) {
 }
 
 std::vector<std::string> per_feed_specs(const std::vector<std::string>& specs, std::size_t streams,
-                                        const std::string& fallback) {
+                                        const std::string& fallback, std::string_view option) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < streams; ++i) {
     const std::string& spec = specs.empty()       ? fallback
@@ -29,15 +29,16 @@ std::vector<std::string> per_feed_specs(const std::vector<std::string>& specs, s
   }
   if (specs.size() > 1 && specs.size() != streams) {
     throw SpecError(
-        fmt::format("--source given {} times for {} streams: give it once (use "
+        fmt::format("{} given {} times for {} streams: give it once (use "
                     "{{stream}} for the feed number) or once per stream",
-                    specs.size(), streams));
+                    option, specs.size(), streams));
   }
   return out;
 }
 
 FeedSource make_feed_source(const std::string& spec, std::uint16_t stream,
-                            const FeedDescriptor& preset, std::uint64_t synthetic_rate_bps) {
+                            const FeedDescriptor& preset, std::uint64_t synthetic_rate_bps,
+                            const SoundSpec& sound) {
   const std::string where = fmt::format("--source (stream {})", stream);
   if (spec.empty()) throw SpecError(where + ": empty source");
   if (spec == "synthetic" || preset.codec == Codec::synthetic) {
@@ -51,11 +52,17 @@ FeedSource make_feed_source(const std::string& spec, std::uint16_t stream,
     if (feed.codec != Codec::synthetic) {
       throw SpecError(fmt::format("{}: synthetic frames need --format synthetic", where));
     }
+    if (sound.from_gstreamer()) {
+      throw SpecError(
+          fmt::format("--audio-source (stream {}): synthetic frames carry no sound; "
+                      "pick a video --format such as dnxhd220",
+                      stream));
+    }
     feed.bit_rate_bps = synthetic_rate_bps;
     return {std::make_unique<SyntheticSource>(stream, frame_bytes_for(feed)), feed,
             "synthetic frames"};
   }
-  return media_module().make_media_source(spec, stream, preset);
+  return media_module().make_media_source(spec, sound, stream, preset);
 }
 
 }  // namespace hdstream

@@ -103,6 +103,76 @@ TEST_P(AudioLoopback, FiveFeedsOfEightChannelsAreRecordedBitExactWithoutAGap) {
   }
 }
 
+// A live picture with its sound from a GStreamer description: both arrive, every frame with its
+// samples, and the recording's sound is the tone (not silence) for exactly the picture's length.
+TEST(AudioSources, AGStreamerDescriptionsSoundTravelsWithALivePicture) {
+  auto dir = test::scratch_dir("audio-gst");
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--output",
+                      "file:" + (dir / "feed{stream}.mkv").string(), "--duration", "60s", "--stats",
+                      "json", "--stats-file", (dir / "r.jsonl").string()},
+                     dir, "recv");
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--format", "dnxhd220",
+                      "--source", "videotestsrc pattern=ball", "--audio-source",
+                      "audiotestsrc wave=square freq=1000 volume=0.5", "--audio-channels", "6",
+                      "--duration", "2s", "--log-level", "info"},
+                     dir, "send");
+  ASSERT_EQ(send.wait(90s), 0) << send.err();
+  ASSERT_EQ(recv.wait(90s), 0) << recv.err();
+  EXPECT_NE(send.err().find("6 channels of 24-bit sound from 'audiotestsrc wave=square"),
+            std::string::npos)
+      << send.err();
+  nlohmann::json media;
+  for (auto& line : test::json_lines(test::read_file(dir / "r.jsonl"))) {
+    if (line["type"] == "media") media = line;
+  }
+  EXPECT_EQ(media["audio_channels"], 6);
+  EXPECT_EQ(media["audio_gaps"], 0);
+  EXPECT_EQ(media["frames_recorded"], 60);
+  // 60 frames of 29.97 are 96,096 samples; a square wave at half scale is +-2^22 (24-bit).
+  const std::string pcm = pcm_of(dir / "feed0.mkv", dir);
+  ASSERT_EQ(pcm.size(), 96'096u * 6 * 3);
+  long loud = 0;
+  for (std::size_t i = 0; i + 3 <= pcm.size(); i += 3) {
+    const std::int32_t sample =
+        static_cast<std::int32_t>(
+            (static_cast<std::uint32_t>(static_cast<unsigned char>(pcm[i + 2])) << 24) |
+            (static_cast<std::uint32_t>(static_cast<unsigned char>(pcm[i + 1])) << 16) |
+            (static_cast<std::uint32_t>(static_cast<unsigned char>(pcm[i])) << 8)) >>
+        8;
+    loud += std::abs(sample) > (1 << 21);
+  }
+  // All but the edges of the square wave are at full amplitude.
+  EXPECT_GT(loud, static_cast<long>(pcm.size() / 3 * 9 / 10)) << loud;
+}
+
+TEST(AudioSources, BadSoundSpecsAreOneClearLineAndExit2) {
+  auto dir = test::scratch_dir("audio-cli");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--format", "synthetic", "--audio-source", "audiotestsrc"},
+       "synthetic frames carry no sound"},
+      {{"--format", "dnxhd220", "--source", "videotestsrc", "--audio-source", "nosuchaudiosrc"},
+       "nosuchaudiosrc"},
+      {{"--format", "dnxhd220", "--source", "videotestsrc", "--audio-source", "audiotestsrc",
+        "--audio-channels", "17"},
+       "--audio-channels"},
+      {{"--streams", "3", "--format", "dnxhd220", "--source", "videotestsrc", "--audio-source",
+        "audiotestsrc", "--audio-source", "audiotestsrc"},
+       "--audio-source given 2 times for 3 streams"},
+  };
+  int index = 0;
+  for (const auto& [extra, names] : cases) {
+    std::vector<std::string> args{HDSTREAM_BINARY, "send", "--dest", "127.0.0.1:9"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    test::Process run(args, dir, "case" + std::to_string(index++));
+    EXPECT_EQ(run.wait(30s), 2) << names << "\n" << run.err();
+    const std::string err = run.err();
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("hdstream: error:"), std::string::npos) << err;
+    EXPECT_NE(err.find(names), std::string::npos) << err;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, AudioLoopback,
                          ::testing::Values(std::vector<std::string>{"--transport", "tcp"},
                                            std::vector<std::string>{"--transport", "mtcp",
