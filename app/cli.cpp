@@ -50,9 +50,17 @@ struct CommonText {
 
 // Where a receiving command's frames go (--output, repeatable) and how screens show them.
 void add_outputs(CLI::App& command, std::vector<std::string>& outputs, bool& fullscreen,
-                 std::string& layout, const std::string& output_help) {
+                 std::string& layout, std::string& audio_output, const std::string& output_help) {
   command.add_option("--output", outputs, output_help)
       ->allow_extra_args(false)
+      ->capture_default_str();
+  command
+      .add_option("--audio-output", audio_output,
+                  "Where feeds with sound play it: auto (the default sound device, or nowhere "
+                  "without one), null (in real time, heard nowhere) or an ALSA device (hw:1,0)")
+      ->check([](const std::string& value) {
+        return value.empty() ? std::string("needs auto, null or an ALSA device") : std::string();
+      })
       ->capture_default_str();
   command.add_flag("--fullscreen", fullscreen, "With --output display: whole screen");
   command.add_option("--layout", layout,
@@ -333,7 +341,7 @@ Finisher add_recv(CLI::App* command) {
   command->add_option("--listen", recv->listen, "Listen address: [HOST]:PORT")->required();
   add_streams(*command, recv->streams);
   add_transport(*command, text->second);
-  add_outputs(*command, recv->outputs, recv->fullscreen, recv->layout,
+  add_outputs(*command, recv->outputs, recv->fullscreen, recv->layout, recv->audio_output,
               "Where received frames go: null (decode, discard), display, or "
               "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode), "
               "screen:N (fullscreen on screen N; screen:{stream}: feed i on screen i) or "
@@ -408,7 +416,7 @@ Finisher add_demo(CLI::App* command) {
   command->add_option("--format", demo->format, "Feed format preset")->capture_default_str();
   add_sources(*command, demo->sources);
   add_audio_sources(*command, demo->audio_sources, demo->audio_channels);
-  add_outputs(*command, demo->outputs, demo->fullscreen, demo->layout,
+  add_outputs(*command, demo->outputs, demo->fullscreen, demo->layout, demo->audio_output,
               "auto (display if there is one, else null), null, display, file:PATTERN, "
               "screen:N, multiview[:N] or program[:N]; repeatable");
   add_common(*command, demo->common, *common);

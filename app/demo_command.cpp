@@ -40,6 +40,7 @@ int run_demo(const DemoOptions& options) {
   } catch (const SpecError& error) {
     throw UsageError(error.what());
   }
+  media.audio_output = options.audio_output;
   if (auto_multiview && gui) {
     for (auto& target : media.targets) {
       if (target.kind == OutputTarget::Kind::multiview) target.beside_panel = true;

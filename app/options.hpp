@@ -78,6 +78,7 @@ struct RecvOptions {
   std::size_t streams = 1;
   TransportKind transport = TransportKind::tcp;
   std::vector<std::string> outputs{"null"};  // each: null | display | file:PATTERN
+  std::string audio_output = "auto";         // feeds with sound: auto | null | ALSA device
   bool fullscreen = false;
   std::string layout;  // multiview tiles, "COLUMNSxROWS"; empty: from the feed count
   std::size_t decode_queue_frames = 8;
@@ -123,6 +124,7 @@ struct DemoOptions {
   std::vector<std::string> audio_sources;
   std::uint8_t audio_channels = 2;
   std::vector<std::string> outputs{"auto"};  // auto: display when there is one, else null
+  std::string audio_output = "auto";
   bool fullscreen = false;
   std::string layout;  // multiview tiles, "COLUMNSxROWS"; empty: from the feed count
 };

@@ -8,6 +8,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "media/gst_audio_sink.hpp"
 #include "media/media_error.hpp"
 #include "media/picture_watch.hpp"
 #include "media/video_decoder.hpp"
@@ -34,6 +35,15 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
                                         std::memory_order_relaxed);
   counters_.media.store(true, std::memory_order_relaxed);
   counters_.audio_channels.store(hello.feed.audio.channels, std::memory_order_relaxed);
+  if (hello.feed.audio.present()) {
+    try {
+      speaker_ = std::make_unique<GstAudioSink>(output_.audio_output, hello.feed.audio);
+      log()->info("stream {}: sound ({} channels) to {}", stream_, hello.feed.audio.channels,
+                  speaker_->description());
+    } catch (const MediaError& error) {
+      log()->error("stream {}: {}; the sound is still recorded", stream_, error.what());
+    }
+  }
   for (const auto& target : output_.targets) {
     if (target.kind != OutputTarget::Kind::file) continue;
     recorders_.push_back(std::make_unique<Recorder>(
@@ -59,27 +69,37 @@ void MediaFeed::push(FramePtr frame) {
 
 bool MediaFeed::accept_sound(const Frame& frame) {
   const FeedDescriptor& feed = hello_.feed;
-  // Sound that never came (frames lost, late or refused since the last one that did): one gap,
-  // filled downstream with silence of exactly its length.
-  const std::uint64_t expected = sound_until_seq_;
-  if (frame.seq > expected) {
-    counters_.audio_gaps.fetch_add(1, std::memory_order_relaxed);
-    counters_.audio_silence_samples.fetch_add(
-        audio_sample_at(feed, frame.seq) - audio_sample_at(feed, expected),
-        std::memory_order_relaxed);
-  }
-  if (frame.seq >= expected) sound_until_seq_ = frame.seq + 1;
   const AudioBlock block = split_audio_block(frame.data, feed, frame.seq);
-  if (block.error.empty()) return true;
-  // Verified bytes that are no frame of this feed: a sender's fault, not the network's.
-  counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
-  counters_.audio_gaps.fetch_add(1, std::memory_order_relaxed);
-  counters_.audio_silence_samples.fetch_add(audio_samples_in_frame(feed, frame.seq),
-                                            std::memory_order_relaxed);
-  if (sound_errors_logged_++ < kMaxErrorLines) {
-    log()->warn("stream {}: frame {} refused: {}", stream_, frame.seq, block.error);
+  if (!block.error.empty()) {
+    // Verified bytes that are no frame of this feed: a sender's fault, not the network's. Its
+    // sound is part of the gap the next frame that comes closes.
+    counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
+    if (sound_errors_logged_++ < kMaxErrorLines) {
+      log()->warn("stream {}: frame {} refused: {}", stream_, frame.seq, block.error);
+    }
+    return false;
   }
-  return false;
+  // Sound that never came (frames lost, late or refused since the last one that did): one gap,
+  // filled with silence of exactly its length, here for the speaker, in the recordings by them.
+  const std::uint64_t expected = sound_until_seq_;
+  if (frame.seq < expected) return true;  // an older sender's session: its sound is not played
+  const std::uint64_t missing = audio_sample_at(feed, frame.seq) - audio_sample_at(feed, expected);
+  if (missing > 0) {
+    counters_.audio_gaps.fetch_add(1, std::memory_order_relaxed);
+    counters_.audio_silence_samples.fetch_add(missing, std::memory_order_relaxed);
+  }
+  sound_until_seq_ = frame.seq + 1;
+  if (speaker_) {
+    // At most a second of it (the sink's queue); past that, the sink resynchronises on the
+    // next samples' time.
+    const std::uint64_t silence = std::min<std::uint64_t>(missing, feed.audio.sample_rate);
+    if (silence > 0) {
+      silence_.assign(silence * feed.audio.bytes_per_sample(), std::byte{0});
+      speaker_->play(silence_, block.first_sample - silence);
+    }
+    speaker_->play(block.pcm, block.first_sample);
+  }
+  return true;
 }
 
 void MediaFeed::close() {
@@ -91,6 +111,10 @@ void MediaFeed::finish() {
   close();
   for (auto& recorder : recorders_) recorder->finish();
   if (worker_.joinable()) worker_.join();
+  if (speaker_) {
+    speaker_->finish();
+    counters_.audio_samples_played.store(speaker_->samples_played(), std::memory_order_relaxed);
+  }
 }
 
 void MediaFeed::run() {
@@ -134,6 +158,9 @@ void MediaFeed::run() {
       continue;
     }
     counters_.frames_decoded.fetch_add(1, std::memory_order_relaxed);
+    if (speaker_) {
+      counters_.audio_samples_played.store(speaker_->samples_played(), std::memory_order_relaxed);
+    }
     counters_.decode_latency.add(wall_clock_ns() - frame->ready_ns);
     // The wire's fingerprint covers the sound too: with sound, the picture is hashed instead.
     const PictureFlags flags = watch.observe(*picture, steady_clock_ns(),

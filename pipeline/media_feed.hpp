@@ -21,6 +21,8 @@
 
 namespace hdstream {
 
+class GstAudioSink;
+
 class MediaFeed final : public FeedMedia {
  public:
   MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput& output,
@@ -49,9 +51,11 @@ class MediaFeed final : public FeedMedia {
   MediaOutput output_;
   StreamCounters& counters_;
   std::uint64_t sound_until_seq_;  // the frame after the last whose sound came (network strand)
+  std::unique_ptr<GstAudioSink> speaker_;  // a feed with sound: where it plays
   std::vector<std::unique_ptr<Recorder>> recorders_;
   FrameQueue queue_;
   std::uint64_t sound_errors_logged_ = 0;
+  std::vector<std::byte> silence_;
   std::jthread worker_;
 };
 

@@ -52,6 +52,9 @@ struct MediaOutput {
   // counted, so a slow output never holds up another one or the network.
   // Decode queue (feeds the display): 8 frames (267 ms at 29.97) ride out a decoder descheduled
   // on a busy machine; in steady state the queue is empty.
+  // Where each feed's sound plays (--audio-output): "auto" (the default sound device, or nowhere
+  // where there is none), "null" (played in real time, heard nowhere), or an ALSA device.
+  std::string audio_output = "auto";
   std::size_t queue_frames = 8;
   // Recording queue: frames as they came, waiting for the disk. Up to 2 s at 29.97 fps and at
   // most 128 MiB per recording (0.9 s of uncompressed 1080 at 1.2 Gbps): a recording rides out

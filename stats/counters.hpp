@@ -196,6 +196,7 @@ struct StreamCounters {
   std::atomic<std::uint8_t> audio_channels{0};  // from the HELLO; 0: video only
   std::atomic<std::uint64_t> audio_gaps{0};
   std::atomic<std::uint64_t> audio_silence_samples{0};
+  std::atomic<std::uint64_t> audio_samples_played{0};  // rendered by the --audio-output sink
   // The decoded picture now: unchanged for 2 s (frozen), black for 1 s (media/picture_watch).
   std::atomic<bool> frozen{false};
   std::atomic<bool> black{false};

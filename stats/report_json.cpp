@@ -137,6 +137,7 @@ nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot
       {"audio_channels", s.audio_channels},
       {"audio_gaps", s.audio_gaps},
       {"audio_silence_samples", s.audio_silence_samples},
+      {"audio_samples_played", s.audio_samples_played},
       {"frozen", s.frozen},
       {"black", s.black},
       {"latency_ms_p50", round3(s.latency_ms_p50)},

@@ -118,6 +118,7 @@ struct StreamSnapshot {
   std::uint8_t audio_channels = 0;          // 0: a video-only feed
   std::uint64_t audio_gaps = 0;             // runs of frames whose sound never came
   std::uint64_t audio_silence_samples = 0;  // silence standing in for them, 48 kHz samples
+  std::uint64_t audio_samples_played = 0;   // rendered by the --audio-output sink
   bool frozen = false;                      // the picture has not changed for 2 s
   bool black = false;                       // the picture has been black for 1 s
   double latency_ms_p50 = 0;                // sender frame ready -> decoded, over the whole run

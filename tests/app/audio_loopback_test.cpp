@@ -50,7 +50,8 @@ std::string pcm_of(const std::filesystem::path& file, const std::filesystem::pat
 class AudioLoopback : public ::testing::TestWithParam<std::vector<std::string>> {};
 
 // Five feeds of eight channels each: every feed's recording holds the clip's sound twice over
-// (60 frames of a 30-frame clip), bit for bit, beside its 60 pictures, with no gap.
+// (60 frames of a 30-frame clip), bit for bit, beside its 60 pictures, with no gap, and every
+// sample is played (--audio-output null: a clocked GStreamer fakesink).
 TEST_P(AudioLoopback, FiveFeedsOfEightChannelsAreRecordedBitExactWithoutAGap) {
   const auto& transport = GetParam();
   auto dir = test::scratch_dir("audio-" + transport[1]);
@@ -59,14 +60,12 @@ TEST_P(AudioLoopback, FiveFeedsOfEightChannelsAreRecordedBitExactWithoutAGap) {
   const std::string source = pcm_of(clip, dir);
   ASSERT_EQ(source.size(), 48'048u * 8 * 3);
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
-  std::vector<std::string> recv_args{HDSTREAM_BINARY, "recv",
-                                     "--listen",      address,
-                                     "--streams",     "5",
-                                     "--output",      "file:" + (dir / "feed{stream}.mov").string(),
-                                     "--duration",    "60s",
-                                     "--stats",       "json",
-                                     "--stats-file",  (dir / "r.jsonl").string(),
-                                     transport[0],    transport[1]};
+  std::vector<std::string> recv_args{
+      HDSTREAM_BINARY,  "recv",      "--listen",     address,
+      "--streams",      "5",         "--output",     "file:" + (dir / "feed{stream}.mov").string(),
+      "--audio-output", "null",      "--duration",   "60s",
+      "--stats",        "json",      "--stats-file", (dir / "r.jsonl").string(),
+      transport[0],     transport[1]};
   std::vector<std::string> send_args{HDSTREAM_BINARY, "send",
                                      "--dest",        address,
                                      "--streams",     "5",
@@ -95,6 +94,8 @@ TEST_P(AudioLoopback, FiveFeedsOfEightChannelsAreRecordedBitExactWithoutAGap) {
     EXPECT_EQ(media["audio_channels"], 8);
     EXPECT_EQ(media["audio_gaps"], 0);
     EXPECT_EQ(media["audio_silence_samples"], 0);
+    // Played in real time by a clocked sink, to the last sample.
+    EXPECT_EQ(media["audio_samples_played"], 2 * 48'048);
     EXPECT_EQ(media["frames_decoded"], 60);
     EXPECT_EQ(media["decode_errors"], 0);
     const std::string recorded = pcm_of(dir / ("feed" + std::to_string(stream) + ".mov"), dir);

@@ -42,6 +42,7 @@ TEST(MediaFeedAudio, MissingSoundIsCountedAndRecordedAsSilenceOfExactlyItsLength
       {.kind = OutputTarget::Kind::file, .file_pattern = (dir / "rec{stream}.mov").string()}};
   output.queue_frames = 16;
   output.record_queue_frames = 64;
+  output.audio_output = "null";  // a clocked GStreamer fakesink
   StreamCounters counters;
   std::vector<std::byte> expected;  // the recording's sound, as it must be
   const auto silence = [&](std::uint64_t from_seq, std::uint64_t to_seq) {
@@ -77,6 +78,9 @@ TEST(MediaFeedAudio, MissingSoundIsCountedAndRecordedAsSilenceOfExactlyItsLength
   EXPECT_EQ(counters.decode_errors.load(), 1u);
   EXPECT_EQ(counters.frames_decoded.load(), 9u);
   EXPECT_EQ(counters.frames_recorded.load(), 9u);
+  // The sink played every sample of the twelve frames' time: the sound that came and, for the
+  // rest, silence of its length.
+  EXPECT_EQ(counters.audio_samples_played.load(), audio_sample_at(feed, 12));
 
   // The recording: PCM as carried, 24-bit, 8 channels, silence where the sound never came.
   auto sound = FileAudioReader::open_if_any((dir / "rec0.mov").string());
