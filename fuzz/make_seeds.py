@@ -42,6 +42,10 @@ write("wire_reassembler", "far_ahead", bytes([3]) + chunk(1 << 40, 0, 1, 10, 10)
 write("handshake", "hello", bytes([0]) + hello())
 write("handshake", "hello_probe_resume", bytes([0]) + hello(flags=1, first=123456))
 write("handshake", "hello_extended", bytes([0]) + hello() + b"\0" * 16)
+# A feed with audio: codec byte 0x82, extensions 1 and 2, then extension 3 (8 channels, 24-bit).
+audio_hello = bytes([0x82]) + hello()[1:] + struct.pack(">BBQBBHQ", 0, 0, 42, 1, 0, 0, 0) \
+    + struct.pack(">BBHI", 8, 24, 0, 48000)
+write("handshake", "hello_audio", bytes([0]) + audio_hello)
 write("handshake", "ack_accepted", bytes([1]) + struct.pack(">BBH", 1, 0, 0))
 write("handshake", "ack_refused", bytes([1]) + struct.pack(">BBH", 5, 0, 18) + b"authentication bad")
 write("handshake", "end", bytes([2]) + struct.pack(">Q", 300))
@@ -137,3 +141,18 @@ hosts = ["[::1]"]
 port = 65535
 ''')
 write("presets", "errors.toml", b'[destinations.x]\nport = -1\nrate = "fast"\nhosts = []\n')
+
+# audio_block: 12 feed bytes (codec, width, height, fps num-1 (u16), den-1, audio: channels-1 and
+# bit 7 for 24-bit, 5-byte frame seq), then a frame: picture, PCM and the trailer.
+def audio_params(codec_sel, num, den, audio_byte, seq):
+    return bytes([codec_sel, 0, 0, (num - 1) >> 8, (num - 1) & 0xff, den - 1, audio_byte]) + seq.to_bytes(5, "big")
+
+def audio_block(seq, num, den, channels, bits):
+    at = lambda n: n * 48000 * den // num
+    samples = at(seq + 1) - at(seq)
+    pcm = bytes((i * 7 + seq) % 256 for i in range(samples * channels * bits // 8))
+    return pcm + struct.pack(">IIQ", 0x48444155, samples, at(seq))
+
+write("audio_block", "dnxhd-30fps-8ch24", audio_params(0, 30, 1, 0x87, 7) + b"\x11" * 100 + audio_block(7, 30, 1, 8, 24))
+write("audio_block", "uyvy-25fps-2ch16", audio_params(2, 25, 1, 0x01, 3) + b"\x22" * 4 + audio_block(3, 25, 1, 2, 16))
+write("audio_block", "dnxhd-7.5fps-1ch24", audio_params(0, 15, 2, 0x80, 12345) + b"\x33" * 10 + audio_block(12345, 15, 2, 1, 24))
