@@ -2,11 +2,11 @@
 // frames on every transport and is recorded beside the picture, sample for sample.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "tests/media/sound_fixture.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
 
@@ -14,38 +14,6 @@ namespace hdstream {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A 30-frame 1080p29.97 DNxHD 36 clip with 1.001 s (48,048 samples, whole cadences) of
-// `channels` channels of 24-bit noise, each channel its own: made once with ffmpeg.
-std::filesystem::path clip_with_sound(int channels) {
-  const auto path = std::filesystem::path(HDSTREAM_MEDIA_CACHE) /
-                    ("dnxhd36-sound" + std::to_string(channels) + "ch.mov");
-  if (std::filesystem::exists(path)) return path;
-  std::filesystem::create_directories(path.parent_path());
-  std::string exprs;
-  for (int c = 0; c < channels; ++c)
-    exprs += (c ? "|" : "") + ("random(" + std::to_string(c) + ")-0.5");
-  const auto partial = path.string() + "." + std::to_string(::getpid()) + ".partial.mov";
-  const std::string command =
-      "ffmpeg -v error -y -f lavfi -i testsrc2=size=1920x1080:rate=30000/1001 -f lavfi -i "
-      "\"aevalsrc=exprs='" +
-      exprs +
-      "':s=48000\" -t 1.001 -c:v dnxhd -b:v 36M -pix_fmt yuv422p "
-      "-c:a pcm_s24le '" +
-      partial + "'";
-  if (std::system(command.c_str()) != 0) return {};
-  std::filesystem::rename(partial, path);
-  return path;
-}
-
-// A file's first audio stream as stored (s24le), or empty.
-std::string pcm_of(const std::filesystem::path& file, const std::filesystem::path& dir) {
-  const auto out = dir / (file.filename().string() + ".pcm");
-  const std::string command = "ffmpeg -v error -y -i '" + file.string() +
-                              "' -map 0:a:0 -c:a copy -f s24le '" + out.string() + "'";
-  if (std::system(command.c_str()) != 0) return {};
-  return test::read_file(out);
-}
 
 class AudioLoopback : public ::testing::TestWithParam<std::vector<std::string>> {};
 
@@ -55,9 +23,9 @@ class AudioLoopback : public ::testing::TestWithParam<std::vector<std::string>> 
 TEST_P(AudioLoopback, FiveFeedsOfEightChannelsAreRecordedBitExactWithoutAGap) {
   const auto& transport = GetParam();
   auto dir = test::scratch_dir("audio-" + transport[1]);
-  const auto clip = clip_with_sound(8);
+  const auto clip = test::clip_with_sound(HDSTREAM_MEDIA_CACHE, 8);
   ASSERT_FALSE(clip.empty());
-  const std::string source = pcm_of(clip, dir);
+  const std::string source = test::pcm_of(clip, dir);
   ASSERT_EQ(source.size(), 48'048u * 8 * 3);
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
   std::vector<std::string> recv_args{
@@ -98,7 +66,8 @@ TEST_P(AudioLoopback, FiveFeedsOfEightChannelsAreRecordedBitExactWithoutAGap) {
     EXPECT_EQ(media["audio_samples_played"], 2 * 48'048);
     EXPECT_EQ(media["frames_decoded"], 60);
     EXPECT_EQ(media["decode_errors"], 0);
-    const std::string recorded = pcm_of(dir / ("feed" + std::to_string(stream) + ".mov"), dir);
+    const std::string recorded =
+        test::pcm_of(dir / ("feed" + std::to_string(stream) + ".mov"), dir);
     ASSERT_EQ(recorded.size(), 2 * source.size()) << "stream " << stream;
     EXPECT_TRUE(recorded == source + source) << "stream " << stream;
   }
@@ -131,7 +100,7 @@ TEST(AudioSources, AGStreamerDescriptionsSoundTravelsWithALivePicture) {
   EXPECT_EQ(media["audio_gaps"], 0);
   EXPECT_EQ(media["frames_recorded"], 60);
   // 60 frames of 29.97 are 96,096 samples; a square wave at half scale is +-2^22 (24-bit).
-  const std::string pcm = pcm_of(dir / "feed0.mkv", dir);
+  const std::string pcm = test::pcm_of(dir / "feed0.mkv", dir);
   ASSERT_EQ(pcm.size(), 96'096u * 6 * 3);
   long loud = 0;
   for (std::size_t i = 0; i + 3 <= pcm.size(); i += 3) {
