@@ -7,16 +7,13 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 
+#include "common/clock.hpp"
 #include "common/log.hpp"
 #include "media/gst_runtime.hpp"
 #include "media/media_error.hpp"
 
 namespace hdstream {
 namespace {
-
-// How long after its first samples came the sound plays: the network's jitter and a decode's
-// time, so that a frame's sound meets its picture.
-constexpr std::uint64_t kPlayoutDelayNs = 100'000'000;
 
 GstPadProbeReturn count_played(GstPad*, GstPadProbeInfo* info, gpointer user) {
   auto* played = static_cast<std::pair<std::atomic<std::uint64_t>*, std::uint32_t>*>(user);
@@ -107,37 +104,132 @@ GstAudioSink::GstAudioSink(const std::string& device, const AudioFormat& format)
   });
   gst_object_unref(pad);
   gst_object_unref(out);
+  // The system clock and a base time of now, set here rather than when the sink first gets
+  // samples (a live pipeline reaches PLAYING only then): the samples' times are counted from a
+  // clock that runs from the start (a device's sink slaves to it).
+  GstClock* clock = gst_system_clock_obtain();
+  gst_pipeline_use_clock(GST_PIPELINE(pipeline_), clock);
+  gst_element_set_start_time(pipeline_, GST_CLOCK_TIME_NONE);
+  gst_element_set_base_time(pipeline_, gst_clock_get_time(clock));
+  clock_ = clock;
   gst_element_set_state(pipeline_, GST_STATE_PLAYING);
 }
 
 GstAudioSink::~GstAudioSink() {
   gst_element_set_state(pipeline_, GST_STATE_NULL);
+  gst_object_unref(clock_);
   gst_object_unref(appsrc_);
   gst_object_unref(pipeline_);
 }
 
+std::uint64_t GstAudioSink::running_time_ns() const {
+  const GstClockTime now = gst_clock_get_time(clock_);
+  const GstClockTime base = gst_element_get_base_time(pipeline_);
+  return now > base ? now - base : 0;
+}
+
+std::uint64_t GstAudioSink::time_of(std::uint64_t sample) const {
+  return origin_ns_ +
+         gst_util_uint64_scale(sample - *first_sample_, GST_SECOND, format_.sample_rate);
+}
+
 void GstAudioSink::play(std::span<const std::byte> pcm, std::uint64_t first_sample) {
+  std::lock_guard lock(mutex_);
   if (finished_ || pcm.empty()) return;
-  if (!first_sample_) {
-    first_sample_ = first_sample;
-    GstClock* clock = gst_element_get_clock(pipeline_);
-    const GstClockTime now = clock ? gst_clock_get_time(clock) : 0;
-    if (clock) gst_object_unref(clock);
-    const GstClockTime base = gst_element_get_base_time(pipeline_);
-    origin_ns_ = (now > base ? now - base : 0) + kPlayoutDelayNs;
-  }
+  constexpr std::uint64_t delay_ns = std::chrono::nanoseconds(kSoundPlayoutDelay).count();
+  const std::uint64_t now = running_time_ns();
+  anchor(first_sample, now);
   if (first_sample < *first_sample_) return;
+  if (time_of(first_sample) < now) {
+    // Later than their time: the clock moves on so that these play a delay from now.
+    origin_ns_ += now + delay_ns - time_of(first_sample);
+    ++resyncs_;
+  }
+  push(pcm, first_sample);
+}
+
+void GstAudioSink::picture_shown(std::uint64_t sample, std::int64_t shown_ns) {
+  std::lock_guard lock(mutex_);
+  if (finished_ || !first_sample_ || sample < *first_sample_) return;
+  const std::int64_t offset = plays_at_locked(sample) - shown_ns;
+  steer_sum_ns_ += offset;
+  if (++steer_frames_ < kSteerFrames) return;
+  // A second of pictures: the sound trails them by the delay on average, or its clock moves by
+  // half the difference (the sink skips or fills the few samples it overlaps or opens): damped,
+  // so that a decoder's backlog building and draining does not set it swinging.
+  constexpr std::int64_t target = std::chrono::nanoseconds(kSoundPlayoutDelay).count();
+  constexpr std::int64_t tolerance = 5'000'000;
+  const std::int64_t error = steer_sum_ns_ / steer_frames_ - target;
+  if (error > tolerance || error < -tolerance) {
+    origin_ns_ = static_cast<std::uint64_t>(static_cast<std::int64_t>(origin_ns_) - error / 2);
+    ++resyncs_;
+  }
+  steer_sum_ns_ = 0;
+  steer_frames_ = 0;
+}
+
+void GstAudioSink::anchor(std::uint64_t first_sample, std::uint64_t now) {
+  if (first_sample_) return;
+  first_sample_ = first_sample;
+  origin_ns_ = now + std::chrono::nanoseconds(kSoundPlayoutDelay).count();
+}
+
+void GstAudioSink::play_silence(std::uint64_t first_sample, std::uint64_t samples) {
+  std::lock_guard lock(mutex_);
+  if (finished_ || samples == 0) return;
+  anchor(first_sample, running_time_ns());
+  if (first_sample < *first_sample_) return;
+  // At its own time, never moving the clock: a sink skips what is already late. A second at a
+  // time, so that a long gap never allocates its length.
+  while (samples > 0) {
+    const std::uint64_t now = std::min<std::uint64_t>(samples, format_.sample_rate);
+    silence_.assign(now * format_.bytes_per_sample(), std::byte{0});
+    push(silence_, first_sample);
+    first_sample += now;
+    samples -= now;
+  }
+}
+
+void GstAudioSink::push(std::span<const std::byte> pcm, std::uint64_t first_sample) {
   GstBuffer* buffer = gst_buffer_new_memdup(pcm.data(), pcm.size());
   const std::uint64_t samples = pcm.size() / format_.bytes_per_sample();
-  GST_BUFFER_PTS(buffer) = origin_ns_ + gst_util_uint64_scale(first_sample - *first_sample_,
-                                                              GST_SECOND, format_.sample_rate);
+  GST_BUFFER_PTS(buffer) = time_of(first_sample);
   GST_BUFFER_DURATION(buffer) = gst_util_uint64_scale(samples, GST_SECOND, format_.sample_rate);
   gst_app_src_push_buffer(GST_APP_SRC(appsrc_), buffer);  // takes it; drops the oldest when full
 }
 
+std::optional<std::int64_t> GstAudioSink::plays_at_ns(std::uint64_t sample) const {
+  std::lock_guard lock(mutex_);
+  if (!first_sample_ || sample < *first_sample_) return std::nullopt;
+  return plays_at_locked(sample);
+}
+
+std::int64_t GstAudioSink::plays_at_locked(std::uint64_t sample) const {
+  // The pipeline's latency (the sink renders a sample that much after its time), asked once a
+  // second.
+  const std::int64_t now_ns = steady_clock_ns();
+  if (now_ns - latency_asked_ns_ > 1'000'000'000) {
+    GstQuery* query = gst_query_new_latency();
+    if (gst_element_query(pipeline_, query)) {
+      gboolean live = FALSE;
+      GstClockTime latency = 0;
+      gst_query_parse_latency(query, &live, &latency, nullptr);
+      latency_ns_ = latency;
+    }
+    gst_query_unref(query);
+    latency_asked_ns_ = now_ns;
+  }
+  const std::int64_t ahead = static_cast<std::int64_t>(time_of(sample) + latency_ns_) -
+                             static_cast<std::int64_t>(running_time_ns());
+  return now_ns + ahead;
+}
+
 void GstAudioSink::finish() {
-  if (finished_) return;
-  finished_ = true;
+  {
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    finished_ = true;
+  }
   gst_app_src_end_of_stream(GST_APP_SRC(appsrc_));
   GstBus* bus = gst_element_get_bus(pipeline_);
   GstMessage* message = gst_bus_timed_pop_filtered(

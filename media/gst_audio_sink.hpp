@@ -1,23 +1,36 @@
 // Plays a feed's sound through GStreamer: appsrc, conversion, then the device's sink. Samples
-// are timestamped on the feed's sample clock from the first ones pushed, a playout delay after
-// they came, so the sink plays them at their pace whatever the network's jitter; sound that
-// never came is pushed as silence of its length by the caller, so the sink never stretches.
+// are timestamped on the feed's sample clock from the first ones pushed, a playout delay
+// (kSoundPlayoutDelay) after they came, so the sink plays them at their pace through the
+// network's jitter; sound that never came is pushed as silence of its length by the caller, so
+// the sink never stretches. Samples that come later than their time (an outage longer than the
+// delay) move the clock on to them, and the pictures' own times steer it each second
+// (picture_shown): the sound follows the picture (clock moves counted: resyncs()).
 //   GstAudioSink sink("auto", {8, 24, kAudioSampleRate});   // "auto", "null" or an ALSA device
 //   sink.play(pcm, first_sample);   // never blocks: a second behind, the oldest sound goes
+//   sink.play_silence(first_sample, samples);   // a gap: silence of its length
 //   sink.finish();                  // plays out what is queued (bounded), then stops
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "protocol/handshake.hpp"
 
 typedef struct _GstElement GstElement;
+typedef struct _GstClock GstClock;
 
 namespace hdstream {
+
+// How long the sound trails its picture, on average over each second (picture_shown), and how
+// long after they come the first samples play: room for the arrival jitter of paced frames,
+// well inside the one frame period (33 ms at 29.97) broadcast allows either way.
+inline constexpr std::chrono::milliseconds kSoundPlayoutDelay{10};
 
 class GstAudioSink {
  public:
@@ -31,11 +44,24 @@ class GstAudioSink {
 
   // Queues interleaved PCM whose first sample is `first_sample` on the feed's sample clock.
   void play(std::span<const std::byte> pcm, std::uint64_t first_sample);
+  // Sound that never came: `samples` of silence from `first_sample` on, at its own time (a sink
+  // skips what is already late; the clock never moves for silence).
+  void play_silence(std::uint64_t first_sample, std::uint64_t samples);
   // End of the sound: waits (at most the queue's length and a second) for the sink to play it.
   void finish();
 
   // Samples the sink has rendered (reached it, at their time on a clocked sink).
   std::uint64_t samples_played() const { return played_.load(std::memory_order_relaxed); }
+  // When sample `sample` (on the feed's sample clock, already pushed) reaches the sink, on
+  // steady_clock_ns(): its time in the pipeline plus the pipeline's latency. None before the
+  // first samples or without a clock.
+  std::optional<std::int64_t> plays_at_ns(std::uint64_t sample) const;
+  // The picture of the frame whose sound starts at `sample` reached the picture sinks at
+  // `shown_ns` (steady clock). Over each second of pictures the sound's clock is steered so that
+  // it trails them by kSoundPlayoutDelay on average: the picture's own path (decode queue,
+  // decode) sets when its sound plays, not a guess.
+  void picture_shown(std::uint64_t sample, std::int64_t shown_ns);
+  std::uint64_t resyncs() const { return resyncs_; }
   // What the sink is: "autoaudiosink", "fakesink (no sound device)", "alsasink hw:1,0".
   const std::string& description() const { return description_; }
 
@@ -44,8 +70,25 @@ class GstAudioSink {
   std::string description_;
   GstElement* pipeline_ = nullptr;
   GstElement* appsrc_ = nullptr;
+  GstClock* clock_ = nullptr;  // the pipeline's: the system clock
+  void push(std::span<const std::byte> pcm, std::uint64_t first_sample);
+  // The first samples set the clock: `first_sample` plays a delay from `now`.
+  void anchor(std::uint64_t first_sample, std::uint64_t now);
+  std::int64_t plays_at_locked(std::uint64_t sample) const;
+  std::uint64_t running_time_ns() const;              // the pipeline's now
+  std::uint64_t time_of(std::uint64_t sample) const;  // a sample's running time
+
   std::optional<std::uint64_t> first_sample_;  // the sample clock's origin
   std::uint64_t origin_ns_ = 0;                // its running time
+  std::uint64_t resyncs_ = 0;
+  // Steering (picture_shown): the offsets of the pictures shown in this second, summed.
+  static constexpr int kSteerFrames = 30;
+  std::int64_t steer_sum_ns_ = 0;
+  int steer_frames_ = 0;
+  mutable std::int64_t latency_ns_ = 0;  // the pipeline's, asked once a second
+  mutable std::int64_t latency_asked_ns_ = 0;
+  mutable std::mutex mutex_;  // play() on the network strand, picture_shown() on the decoder's
+  std::vector<std::byte> silence_;
   bool finished_ = false;
   std::atomic<std::uint64_t> played_{0};
 };

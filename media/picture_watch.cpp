@@ -26,19 +26,34 @@ int luma8(const Picture& picture, int x, int y) {
 
 }  // namespace
 
-bool looks_black(const Picture& picture) {
+namespace {
+
+// Whether at least 98% of the sampled luma (every 8th pixel of every 8th row) passes `keep`.
+template <typename Keep>
+bool nearly_all_luma(const Picture& picture, Keep keep) {
   if (picture.layout == PixelLayout::invalid || picture.width <= 0 || picture.height <= 0) {
     return false;
   }
-  constexpr int kBlackCeiling = 16 + 22;  // video black plus 10% of the 219-step luma range
-  long samples = 0, dark = 0;
+  long samples = 0, kept = 0;
   for (int y = 0; y < picture.height; y += kSampleStep) {
     for (int x = 0; x < picture.width; x += kSampleStep) {
       ++samples;
-      if (luma8(picture, x, y) <= kBlackCeiling) ++dark;
+      kept += keep(luma8(picture, x, y));
     }
   }
-  return dark * 100 >= samples * 98;
+  return kept * 100 >= samples * 98;
+}
+
+}  // namespace
+
+bool looks_black(const Picture& picture) {
+  constexpr int kBlackCeiling = 16 + 22;  // video black plus 10% of the 219-step luma range
+  return nearly_all_luma(picture, [](int luma) { return luma <= kBlackCeiling; });
+}
+
+bool looks_white(const Picture& picture) {
+  constexpr int kWhiteFloor = 16 + 186;  // 85% of the 219-step luma range
+  return nearly_all_luma(picture, [](int luma) { return luma >= kWhiteFloor; });
 }
 
 PictureFlags PictureWatch::observe(const Picture& picture, std::int64_t now_ns,

@@ -29,6 +29,10 @@ struct PictureWatchOptions {
 // in 8-bit: Y <= 38; 10-bit scaled), as broadcast black detectors judge it.
 bool looks_black(const Picture& picture);
 
+// True when at least 98% of the sampled luma is at least 85% of the way to video white (Y >= 202
+// in 8-bit): the sync marker's flash frame (media/sync_marker.hpp).
+bool looks_white(const Picture& picture);
+
 class PictureWatch {
  public:
   explicit PictureWatch(PictureWatchOptions options = {}) : options_(options) {}

@@ -12,7 +12,10 @@
 #include "media/file_writer.hpp"
 #include "media/gst_frame_source.hpp"
 #include "media/media_error.hpp"
+#include "media/sync_marker.hpp"
 #include "media/video_encoder.hpp"
+#include "protocol/audio_block.hpp"
+#include "protocol/feed_limits.hpp"
 
 namespace hdstream {
 
@@ -32,12 +35,59 @@ std::string scrolling_bars_source(const FeedDescriptor& feed, std::uint64_t fram
 
 namespace {
 
+// A white picture (video white, neutral chroma) in the feed's layout: the sync marker's flash.
+// `planes` holds its bytes; the picture points into them.
+Picture white_picture(const FeedDescriptor& feed, std::vector<std::vector<std::uint8_t>>& planes) {
+  Picture white;
+  white.width = feed.width;
+  white.height = feed.height;
+  if (feed.codec == Codec::dnxhd) {  // what the encoder takes: 8-bit 4:2:2 planes
+    white.layout = PixelLayout::yuv422p8;
+    white.plane_count = 3;
+    planes = {std::vector<std::uint8_t>(std::size_t(feed.width) * feed.height, 235),
+              std::vector<std::uint8_t>(std::size_t(feed.width / 2) * feed.height, 128),
+              std::vector<std::uint8_t>(std::size_t(feed.width / 2) * feed.height, 128)};
+    for (int p = 0; p < 3; ++p) {
+      white.stride_bytes[p] = white.row_bytes[p] = p == 0 ? feed.width : feed.width / 2;
+      white.rows[p] = feed.height;
+    }
+  } else {  // packed, as it travels: UYVY, or v210 (Y 940, C 512 in 10 bits)
+    white.plane_count = 1;
+    planes = {std::vector<std::uint8_t>(raw_frame_bytes(feed))};
+    auto& bytes = planes[0];
+    if (feed.codec == Codec::uyvy) {
+      white.layout = PixelLayout::uyvy422;
+      for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = i % 2 ? 235 : 128;
+    } else {
+      const std::uint32_t words[4] = {
+          512u | 940u << 10 | 512u << 20, 940u | 512u << 10 | 940u << 20,
+          512u | 940u << 10 | 512u << 20, 940u | 512u << 10 | 940u << 20};
+      for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+        const std::uint32_t word = words[i / 4 % 4];
+        for (int b = 0; b < 4; ++b) bytes[i + b] = static_cast<std::uint8_t>(word >> (8 * b));
+      }
+    }
+    white.stride_bytes[0] = white.row_bytes[0] = static_cast<int>(bytes.size() / feed.height);
+    white.rows[0] = feed.height;
+  }
+  for (std::size_t p = 0; p < planes.size(); ++p) white.data[p] = planes[p].data();
+  return white;
+}
+
+// Writes `frames` frames of `description`; with `feed.audio`, the sync marker too (a flash frame
+// and a beep once a second, line-up tone between: media/sync_marker.hpp).
 void write_clip(const std::filesystem::path& path, const FeedDescriptor& feed, std::uint64_t frames,
                 const std::string& description) {
-  GstFrameSource gst(description, feed);
+  FeedDescriptor picture_feed = feed;
+  picture_feed.audio = {};
+  GstFrameSource gst(description, picture_feed);
   std::optional<VideoEncoder> encoder;
-  if (feed.codec == Codec::dnxhd) encoder.emplace(feed);
+  if (feed.codec == Codec::dnxhd) encoder.emplace(picture_feed);
   FileWriter writer(path.string(), feed);
+  const bool marker = feed.audio.present();
+  std::vector<std::vector<std::uint8_t>> white_planes;
+  const Picture white = marker ? white_picture(feed, white_planes) : Picture{};
+  std::vector<std::byte> pcm;
 
   std::mutex mutex;
   std::condition_variable ended;
@@ -47,7 +97,17 @@ void write_clip(const std::filesystem::path& path, const FeedDescriptor& feed, s
   gst.start(
       [&](const Picture& picture, std::span<const std::byte> packed) {
         try {
-          writer.write(encoder ? encoder->encode(picture) : packed, index++);
+          const auto n = static_cast<std::uint64_t>(index);
+          const bool flash = marker && is_sync_frame(feed, n);
+          const Picture& shown = flash ? white : picture;
+          const std::span<const std::byte> raw =
+              flash ? std::as_bytes(std::span(white_planes[0])) : packed;
+          writer.write(encoder ? encoder->encode(shown) : raw, index++);
+          if (marker) {
+            pcm.clear();
+            append_sync_sound(feed, n, pcm);
+            writer.write_audio(pcm, static_cast<std::int64_t>(audio_sample_at(feed, n)));
+          }
           return true;
         } catch (const MediaError& error) {
           std::lock_guard lock(mutex);
@@ -82,7 +142,10 @@ void make_sample_clip(const std::filesystem::path& path, const FeedDescriptor& f
                             : fmt::format("{} num-buffers={}", source, frames));
 }
 
-std::filesystem::path cached_sample_clip(const FeedDescriptor& feed, std::optional<int> label) {
+std::filesystem::path cached_sample_clip(const FeedDescriptor& picture_feed,
+                                         std::optional<int> label) {
+  FeedDescriptor feed = picture_feed;
+  feed.audio = kBarsSound;
   std::filesystem::path dir;
   if (const char* env = std::getenv("HDSTREAM_MEDIA_CACHE"); env && *env) {
     dir = env;
@@ -93,7 +156,7 @@ std::filesystem::path cached_sample_clip(const FeedDescriptor& feed, std::option
   }
   std::filesystem::create_directories(dir);
   const auto path =
-      dir / fmt::format("bars-{}-{}x{}-{}-{}-{}{}.mov", to_string(feed.codec), feed.width,
+      dir / fmt::format("bars-sync-{}-{}x{}-{}-{}-{}{}.mov", to_string(feed.codec), feed.width,
                         feed.height, feed.frame_rate_num, feed.frame_rate_den, feed.bit_rate_bps,
                         label ? fmt::format("-feed{}", *label) : std::string());
   if (std::filesystem::exists(path)) return path;

@@ -21,12 +21,18 @@ std::string scrolling_bars_source(const FeedDescriptor& feed, std::uint64_t fram
                                   std::optional<int> label = std::nullopt);
 
 // Writes `frames` frames of `source` (a GStreamer description; scrolling bars when empty) to
-// `path` in the feed's codec. Throws MediaError.
+// `path` in the feed's codec; with `feed.audio`, the sync marker's tone, beeps and flash frames
+// too. Throws MediaError.
 void make_sample_clip(const std::filesystem::path& path, const FeedDescriptor& feed,
                       std::uint64_t frames, const std::string& source = {});
 
-// A 60-frame scrolling-bars clip for `feed` (labelled "#label" when given), made on first use
-// under $HDSTREAM_MEDIA_CACHE or ~/.cache/hdstream (or /tmp/hdstream-media) and reused afterwards.
+// The bars clip's sound: a stereo pair, 24-bit.
+inline constexpr AudioFormat kBarsSound{2, 24, kAudioSampleRate};
+
+// A 60-frame scrolling-bars clip for `feed` (labelled "#label" when given), with line-up tone
+// and the lip-sync marker (media/sync_marker.hpp: a white flash frame and a beep together once
+// a second) in kBarsSound; made on first use under $HDSTREAM_MEDIA_CACHE or ~/.cache/hdstream
+// (or /tmp/hdstream-media) and reused afterwards.
 std::filesystem::path cached_sample_clip(const FeedDescriptor& feed,
                                          std::optional<int> label = std::nullopt);
 

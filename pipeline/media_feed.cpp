@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "media/gst_audio_sink.hpp"
 #include "media/media_error.hpp"
 #include "media/picture_watch.hpp"
+#include "media/sync_marker.hpp"
 #include "media/video_decoder.hpp"
 #include "pipeline/media_sources.hpp"
 #include "protocol/audio_block.hpp"
@@ -90,16 +92,30 @@ bool MediaFeed::accept_sound(const Frame& frame) {
   }
   sound_until_seq_ = frame.seq + 1;
   if (speaker_) {
-    // At most a second of it (the sink's queue); past that, the sink resynchronises on the
-    // next samples' time.
-    const std::uint64_t silence = std::min<std::uint64_t>(missing, feed.audio.sample_rate);
-    if (silence > 0) {
-      silence_.assign(silence * feed.audio.bytes_per_sample(), std::byte{0});
-      speaker_->play(silence_, block.first_sample - silence);
-    }
+    speaker_->play_silence(block.first_sample - missing, missing);
     speaker_->play(block.pcm, block.first_sample);
+    // The sync marker's beep (media/sync_marker.hpp): where the sound first rises to its level.
+    const auto onset = beep_onset(block.pcm, feed.audio);
+    if (onset && !beeping_) {
+      if (auto at = speaker_->plays_at_ns(block.first_sample + *onset)) {
+        std::lock_guard lock(marker_mutex_);
+        beep_ = Marker{frame.seq, *at};
+      }
+    }
+    beeping_ = onset.has_value();
   }
   return true;
+}
+
+void MediaFeed::measure_av_offset(std::uint64_t seq, std::int64_t shown_ns) {
+  std::optional<Marker> beep;
+  {
+    std::lock_guard lock(marker_mutex_);
+    beep = beep_;
+  }
+  if (!beep || beep->seq != seq) return;  // a flash without its beep: no measure
+  counters_.av_offset_us.store((beep->at_ns - shown_ns) / 1000, std::memory_order_relaxed);
+  counters_.av_offset_measured.store(true, std::memory_order_relaxed);
 }
 
 void MediaFeed::close() {
@@ -111,9 +127,11 @@ void MediaFeed::finish() {
   close();
   for (auto& recorder : recorders_) recorder->finish();
   if (worker_.joinable()) worker_.join();
-  if (speaker_) {
+  if (speaker_ && !std::exchange(speaker_finished_, true)) {
     speaker_->finish();
     counters_.audio_samples_played.store(speaker_->samples_played(), std::memory_order_relaxed);
+    log()->info("stream {}: {} samples of sound played ({} resyncs)", stream_,
+                speaker_->samples_played(), speaker_->resyncs());
   }
 }
 
@@ -131,6 +149,7 @@ void MediaFeed::run() {
   std::vector<std::shared_ptr<PictureSink>> sinks;
   if (output_.picture_sinks) sinks = output_.picture_sinks(stream_, hello_);
   PictureWatch watch;
+  bool flashing = false;  // the last picture was the sync marker's flash
 
   std::uint64_t errors_logged = 0;
   while (FramePtr frame = queue_.pop_wait()) {
@@ -168,6 +187,15 @@ void MediaFeed::run() {
     counters_.frozen.store(flags.frozen, std::memory_order_relaxed);
     counters_.black.store(flags.black, std::memory_order_relaxed);
     for (const auto& sink : sinks) sink->show(*picture, flags);
+    // The sync marker's flash reached the sinks: the A/V offset is when its beep plays less
+    // now (positive: the sound trails the picture).
+    if (speaker_) {
+      const std::int64_t shown_ns = steady_clock_ns();
+      speaker_->picture_shown(audio_sample_at(feed, frame->seq), shown_ns);
+      const bool white = looks_white(*picture);
+      if (white && !flashing) measure_av_offset(frame->seq, shown_ns);
+      flashing = white;
+    }
   }
   counters_.decode_queue_depth.store(0, std::memory_order_relaxed);
   counters_.frozen.store(false, std::memory_order_relaxed);

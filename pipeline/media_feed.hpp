@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -44,7 +46,8 @@ class MediaFeed final : public FeedMedia {
 
  private:
   void run();
-  bool accept_sound(const Frame& frame);  // network strand
+  bool accept_sound(const Frame& frame);                             // network strand
+  void measure_av_offset(std::uint64_t seq, std::int64_t shown_ns);  // worker
 
   std::uint16_t stream_;
   Hello hello_;
@@ -52,10 +55,18 @@ class MediaFeed final : public FeedMedia {
   StreamCounters& counters_;
   std::uint64_t sound_until_seq_;  // the frame after the last whose sound came (network strand)
   std::unique_ptr<GstAudioSink> speaker_;  // a feed with sound: where it plays
+  bool speaker_finished_ = false;
   std::vector<std::unique_ptr<Recorder>> recorders_;
   FrameQueue queue_;
   std::uint64_t sound_errors_logged_ = 0;
-  std::vector<std::byte> silence_;
+  // The lip-sync marker: the last beep's frame and when the sink plays it (steady clock).
+  struct Marker {
+    std::uint64_t seq = 0;
+    std::int64_t at_ns = 0;
+  };
+  bool beeping_ = false;  // network strand: the last frame's sound was a beep
+  std::mutex marker_mutex_;
+  std::optional<Marker> beep_;
   std::jthread worker_;
 };
 

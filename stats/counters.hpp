@@ -197,6 +197,10 @@ struct StreamCounters {
   std::atomic<std::uint64_t> audio_gaps{0};
   std::atomic<std::uint64_t> audio_silence_samples{0};
   std::atomic<std::uint64_t> audio_samples_played{0};  // rendered by the --audio-output sink
+  // The last lip-sync measure (a sync marker's beep at the audio sink less its flash at the
+  // picture sinks; positive: the sound trails), once one was made.
+  std::atomic<std::int64_t> av_offset_us{0};
+  std::atomic<bool> av_offset_measured{false};
   // The decoded picture now: unchanged for 2 s (frozen), black for 1 s (media/picture_watch).
   std::atomic<bool> frozen{false};
   std::atomic<bool> black{false};

@@ -145,6 +145,9 @@ Snapshot StatsRegistry::read() const {
       s.audio_gaps = c.audio_gaps.load(std::memory_order_relaxed);
       s.audio_silence_samples = c.audio_silence_samples.load(std::memory_order_relaxed);
       s.audio_samples_played = c.audio_samples_played.load(std::memory_order_relaxed);
+      if (c.av_offset_measured.load(std::memory_order_relaxed)) {
+        s.av_offset_ms = static_cast<double>(c.av_offset_us.load(std::memory_order_relaxed)) / 1e3;
+      }
       s.frozen = c.frozen.load(std::memory_order_relaxed);
       s.black = c.black.load(std::memory_order_relaxed);
       s.latency_ms_p50 = c.decode_latency.summary().p50_ms;

@@ -138,6 +138,8 @@ nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot
       {"audio_gaps", s.audio_gaps},
       {"audio_silence_samples", s.audio_silence_samples},
       {"audio_samples_played", s.audio_samples_played},
+      {"av_offset_ms",
+       s.av_offset_ms ? nlohmann::ordered_json(round3(*s.av_offset_ms)) : nlohmann::ordered_json()},
       {"frozen", s.frozen},
       {"black", s.black},
       {"latency_ms_p50", round3(s.latency_ms_p50)},

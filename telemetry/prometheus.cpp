@@ -109,6 +109,20 @@ const std::vector<Family>& families() {
          if (!s.media) return std::nullopt;
          return s.black ? 1.0 : 0.0;
        }},
+      {"hdstream_audio_gaps_total", Kind::counter,
+       "Runs of frames whose sound never came (played and recorded as silence).", Role::recv,
+       [](const StreamSnapshot& s) -> std::optional<double> {
+         if (!s.media || s.audio_channels == 0) return std::nullopt;
+         return static_cast<double>(s.audio_gaps);
+       }},
+      {"hdstream_av_offset_seconds", Kind::gauge,
+       "The last lip-sync measure: the sync marker's beep at the audio sink less its flash at "
+       "the picture sinks (positive: the sound trails).",
+       Role::recv,
+       [](const StreamSnapshot& s) -> std::optional<double> {
+         if (!s.av_offset_ms) return std::nullopt;
+         return *s.av_offset_ms / 1e3;
+       }},
       {"hdstream_srt_fec_packets_total", Kind::counter,
        "SRT FEC packets (--srt-fec) sent (send) or received (recv); 0 without FEC.", std::nullopt,
        srt([](const SrtSnapshot& t) { return t.fec_packets; })},

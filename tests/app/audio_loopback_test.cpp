@@ -2,6 +2,7 @@
 // frames on every transport and is recorded beside the picture, sample for sample.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -114,6 +115,36 @@ TEST(AudioSources, AGStreamerDescriptionsSoundTravelsWithALivePicture) {
   }
   // All but the edges of the square wave are at full amplitude.
   EXPECT_GT(loud, static_cast<long>(pcm.size() / 3 * 9 / 10)) << loud;
+}
+
+// Lip-sync measured at the outputs: the bars clips' flash frame reaching the picture sinks
+// against its beep reaching the audio sink (a clocked fakesink), every feed within one frame
+// period (33.4 ms at 29.97) with five decoders running.
+TEST(AudioLipSync, FiveBarsFeedsPlayTheirSoundWithinAFrameOfThePicture) {
+  auto dir = test::scratch_dir("audio-lip-sync");
+  ::setenv("HDSTREAM_MEDIA_CACHE", HDSTREAM_MEDIA_CACHE, 1);
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "5", "--output",
+                      "null", "--audio-output", "null", "--duration", "60s", "--stats", "json",
+                      "--stats-file", (dir / "r.jsonl").string()},
+                     dir, "recv");
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--streams", "5", "--format",
+                      "dnxhd220", "--duration", "4s"},
+                     dir, "send");
+  ASSERT_EQ(send.wait(90s), 0) << send.err();
+  ASSERT_EQ(recv.wait(90s), 0) << recv.err();
+  const auto lines = test::json_lines(test::read_file(dir / "r.jsonl"));
+  for (int stream = 0; stream < 5; ++stream) {
+    nlohmann::json media;
+    for (const auto& line : lines) {
+      if (line["type"] == "media" && line["stream"] == stream) media = line;
+    }
+    ASSERT_TRUE(media.contains("av_offset_ms")) << stream;
+    ASSERT_TRUE(media["av_offset_ms"].is_number()) << "no sync marker measured: " << media;
+    EXPECT_LE(std::abs(media["av_offset_ms"].get<double>()), 1001.0 / 30.0) << media;
+    EXPECT_EQ(media["audio_channels"], 2);
+    EXPECT_EQ(media["audio_gaps"], 0);
+  }
 }
 
 TEST(AudioSources, BadSoundSpecsAreOneClearLineAndExit2) {

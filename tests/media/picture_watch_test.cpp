@@ -105,6 +105,22 @@ TEST_P(PictureWatchTest, BlackIsVideoBlackWithAtMostTwoPercentAbove) {
   EXPECT_FALSE(looks_black(caption.picture()));
 }
 
+TEST_P(PictureWatchTest, WhiteIsTheSyncFlashNotBrightBars) {
+  TestPicture white(GetParam(), 320, 240, 235);
+  EXPECT_TRUE(looks_white(white.picture()));
+  TestPicture floor(GetParam(), 320, 240, 202);  // 85% of the way to white: still the flash
+  EXPECT_TRUE(looks_white(floor.picture()));
+  TestPicture light_grey(GetParam(), 320, 240, 201);
+  EXPECT_FALSE(looks_white(light_grey.picture()));
+  // Bars' darker third over a white picture: no flash.
+  TestPicture bars(GetParam(), 320, 240, 235);
+  for (int row = 0; row < 240; ++row) {
+    for (int x = 0; x < 107; ++x) bars.set_luma(x, row, 60);
+  }
+  EXPECT_FALSE(looks_white(bars.picture()));
+  EXPECT_FALSE(looks_black(white.picture()));
+}
+
 TEST_P(PictureWatchTest, AlarmsRiseOnlyAfterTheirHoldTimeAndClearAtOnce) {
   PictureWatch watch;  // frozen after 2 s, black after 1 s
   TestPicture picture(GetParam(), 64, 48, 16);
