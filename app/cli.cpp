@@ -50,7 +50,8 @@ struct CommonText {
 
 // Where a receiving command's frames go (--output, repeatable) and how screens show them.
 void add_outputs(CLI::App& command, std::vector<std::string>& outputs, bool& fullscreen,
-                 std::string& layout, std::string& audio_output, const std::string& output_help) {
+                 std::string& layout, std::string& audio_output,
+                 std::chrono::nanoseconds& silence_alarm, const std::string& output_help) {
   command.add_option("--output", outputs, output_help)
       ->allow_extra_args(false)
       ->capture_default_str();
@@ -62,6 +63,13 @@ void add_outputs(CLI::App& command, std::vector<std::string>& outputs, bool& ful
         return value.empty() ? std::string("needs auto, null or an ALSA device") : std::string();
       })
       ->capture_default_str();
+  command
+      .add_option_function<std::string>(
+          "--silence-alarm",
+          [&silence_alarm](const std::string& text) { silence_alarm = parse_duration(text); },
+          "Raise a feed's silence alarm when all its channels stay below -60 dBFS this long "
+          "(default 5s)")
+      ->check(kDuration);
   command.add_flag("--fullscreen", fullscreen, "With --output display: whole screen");
   command.add_option("--layout", layout,
                      "With --output multiview: tiles as COLUMNSxROWS (2x2, 3x2, 4x4); default "
@@ -342,6 +350,7 @@ Finisher add_recv(CLI::App* command) {
   add_streams(*command, recv->streams);
   add_transport(*command, text->second);
   add_outputs(*command, recv->outputs, recv->fullscreen, recv->layout, recv->audio_output,
+              recv->silence_alarm,
               "Where received frames go: null (decode, discard), display, or "
               "file:PATTERN ({stream} = feed number; .mov/.mkv/.mxf, no re-encode), "
               "screen:N (fullscreen on screen N; screen:{stream}: feed i on screen i) or "
@@ -417,6 +426,7 @@ Finisher add_demo(CLI::App* command) {
   add_sources(*command, demo->sources);
   add_audio_sources(*command, demo->audio_sources, demo->audio_channels);
   add_outputs(*command, demo->outputs, demo->fullscreen, demo->layout, demo->audio_output,
+              demo->silence_alarm,
               "auto (display if there is one, else null), null, display, file:PATTERN, "
               "screen:N, multiview[:N] or program[:N]; repeatable");
   add_common(*command, demo->common, *common);

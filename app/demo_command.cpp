@@ -41,6 +41,7 @@ int run_demo(const DemoOptions& options) {
     throw UsageError(error.what());
   }
   media.audio_output = options.audio_output;
+  media.silence_alarm = options.silence_alarm;
   if (auto_multiview && gui) {
     for (auto& target : media.targets) {
       if (target.kind == OutputTarget::Kind::multiview) target.beside_panel = true;

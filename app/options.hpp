@@ -77,8 +77,9 @@ struct RecvOptions {
   std::string listen;
   std::size_t streams = 1;
   TransportKind transport = TransportKind::tcp;
-  std::vector<std::string> outputs{"null"};  // each: null | display | file:PATTERN
-  std::string audio_output = "auto";         // feeds with sound: auto | null | ALSA device
+  std::vector<std::string> outputs{"null"};     // each: null | display | file:PATTERN
+  std::string audio_output = "auto";            // feeds with sound: auto | null | ALSA device
+  std::chrono::nanoseconds silence_alarm = 5s;  // every channel below -60 dBFS this long
   bool fullscreen = false;
   std::string layout;  // multiview tiles, "COLUMNSxROWS"; empty: from the feed count
   std::size_t decode_queue_frames = 8;
@@ -125,6 +126,7 @@ struct DemoOptions {
   std::uint8_t audio_channels = 2;
   std::vector<std::string> outputs{"auto"};  // auto: display when there is one, else null
   std::string audio_output = "auto";
+  std::chrono::nanoseconds silence_alarm = 5s;
   bool fullscreen = false;
   std::string layout;  // multiview tiles, "COLUMNSxROWS"; empty: from the feed count
 };

@@ -23,6 +23,7 @@ int run_recv(const RecvOptions& options) {
     throw UsageError(error.what());
   }
   media.audio_output = options.audio_output;
+  media.silence_alarm = options.silence_alarm;
   media.queue_frames = options.decode_queue_frames;
   media.debug_decode_delay = options.debug_decode_delay;
   // The listen address is not known yet: the multiview labels its tiles by stream.

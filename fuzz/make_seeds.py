@@ -142,7 +142,7 @@ port = 65535
 ''')
 write("presets", "errors.toml", b'[destinations.x]\nport = -1\nrate = "fast"\nhosts = []\n')
 
-# audio_block: 12 feed bytes (codec, width, height, fps num-1 (u16), den-1, audio: channels-1 and
+# audio_block: 12 feed bytes (codec, width, height, fps num-1 (u16), den-1 (u8), audio: channels-1 and
 # bit 7 for 24-bit, 5-byte frame seq), then a frame: picture, PCM and the trailer.
 def audio_params(codec_sel, num, den, audio_byte, seq):
     return bytes([codec_sel, 0, 0, (num - 1) >> 8, (num - 1) & 0xff, den - 1, audio_byte]) + seq.to_bytes(5, "big")

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include <fmt/format.h>
 #include <gst/app/gstappsrc.h>
@@ -31,7 +32,7 @@ GstElement* launch_with(const std::string& sink, const AudioFormat& format, std:
   return gst_launch(fmt::format(
       "appsrc name=hdstream_audiosrc is-live=true format=time max-bytes={} block=false "
       "leaky-type=downstream caps=\"audio/x-raw,format={},rate={},channels={},"
-      "layout=interleaved{}\" ! audioconvert ! audioresample ! {} name=hdstream_audio_out",
+      "layout=interleaved{}\" ! audioconvert name=hdstream_audio_convert ! audioresample ! {}",
       max_bytes, format.bits == 16 ? "S16LE" : "S24LE", format.sample_rate, format.channels,
       unpositioned, sink));
 }
@@ -55,10 +56,11 @@ bool has_sound_device() {
   return false;
 }
 
+// Whether the device's sink opens (a live pipeline: no preroll to wait for, only the device).
 bool reaches_paused(GstElement* pipeline) {
   if (gst_element_set_state(pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE) return false;
   GstState state;
-  return gst_element_get_state(pipeline, &state, nullptr, 2 * GST_SECOND) !=
+  return gst_element_get_state(pipeline, &state, nullptr, GST_SECOND / 2) !=
          GST_STATE_CHANGE_FAILURE;
 }
 
@@ -66,7 +68,8 @@ bool reaches_paused(GstElement* pipeline) {
 
 GstAudioSink::GstAudioSink(const std::string& device, const AudioFormat& format) : format_(format) {
   ensure_gstreamer();
-  const std::size_t second = std::size_t{format.sample_rate} * format.bytes_per_sample();
+  // The queue: two seconds, room for a gap's second of silence beside the sound around it.
+  const std::size_t queue = 2 * std::size_t{format.sample_rate} * format.bytes_per_sample();
   std::string sink;
   if (device == "null") {
     sink = "fakesink sync=true";
@@ -81,21 +84,27 @@ GstAudioSink::GstAudioSink(const std::string& device, const AudioFormat& format)
     sink = fmt::format("alsasink device=\"{}\"", device);
     description_ = fmt::format("alsasink {}", device);
   }
-  pipeline_ = launch_with(sink, format, second);
-  if (!reaches_paused(pipeline_)) {
+  pipeline_ = launch_with(sink, format, queue);
+  // A fakesink always opens; only a device needs trying (a wait the network strand pays).
+  // Either way the pipeline is PAUSED before its base time is set below: going to PAUSED
+  // resets the start time that keeps it.
+  if (device == "null") {
+    gst_element_set_state(pipeline_, GST_STATE_PAUSED);
+  } else if (!reaches_paused(pipeline_)) {
     gst_element_set_state(pipeline_, GST_STATE_NULL);
     gst_object_unref(pipeline_);
     if (device != "auto") {
       throw MediaError(fmt::format("--audio-output {}: the sound device does not open", device));
     }
     // No sound device here (a server, a container): played in real time, heard nowhere.
-    pipeline_ = launch_with("fakesink sync=true", format, second);
+    pipeline_ = launch_with("fakesink sync=true", format, queue);
     description_ = "fakesink (no sound device)";
-    reaches_paused(pipeline_);
+    gst_element_set_state(pipeline_, GST_STATE_PAUSED);
   }
   appsrc_ = gst_bin_get_by_name(GST_BIN(pipeline_), "hdstream_audiosrc");
-  GstElement* out = gst_bin_get_by_name(GST_BIN(pipeline_), "hdstream_audio_out");
-  // autoaudiosink is a bin: count at its sink pad all the same.
+  // Counted where the samples leave for the device's sink, still in the feed's format (the
+  // sink may convert them to its own channels and rate): on a clocked sink, at their time.
+  GstElement* out = gst_bin_get_by_name(GST_BIN(pipeline_), "hdstream_audio_convert");
   GstPad* pad = gst_element_get_static_pad(out, "sink");
   auto* probe = new std::pair<std::atomic<std::uint64_t>*, std::uint32_t>(
       &played_, format.bytes_per_sample());
@@ -110,7 +119,9 @@ GstAudioSink::GstAudioSink(const std::string& device, const AudioFormat& format)
   GstClock* clock = gst_system_clock_obtain();
   gst_pipeline_use_clock(GST_PIPELINE(pipeline_), clock);
   gst_element_set_start_time(pipeline_, GST_CLOCK_TIME_NONE);
-  gst_element_set_base_time(pipeline_, gst_clock_get_time(clock));
+  // A second before now, so that the running time starts at a second: the sound's clock can be
+  // steered earlier than its first samples (whose origin may be only a delay after the start).
+  gst_element_set_base_time(pipeline_, gst_clock_get_time(clock) - GST_SECOND);
   clock_ = clock;
   gst_element_set_state(pipeline_, GST_STATE_PLAYING);
 }
@@ -140,11 +151,14 @@ void GstAudioSink::play(std::span<const std::byte> pcm, std::uint64_t first_samp
   const std::uint64_t now = running_time_ns();
   anchor(first_sample, now);
   if (first_sample < *first_sample_) return;
-  if (time_of(first_sample) < now) {
-    // Later than their time: the clock moves on so that these play a delay from now.
-    origin_ns_ += now + delay_ns - time_of(first_sample);
+  const auto latency = static_cast<std::uint64_t>(latency_ns_);
+  if (time_of(first_sample) + latency < now) {
+    // Later than their time (the sink renders a sample its latency after its timestamp): the
+    // clock moves on so that these play a delay from now.
+    origin_ns_ += now + delay_ns - time_of(first_sample) - latency;
     ++resyncs_;
   }
+  not_beyond_a_second(first_sample, now);
   push(pcm, first_sample);
 }
 
@@ -161,7 +175,12 @@ void GstAudioSink::picture_shown(std::uint64_t sample, std::int64_t shown_ns) {
   constexpr std::int64_t tolerance = 5'000'000;
   const std::int64_t error = steer_sum_ns_ / steer_frames_ - target;
   if (error > tolerance || error < -tolerance) {
-    origin_ns_ = static_cast<std::uint64_t>(static_cast<std::int64_t>(origin_ns_) - error / 2);
+    // Never before the pipeline's start, and never so early that the next samples are late.
+    // The first second's error is the start's (the first samples came late, behind other feeds'
+    // set-up): all of it; later ones half, damped.
+    const std::int64_t step = error / 2;
+    const std::int64_t moved = static_cast<std::int64_t>(origin_ns_) - step;
+    origin_ns_ = static_cast<std::uint64_t>(std::max<std::int64_t>(moved, 0));
     ++resyncs_;
   }
   steer_sum_ns_ = 0;
@@ -174,13 +193,30 @@ void GstAudioSink::anchor(std::uint64_t first_sample, std::uint64_t now) {
   origin_ns_ = now + std::chrono::nanoseconds(kSoundPlayoutDelay).count();
 }
 
+void GstAudioSink::not_beyond_a_second(std::uint64_t first_sample, std::uint64_t now) {
+  // Samples due more than a second after the delay (a sender that skipped ahead): the clock
+  // moves back so that they play a delay from now, or the sink would wait for them, silent.
+  constexpr std::uint64_t delay_ns = std::chrono::nanoseconds(kSoundPlayoutDelay).count();
+  if (time_of(first_sample) > now + delay_ns + GST_SECOND) {
+    first_sample_ = first_sample;  // the clock starts again here
+    origin_ns_ = now + delay_ns;
+    ++resyncs_;
+  }
+}
+
 void GstAudioSink::play_silence(std::uint64_t first_sample, std::uint64_t samples) {
   std::lock_guard lock(mutex_);
   if (finished_ || samples == 0) return;
   anchor(first_sample, running_time_ns());
   if (first_sample < *first_sample_) return;
-  // At its own time, never moving the clock: a sink skips what is already late. A second at a
-  // time, so that a long gap never allocates its length.
+  // At its own time, never moving the clock: a sink skips what is already late. At most a
+  // second, the gap's end (the queue holds two): longer gaps are outages, after which the next
+  // samples are late and move the clock on (a hostile sender's gap of hours costs a second).
+  if (samples > format_.sample_rate) {
+    first_sample += samples - format_.sample_rate;
+    samples = format_.sample_rate;
+  }
+  not_beyond_a_second(first_sample, running_time_ns());
   while (samples > 0) {
     const std::uint64_t now = std::min<std::uint64_t>(samples, format_.sample_rate);
     silence_.assign(now * format_.bytes_per_sample(), std::byte{0});
@@ -232,8 +268,10 @@ void GstAudioSink::finish() {
   }
   gst_app_src_end_of_stream(GST_APP_SRC(appsrc_));
   GstBus* bus = gst_element_get_bus(pipeline_);
-  GstMessage* message = gst_bus_timed_pop_filtered(
-      bus, 2 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  // What is queued (a second at most) and the delay play out first.
+  GstMessage* message =
+      gst_bus_timed_pop_filtered(bus, GST_SECOND + GST_SECOND / 5,
+                                 static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   if (message) gst_message_unref(message);
   gst_object_unref(bus);
   gst_element_set_state(pipeline_, GST_STATE_NULL);

@@ -6,7 +6,7 @@
 // delay) move the clock on to them, and the pictures' own times steer it each second
 // (picture_shown): the sound follows the picture (clock moves counted: resyncs()).
 //   GstAudioSink sink("auto", {8, 24, kAudioSampleRate});   // "auto", "null" or an ALSA device
-//   sink.play(pcm, first_sample);   // never blocks: a second behind, the oldest sound goes
+//   sink.play(pcm, first_sample);   // never blocks: two seconds behind, the oldest sound goes
 //   sink.play_silence(first_sample, samples);   // a gap: silence of its length
 //   sink.finish();                  // plays out what is queued (bounded), then stops
 #pragma once
@@ -47,10 +47,12 @@ class GstAudioSink {
   // Sound that never came: `samples` of silence from `first_sample` on, at its own time (a sink
   // skips what is already late; the clock never moves for silence).
   void play_silence(std::uint64_t first_sample, std::uint64_t samples);
-  // End of the sound: waits (at most the queue's length and a second) for the sink to play it.
+  // End of the sound: waits (at most 1.2 s: the queue's second and the delay) for the sink to
+  // play it.
   void finish();
 
-  // Samples the sink has rendered (reached it, at their time on a clocked sink).
+  // Samples handed on to the device's sink, in the feed's format (at their time, on a clocked
+  // sink; before the device's own conversion).
   std::uint64_t samples_played() const { return played_.load(std::memory_order_relaxed); }
   // When sample `sample` (on the feed's sample clock, already pushed) reaches the sink, on
   // steady_clock_ns(): its time in the pipeline plus the pipeline's latency. None before the
@@ -74,6 +76,7 @@ class GstAudioSink {
   void push(std::span<const std::byte> pcm, std::uint64_t first_sample);
   // The first samples set the clock: `first_sample` plays a delay from `now`.
   void anchor(std::uint64_t first_sample, std::uint64_t now);
+  void not_beyond_a_second(std::uint64_t first_sample, std::uint64_t now);
   std::int64_t plays_at_locked(std::uint64_t sample) const;
   std::uint64_t running_time_ns() const;              // the pipeline's now
   std::uint64_t time_of(std::uint64_t sample) const;  // a sample's running time
@@ -85,6 +88,7 @@ class GstAudioSink {
   static constexpr int kSteerFrames = 30;
   std::int64_t steer_sum_ns_ = 0;
   int steer_frames_ = 0;
+  bool steered_ = false;                 // the first correction was made
   mutable std::int64_t latency_ns_ = 0;  // the pipeline's, asked once a second
   mutable std::int64_t latency_asked_ns_ = 0;
   mutable std::mutex mutex_;  // play() on the network strand, picture_shown() on the decoder's

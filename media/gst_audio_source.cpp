@@ -70,6 +70,14 @@ void GstAudioSource::run() {
     GstSample* sample = gst_app_sink_try_pull_sample(GST_APP_SINK(appsink_), 100 * GST_MSECOND);
     if (!sample) {
       if (gst_app_sink_is_eos(GST_APP_SINK(appsink_))) break;
+      if (GstMessage* error = pending_error()) {  // a device gone, a source failing
+        GError* detail = nullptr;
+        gst_message_parse_error(error, &detail, nullptr);
+        logger("source")->error("audio source: {}", detail ? detail->message : "error");
+        if (detail) g_error_free(detail);
+        gst_message_unref(error);
+        break;
+      }
       continue;
     }
     GstMapInfo map;
@@ -77,8 +85,11 @@ void GstAudioSource::run() {
     if (buffer && gst_buffer_map(buffer, &map, GST_MAP_READ)) {
       const auto* bytes = reinterpret_cast<const std::byte*>(map.data);
       std::unique_lock lock(mutex_);
-      // A full ring holds the source back (and, for a live one, GStreamer drops).
-      changed_.wait(lock, [&] { return stopping_ || ring_.size() + map.size <= ring_limit_; });
+      // A full ring holds the source back (and, for a live one, GStreamer drops); an empty one
+      // takes any buffer, however long.
+      changed_.wait(lock, [&] {
+        return stopping_ || ring_.empty() || ring_.size() + map.size <= ring_limit_;
+      });
       if (!stopping_) ring_.insert(ring_.end(), bytes, bytes + map.size);
       gst_buffer_unmap(buffer, &map);
     }
@@ -87,6 +98,24 @@ void GstAudioSource::run() {
   }
   std::lock_guard lock(mutex_);
   ended_ = true;
+  changed_.notify_all();
+}
+
+GstMessage* GstAudioSource::pending_error() const {
+  GstBus* bus = gst_element_get_bus(pipeline_);
+  GstMessage* message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  gst_object_unref(bus);
+  return message;
+}
+
+void GstAudioSource::keep_newest(std::uint32_t samples) {
+  {
+    std::lock_guard lock(mutex_);
+    const std::size_t keep = std::size_t{samples} * format_.bytes_per_sample();
+    if (ring_.size() > keep) {
+      ring_.erase(ring_.begin(), ring_.begin() + static_cast<std::ptrdiff_t>(ring_.size() - keep));
+    }
+  }
   changed_.notify_all();
 }
 

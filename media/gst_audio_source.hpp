@@ -18,6 +18,7 @@
 #include "protocol/handshake.hpp"
 
 typedef struct _GstElement GstElement;
+typedef struct _GstMessage GstMessage;
 
 namespace hdstream {
 
@@ -38,13 +39,17 @@ class GstAudioSource {
   // fallen behind or ended, silence for the rest (counted in missing_samples()).
   void read(std::uint32_t samples, std::vector<std::byte>& out);
   std::uint64_t missing_samples() const;
+  // Drops all but the newest `samples`: what a live source made while the picture was still
+  // starting would otherwise play that late for the whole feed.
+  void keep_newest(std::uint32_t samples);
   std::size_t buffered_samples() const;  // produced and not yet read
-  // The pipeline has ended (end of stream, an error) or been stopped: no more samples.
+  // The pipeline has ended (end of stream, an error, logged) or been stopped: no more samples.
   bool ended() const;
   void stop();
 
  private:
   void run();
+  GstMessage* pending_error() const;  // an error on the bus, or null (the caller unrefs it)
 
   AudioFormat format_;
   GstElement* pipeline_ = nullptr;

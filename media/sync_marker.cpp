@@ -28,8 +28,8 @@ void append_sync_sound(const FeedDescriptor& feed, std::uint64_t frame,
   const std::uint32_t samples = audio_samples_in_frame(feed, frame);
   const std::size_t width = audio.bits / 8u;
   for (std::uint64_t s = first; s < first + samples; ++s) {
-    // 1 kHz at 48 kHz is 48 samples a period: whole periods in every whole cadence, so a clip
-    // of whole cadences loops without a click.
+    // 1 kHz at 48 kHz is 48 samples a period, and 30 frames at 29.97 are 48,048 samples (1001
+    // periods): a clip of a multiple of 30 frames, as the bars clip's 60, loops without a click.
     const double phase =
         2 * std::numbers::pi * kSyncToneHz * static_cast<double>(s % 48) / audio.sample_rate;
     const auto value =

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -151,8 +152,10 @@ class WithSound : public FrameSource {
   }
   FramePtr next_frame(std::uint64_t seq) override {
     FramePtr frame = picture_->next_frame(seq);
+    const std::uint32_t samples = audio_samples_in_frame(feed_, seq);
+    if (std::exchange(first_, false)) sound_->keep_newest(samples);  // sound from now on
     pcm_.clear();
-    sound_->read(audio_samples_in_frame(feed_, seq), pcm_);
+    sound_->read(samples, pcm_);
     if (frame) append_audio_block(frame->data, feed_.audio, audio_sample_at(feed_, seq), pcm_);
     return frame;
   }
@@ -163,6 +166,7 @@ class WithSound : public FrameSource {
   std::unique_ptr<GstAudioSource> sound_;
   FeedDescriptor feed_;
   std::vector<std::byte> pcm_;
+  bool first_ = true;
 };
 
 std::string sound_summary(const FeedDescriptor& feed, const SoundSpec& sound) {

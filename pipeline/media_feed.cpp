@@ -9,6 +9,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "media/audio_watch.hpp"
 #include "media/gst_audio_sink.hpp"
 #include "media/media_error.hpp"
 #include "media/picture_watch.hpp"
@@ -38,6 +39,8 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
   counters_.media.store(true, std::memory_order_relaxed);
   counters_.audio_channels.store(hello.feed.audio.channels, std::memory_order_relaxed);
   if (hello.feed.audio.present()) {
+    audio_watch_.emplace(hello.feed.audio,
+                         AudioWatchOptions{.silent_after = output_.silence_alarm});
     try {
       speaker_ = std::make_unique<GstAudioSink>(output_.audio_output, hello.feed.audio);
       log()->info("stream {}: sound ({} channels) to {}", stream_, hello.feed.audio.channels,
@@ -84,6 +87,7 @@ bool MediaFeed::accept_sound(const Frame& frame) {
   // Sound that never came (frames lost, late or refused since the last one that did): one gap,
   // filled with silence of exactly its length, here for the speaker, in the recordings by them.
   const std::uint64_t expected = sound_until_seq_;
+  if (audio_watch_) counters_.sound_levels.set(audio_watch_->observe(block.pcm, steady_clock_ns()));
   if (frame.seq < expected) return true;  // an older sender's session: its sound is not played
   const std::uint64_t missing = audio_sample_at(feed, frame.seq) - audio_sample_at(feed, expected);
   if (missing > 0) {
@@ -105,6 +109,13 @@ bool MediaFeed::accept_sound(const Frame& frame) {
     beeping_ = onset.has_value();
   }
   return true;
+}
+
+void MediaFeed::count_played() {
+  // Cumulative for the stream, across its sessions' sinks.
+  const std::uint64_t played = speaker_->samples_played();
+  counters_.audio_samples_played.fetch_add(played - played_counted_, std::memory_order_relaxed);
+  played_counted_ = played;
 }
 
 void MediaFeed::measure_av_offset(std::uint64_t seq, std::int64_t shown_ns) {
@@ -129,7 +140,7 @@ void MediaFeed::finish() {
   if (worker_.joinable()) worker_.join();
   if (speaker_ && !std::exchange(speaker_finished_, true)) {
     speaker_->finish();
-    counters_.audio_samples_played.store(speaker_->samples_played(), std::memory_order_relaxed);
+    count_played();
     log()->info("stream {}: {} samples of sound played ({} resyncs)", stream_,
                 speaker_->samples_played(), speaker_->resyncs());
   }
@@ -177,9 +188,7 @@ void MediaFeed::run() {
       continue;
     }
     counters_.frames_decoded.fetch_add(1, std::memory_order_relaxed);
-    if (speaker_) {
-      counters_.audio_samples_played.store(speaker_->samples_played(), std::memory_order_relaxed);
-    }
+    if (speaker_) count_played();
     counters_.decode_latency.add(wall_clock_ns() - frame->ready_ns);
     // The wire's fingerprint covers the sound too: with sound, the picture is hashed instead.
     const PictureFlags flags = watch.observe(*picture, steady_clock_ns(),

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "media/audio_watch.hpp"
 #include "pipeline/feed_media.hpp"
 #include "pipeline/frame_queue.hpp"
 #include "pipeline/media_output.hpp"
@@ -48,6 +49,7 @@ class MediaFeed final : public FeedMedia {
   void run();
   bool accept_sound(const Frame& frame);                             // network strand
   void measure_av_offset(std::uint64_t seq, std::int64_t shown_ns);  // worker
+  void count_played();                                               // worker, then finish()
 
   std::uint16_t stream_;
   Hello hello_;
@@ -55,7 +57,9 @@ class MediaFeed final : public FeedMedia {
   StreamCounters& counters_;
   std::uint64_t sound_until_seq_;  // the frame after the last whose sound came (network strand)
   std::unique_ptr<GstAudioSink> speaker_;  // a feed with sound: where it plays
+  std::optional<AudioWatch> audio_watch_;  // and its levels (network strand)
   bool speaker_finished_ = false;
+  std::uint64_t played_counted_ = 0;  // of speaker_->samples_played(), in the counters
   std::vector<std::unique_ptr<Recorder>> recorders_;
   FrameQueue queue_;
   std::uint64_t sound_errors_logged_ = 0;

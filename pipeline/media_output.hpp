@@ -55,6 +55,8 @@ struct MediaOutput {
   // Where each feed's sound plays (--audio-output): "auto" (the default sound device, or nowhere
   // where there is none), "null" (played in real time, heard nowhere), or an ALSA device.
   std::string audio_output = "auto";
+  // The silence alarm (--silence-alarm): every channel below -60 dBFS for this long.
+  std::chrono::nanoseconds silence_alarm = std::chrono::seconds(5);
   std::size_t queue_frames = 8;
   // Recording queue: frames as they came, waiting for the disk. Up to 2 s at 29.97 fps and at
   // most 128 MiB per recording (0.9 s of uncompressed 1080 at 1.2 Gbps): a recording rides out

@@ -70,6 +70,7 @@ void Recorder::run() {
   const FeedDescriptor& feed = hello_.feed;
   const std::uint64_t first_sample = audio_sample_at(feed, hello_.first_frame_seq);
   std::uint64_t next_sample = first_sample;
+  std::int64_t last_arrival_ns = 0;  // of the last frame whose sound was written
   while (FramePtr frame = queue_.pop_wait()) {
     if (!writer) continue;  // drained all the same, so that finish() never waits on a full queue
     try {
@@ -82,8 +83,26 @@ void Recorder::run() {
       }
       writer->write(picture, static_cast<std::int64_t>(frame->seq - hello_.first_frame_seq));
       if (feed.audio.present() && block.first_sample >= next_sample) {
-        write_silence(*writer, feed.audio, block.first_sample - next_sample,
+        // A gap's silence is at most the time it took, and a second: a sender that skips ahead
+        // by hours in one frame does not make the recording write hours of zeros (the sound's
+        // timeline then jumps, as the picture's does).
+        std::uint64_t silence = block.first_sample - next_sample;
+        if (last_arrival_ns > 0 && frame->arrival_ns > last_arrival_ns) {
+          const auto took = static_cast<std::uint64_t>(frame->arrival_ns - last_arrival_ns);
+          const std::uint64_t cap =
+              took / 1000 * feed.audio.sample_rate / 1'000'000 + feed.audio.sample_rate;
+          if (silence > cap) {
+            log()->warn(
+                "stream {}: {} s of sound missing came in {:.1f} s: {:.1f} s of silence "
+                "recorded, then the sound jumps",
+                stream_, silence / feed.audio.sample_rate, took / 1e9,
+                static_cast<double>(cap) / feed.audio.sample_rate);
+            silence = cap;
+          }
+        }
+        write_silence(*writer, feed.audio, silence,
                       static_cast<std::int64_t>(next_sample - first_sample));
+        last_arrival_ns = frame->arrival_ns;
         writer->write_audio(block.pcm,
                             static_cast<std::int64_t>(block.first_sample - first_sample));
         next_sample = block.first_sample + block.samples;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "protocol/audio_block.hpp"
 #include "protocol/byte_order.hpp"
 #include "protocol/checksum.hpp"
 #include "protocol/feed_limits.hpp"
@@ -159,8 +160,10 @@ std::optional<Hello> decode_hello(std::span<const std::byte> body) {
         r.get(audio.channels) && r.get(audio.bits) && r.get(reserved16) && r.get(audio.sample_rate);
     if (!ok) return std::nullopt;
   }
-  // The codec byte's audio bit and extension 3 say the same, or the HELLO is malformed.
+  // The codec byte's audio bit and extension 3 say the same, or the HELLO is malformed; an
+  // extension 3 without channels is no audio, whatever its other fields.
   if (((codec & kWireCodecWithAudio) != 0) != hello.feed.audio.present()) return std::nullopt;
+  if (!hello.feed.audio.present()) hello.feed.audio = {};
   hello.feed.codec = static_cast<Codec>(codec & ~kWireCodecWithAudio);
   // A plain srt HELLO is one connection; several say so with their own code point.
   if (transport == static_cast<std::uint8_t>(TransportKind::srt) && hello.connections > 1) {
@@ -180,6 +183,10 @@ std::string validate_hello(const Hello& hello) {
   }
   if (const AudioFormat& audio = hello.feed.audio; audio.present()) {
     if (hello.feed.codec == Codec::synthetic) return "synthetic feeds carry no audio";
+    if (hello.feed.frames_per_second() < 1.0) {
+      // Bounds a frame's samples to the rate's (48,000), and with them every gap's silence.
+      return "audio needs a frame rate of at least 1 fps";
+    }
     if (audio.channels > kMaxAudioChannels || (audio.bits != 16 && audio.bits != 24) ||
         audio.sample_rate != kAudioSampleRate) {
       return fmt::format(
@@ -228,7 +235,8 @@ std::string validate_hello(const Hello& hello) {
                        hello.feed.height, kMaxFrameWidth, kMaxFrameHeight,
                        video ? ", neither 0" : "");
   }
-  if (const std::size_t raw = raw_frame_bytes(hello.feed); raw > max_frame_bytes(hello)) {
+  if (const std::size_t raw = raw_frame_bytes(hello.feed);
+      raw != 0 && raw + max_audio_block_bytes(hello.feed) > max_frame_bytes(hello)) {
     return fmt::format(
         "{} {}x{} frames are {} bytes: above the {} bytes a frame may have in {}-byte chunks",
         to_string(hello.feed.codec), hello.feed.width, hello.feed.height, raw,

@@ -11,7 +11,8 @@
 #include <string_view>
 
 #include "stats/latency.hpp"
-#include "stats/shared_text.hpp"
+#include "stats/shared_value.hpp"
+#include "stats/sound_levels.hpp"
 #include "stats/transits.hpp"
 
 namespace hdstream {
@@ -201,6 +202,9 @@ struct StreamCounters {
   // picture sinks; positive: the sound trails), once one was made.
   std::atomic<std::int64_t> av_offset_us{0};
   std::atomic<bool> av_offset_measured{false};
+  // The sound's levels per channel pair and the silence alarm, after the last frame that came
+  // (media/audio_watch).
+  SharedValue<SoundLevels> sound_levels;
   // The decoded picture now: unchanged for 2 s (frozen), black for 1 s (media/picture_watch).
   std::atomic<bool> frozen{false};
   std::atomic<bool> black{false};

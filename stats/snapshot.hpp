@@ -121,6 +121,7 @@ struct StreamSnapshot {
   std::uint64_t audio_silence_samples = 0;  // silence standing in for them, 48 kHz samples
   std::uint64_t audio_samples_played = 0;   // rendered by the --audio-output sink
   std::optional<double> av_offset_ms;       // the last lip-sync measure; + = the sound trails
+  SoundLevels sound;                        // levels per channel pair, the silence alarm
   bool frozen = false;                      // the picture has not changed for 2 s
   bool black = false;                       // the picture has been black for 1 s
   double latency_ms_p50 = 0;                // sender frame ready -> decoded, over the whole run

@@ -115,6 +115,14 @@ const std::vector<Family>& families() {
          if (!s.media || s.audio_channels == 0) return std::nullopt;
          return static_cast<double>(s.audio_gaps);
        }},
+      {"hdstream_audio_silent", Kind::gauge,
+       "1 while every channel of the feed's sound has been below -60 dBFS for the silence "
+       "alarm's time (--silence-alarm).",
+       Role::recv,
+       [](const StreamSnapshot& s) -> std::optional<double> {
+         if (!s.media || s.audio_channels == 0) return std::nullopt;
+         return s.sound.silent ? 1.0 : 0.0;
+       }},
       {"hdstream_av_offset_seconds", Kind::gauge,
        "The last lip-sync measure: the sync marker's beep at the audio sink less its flash at "
        "the picture sinks (positive: the sound trails).",

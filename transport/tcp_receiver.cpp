@@ -279,9 +279,13 @@ awaitable<void> TcpReceiver::Session::run() {
   if (probe_) {
     probe_->started(*hello, "over tcp");
   } else {
-    log()->info("stream {}: feed from {} accepted ({} {}x{} @ {:.2f} fps, {})", stream_id_, peer_,
+    const AudioFormat& audio = hello->feed.audio;
+    log()->info("stream {}: feed from {} accepted ({} {}x{} @ {:.2f} fps, {}{})", stream_id_, peer_,
                 to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
                 hello->feed.frames_per_second(),
+                audio.present()
+                    ? fmt::format("{} channels of {}-bit sound, ", audio.channels, audio.bits)
+                    : std::string(),
                 format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
   }
   tune_receive_buffer(*hello);

@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   feed.width = static_cast<std::uint16_t>(2 * (1 + data[1] % 64));
   feed.height = static_cast<std::uint16_t>(1 + data[2] % 32);
   feed.frame_rate_num = 1 + (std::uint32_t{data[3]} << 8 | data[4]);
-  feed.frame_rate_den = 1 + data[5] % 8;
+  feed.frame_rate_den = 1u + data[5];  // down to 1/256 fps: validate_hello must refuse those
   feed.bit_rate_bps = 1'000'000;
   feed.audio = AudioFormat{static_cast<std::uint8_t>(1 + data[6] % kMaxAudioChannels),
                            static_cast<std::uint8_t>(data[6] & 0x80 ? 24 : 16), kAudioSampleRate};

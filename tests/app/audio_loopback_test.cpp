@@ -100,6 +100,14 @@ TEST(AudioSources, AGStreamerDescriptionsSoundTravelsWithALivePicture) {
   EXPECT_EQ(media["audio_channels"], 6);
   EXPECT_EQ(media["audio_gaps"], 0);
   EXPECT_EQ(media["frames_recorded"], 60);
+  // Metered per pair: a square wave at half scale peaks at -6.0 dBFS and its RMS is its peak.
+  ASSERT_EQ(media["audio_levels"].size(), 3u) << media;
+  for (const auto& pair : media["audio_levels"]) {
+    EXPECT_NEAR(pair["peak_dbfs"].get<double>(), -6.0, 0.1) << pair;
+    EXPECT_NEAR(pair["rms_dbfs"].get<double>(), -6.0, 0.1) << pair;
+    EXPECT_NEAR(pair["hold_dbfs"].get<double>(), -6.0, 0.1) << pair;
+  }
+  EXPECT_EQ(media["audio_silent"], false);
   // 60 frames of 29.97 are 96,096 samples; a square wave at half scale is +-2^22 (24-bit).
   const std::string pcm = test::pcm_of(dir / "feed0.mkv", dir);
   ASSERT_EQ(pcm.size(), 96'096u * 6 * 3);
@@ -145,6 +153,32 @@ TEST(AudioLipSync, FiveBarsFeedsPlayTheirSoundWithinAFrameOfThePicture) {
     EXPECT_EQ(media["audio_channels"], 2);
     EXPECT_EQ(media["audio_gaps"], 0);
   }
+}
+
+// A feed whose sound has gone silent raises its alarm after --silence-alarm, and one with sound
+// beside it does not.
+TEST(AudioSources, ASilentFeedRaisesTheSilenceAlarmAndASoundingOneDoesNot) {
+  auto dir = test::scratch_dir("audio-silence");
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--output",
+                      "null", "--audio-output", "null", "--silence-alarm", "1s", "--duration",
+                      "60s", "--stats", "json", "--stats-file", (dir / "r.jsonl").string()},
+                     dir, "recv");
+  test::Process send(
+      {HDSTREAM_BINARY, "send", "--dest", address, "--streams", "2", "--format", "dnxhd220",
+       "--source", "videotestsrc pattern=ball", "--audio-source", "audiotestsrc wave=silence",
+       "--audio-source", "audiotestsrc wave=sine", "--duration", "3s"},
+      dir, "send");
+  ASSERT_EQ(send.wait(90s), 0) << send.err();
+  ASSERT_EQ(recv.wait(90s), 0) << recv.err();
+  nlohmann::json media[2];
+  for (auto& line : test::json_lines(test::read_file(dir / "r.jsonl"))) {
+    if (line["type"] == "media") media[line["stream"].get<int>()] = line;
+  }
+  EXPECT_EQ(media[0]["audio_silent"], true) << media[0];
+  EXPECT_EQ(media[0]["audio_levels"][0]["peak_dbfs"], -120.0) << media[0];
+  EXPECT_EQ(media[1]["audio_silent"], false) << media[1];
+  EXPECT_GT(media[1]["audio_levels"][0]["peak_dbfs"].get<double>(), -10.0) << media[1];
 }
 
 TEST(AudioSources, BadSoundSpecsAreOneClearLineAndExit2) {

@@ -42,7 +42,10 @@ TEST(Presets, SendToPortlandWorksExactlyAsWritten) {
       },
       60s))
       << send.err();
-  EXPECT_NE(recv.err().find("accepted (dnxhd 1920x1080 @ 29.97 fps, 220 Mbps)"), std::string::npos)
+  // The bars clips carry a stereo pair of tone and the sync marker: 220 Mbps and 2.3 of sound.
+  EXPECT_NE(recv.err().find("accepted (dnxhd 1920x1080 @ 29.97 fps, 2 channels of 24-bit sound, "
+                            "222.3 Mbps)"),
+            std::string::npos)
       << recv.err();
   send.signal(SIGINT);
   EXPECT_EQ(send.wait(20s), 130) << send.err();
@@ -88,11 +91,12 @@ TEST(Check, PassesAgainstALiveReceiverAndWritesAReport) {
   auto dir = test::scratch_dir("check-pass");
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2"}, dir, "recv");
-  ASSERT_TRUE(test::eventually([&] { return recv.err().find("listening on") != std::string::npos; }));
-  test::Process check({HDSTREAM_BINARY, "check", "--dest", address, "--streams", "2", "--rate",
-                       "100M", "--duration", "1s", "--stats", "json", "--report",
-                       (dir / "link.md").string()},
-                      dir, "check");
+  ASSERT_TRUE(
+      test::eventually([&] { return recv.err().find("listening on") != std::string::npos; }));
+  test::Process check(
+      {HDSTREAM_BINARY, "check", "--dest", address, "--streams", "2", "--rate", "100M",
+       "--duration", "1s", "--stats", "json", "--report", (dir / "link.md").string()},
+      dir, "check");
   ASSERT_EQ(check.wait(30s), 0) << check.out() << check.err();
   auto result = test::find_line(check.out(), "check");
   ASSERT_TRUE(result);

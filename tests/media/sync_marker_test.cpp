@@ -63,8 +63,16 @@ TEST(SyncMarker, OnsetIsFoundWhereverTheBeepStartsAndNeverInSilence) {
 
 TEST(SyncMarker, TheBarsClipFlashesAndBeepsOnTheSameFramesOnceASecond) {
   const auto dir = test::scratch_dir("sync-marker-clip");
+  // The clip is made here, not taken from another test's cache; the setting is put back after.
+  const char* before = std::getenv("HDSTREAM_MEDIA_CACHE");
+  const std::string restore = before ? before : "";
   ::setenv("HDSTREAM_MEDIA_CACHE", dir.c_str(), 1);
   const auto clip = cached_sample_clip(test::dnxhd220_feed(), 3);
+  if (before) {
+    ::setenv("HDSTREAM_MEDIA_CACHE", restore.c_str(), 1);
+  } else {
+    ::unsetenv("HDSTREAM_MEDIA_CACHE");
+  }
   FileReader pictures(clip.string(), test::dnxhd220_feed());
   auto sound = FileAudioReader::open_if_any(clip.string());
   ASSERT_TRUE(sound);

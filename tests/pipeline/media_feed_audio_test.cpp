@@ -96,5 +96,59 @@ TEST(MediaFeedAudio, MissingSoundIsCountedAndRecordedAsSilenceOfExactlyItsLength
   EXPECT_EQ(beyond, std::vector<std::byte>(24));
 }
 
+// A sender that jumps a million frames (nine hours) ahead in one frame, 10 ms after the last:
+// counted as the gap it claims, but it costs the recording the time the gap took and a second of
+// zeros, and the speaker a second, not nine hours; the speaker then plays the frame's sound
+// at once instead of waiting nine hours for it.
+TEST(MediaFeedAudio, AJumpOfHoursCostsASecondOfSilenceNotHours) {
+  const auto dir = test::scratch_dir("media-feed-audio-jump");
+  const FeedDescriptor feed = feed_with_sound();
+  FileReader reader(test::dnxhd_clip(dir, 1).string(), test::dnxhd220_feed());
+  std::vector<std::byte> picture;
+  reader.read(picture);
+  MediaOutput output;
+  output.targets = {
+      {.kind = OutputTarget::Kind::file, .file_pattern = (dir / "rec{stream}.mov").string()}};
+  output.audio_output = "null";
+  StreamCounters counters;
+  constexpr std::uint64_t kJump = 1'000'000;
+  constexpr std::int64_t kArrival = 1'000'000'000;
+  {
+    Hello hello;
+    hello.feed = feed;
+    MediaFeed media(0, hello, output, counters);
+    for (const std::uint64_t seq : {std::uint64_t{0}, kJump}) {
+      auto frame = std::make_shared<Frame>();
+      frame->seq = seq;
+      frame->ready_ns = wall_clock_ns();
+      frame->arrival_ns = kArrival + (seq ? 10'000'000 : 0);
+      frame->data = picture;
+      append_audio_block(frame->data, feed.audio, audio_sample_at(feed, seq), pcm_for(feed, seq));
+      media.push(std::move(frame));
+    }
+    media.finish();
+  }
+  const std::uint64_t gap = audio_sample_at(feed, kJump) - audio_sample_at(feed, 1);
+  EXPECT_EQ(counters.audio_gaps.load(), 1u);
+  EXPECT_EQ(counters.audio_silence_samples.load(), gap);
+  const std::uint64_t first = audio_samples_in_frame(feed, 0),
+                      last = audio_samples_in_frame(feed, kJump);
+  // The speaker: the first frame, a second of the gap's end, the last frame.
+  EXPECT_EQ(counters.audio_samples_played.load(), first + 48'000 + last);
+  // The recording: 10 ms and a second of silence (480 + 48,000 samples), then the sound jumps.
+  auto sound = FileAudioReader::open_if_any((dir / "rec0.mov").string());
+  ASSERT_TRUE(sound);
+  std::vector<std::byte> recorded;
+  sound->read(static_cast<std::uint32_t>(first + 48'480 + last), recorded);
+  std::vector<std::byte> expected = pcm_for(feed, 0);
+  expected.resize(expected.size() + 48'480 * feed.audio.bytes_per_sample());
+  const auto tail = pcm_for(feed, kJump);
+  expected.insert(expected.end(), tail.begin(), tail.end());
+  EXPECT_TRUE(recorded == expected);
+  std::vector<std::byte> beyond;
+  sound->read(1, beyond);
+  EXPECT_EQ(beyond, std::vector<std::byte>(24)) << "nothing more was written";
+}
+
 }  // namespace
 }  // namespace hdstream

@@ -88,7 +88,8 @@ TEST(AudioBlock, ATrailerOtherThanTheFrameClockSaysIsRefused) {
   auto broken = frame;
   broken[broken.size() - 16] = std::byte{0};  // the magic
   EXPECT_EQ(split_audio_block(broken, feed, 3).error, "no audio trailer at the end of the frame");
-  // More samples than the frame holds bytes for (the count a forged 0xffffffff: no overflow).
+  // A forged count (0xffffffff) is not the frame clock's: refused before any size is computed
+  // from it.
   broken = frame;
   for (std::size_t i = broken.size() - 12; i < broken.size() - 8; ++i) broken[i] = std::byte{0xff};
   EXPECT_NE(split_audio_block(broken, feed, 3).error, "");

@@ -419,6 +419,30 @@ TEST(HandshakeAudio, ValidationBoundsTheSound) {
   EXPECT_EQ(validate_hello(hello), "");
   hello.feed.codec = Codec::synthetic;
   EXPECT_EQ(validate_hello(hello), "synthetic feeds carry no audio");
+  // Below 1 fps a frame's sound would exceed the rate's 48,000 samples (at 1 / 2^25 fps it
+  // overflowed the trailer's 32-bit count into 0): refused.
+  hello = hello_with_audio();
+  hello.feed.frame_rate_num = 1;
+  hello.feed.frame_rate_den = 2;
+  EXPECT_EQ(validate_hello(hello), "audio needs a frame rate of at least 1 fps");
+  hello.feed.frame_rate_den = 1;
+  EXPECT_EQ(validate_hello(hello), "");
+}
+
+TEST(HandshakeAudio, ARawFrameAndItsSoundMustFitTogether) {
+  // 1.1 MiB of UYVY in 17 chunks of 64 KiB fits a 17-chunk ceiling alone, not with its sound.
+  Hello hello = hello_with_audio();
+  hello.feed.codec = Codec::uyvy;
+  hello.feed.width = 1024;
+  hello.feed.height = 544;  // 1024 x 2 x 544 = 1,114,112 bytes: exactly 17 x 65,536
+  hello.chunk_bytes = 65536;
+  EXPECT_EQ(validate_hello(hello), "");  // 65,535 chunks: room for the sound
+  hello.chunk_bytes = 17;                // 65,535 x 17 = 1,114,095 bytes: not even the picture
+  EXPECT_NE(validate_hello(hello), "");
+  hello.chunk_bytes = 18;  // 1,179,630: the picture (1,114,112) and its sound (38,464) fit
+  EXPECT_EQ(validate_hello(hello), "");
+  hello.feed.audio.channels = 16;  // 76,912 bytes of sound: 1,191,024 > 1,179,630
+  EXPECT_NE(validate_hello(hello), "");
 }
 
 }  // namespace
