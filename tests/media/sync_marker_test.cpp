@@ -67,7 +67,9 @@ TEST(SyncMarker, TheBarsClipFlashesAndBeepsOnTheSameFramesOnceASecond) {
   const char* before = std::getenv("HDSTREAM_MEDIA_CACHE");
   const std::string restore = before ? before : "";
   ::setenv("HDSTREAM_MEDIA_CACHE", dir.c_str(), 1);
-  const auto clip = cached_sample_clip(test::dnxhd220_feed(), 3);
+  // Unlabelled: the label's textoverlay brings in fontconfig, whose process-wide caches
+  // LeakSanitizer reports at exit; the marker does not depend on it.
+  const auto clip = cached_sample_clip(test::dnxhd220_feed());
   if (before) {
     ::setenv("HDSTREAM_MEDIA_CACHE", restore.c_str(), 1);
   } else {
