@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "protocol/audio_block.hpp"
+
 namespace hdstream {
 namespace {
 
@@ -25,14 +27,9 @@ const SoundLevels& AudioWatch::observe(std::span<const std::byte> pcm, std::int6
   const std::size_t pairs = levels_.pairs.size();
   std::vector<double> peak(pairs, 0), squares(pairs, 0);
   std::vector<std::size_t> count(pairs, 0);
-  const int shift = 32 - 8 * static_cast<int>(width);
   for (std::size_t at = 0; stride > 0 && at + stride <= pcm.size(); at += stride) {
     for (std::size_t c = 0; c < format_.channels; ++c) {
-      std::uint32_t raw = 0;
-      for (std::size_t b = 0; b < width; ++b) {
-        raw |= std::to_integer<std::uint32_t>(pcm[at + c * width + b]) << (8 * b);
-      }
-      const double value = static_cast<double>(static_cast<std::int32_t>(raw << shift) >> shift);
+      const double value = pcm_sample(&pcm[at + c * width], width);
       const std::size_t pair = c / 2;
       peak[pair] = std::max(peak[pair], std::abs(value));
       squares[pair] += value * value;

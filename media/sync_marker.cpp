@@ -47,12 +47,7 @@ std::optional<std::uint32_t> beep_onset(std::span<const std::byte> pcm, const Au
   if (stride == 0) return std::nullopt;
   const double threshold = kBeepThreshold * full_scale(audio);
   for (std::size_t at = 0, index = 0; at + stride <= pcm.size(); at += stride, ++index) {
-    std::uint32_t raw = 0;
-    for (std::size_t b = 0; b < width; ++b) {
-      raw |= std::to_integer<std::uint32_t>(pcm[at + b]) << (8 * b);
-    }
-    const int shift = 32 - 8 * static_cast<int>(width);
-    const std::int32_t value = static_cast<std::int32_t>(raw << shift) >> shift;  // sign-extend
+    const std::int32_t value = pcm_sample(&pcm[at], width);
     if (std::abs(static_cast<double>(value)) >= threshold) return static_cast<std::uint32_t>(index);
   }
   return std::nullopt;

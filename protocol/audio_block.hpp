@@ -29,6 +29,14 @@ std::uint32_t audio_samples_in_frame(const FeedDescriptor& feed, std::uint64_t f
 // audio.
 std::size_t max_audio_block_bytes(const FeedDescriptor& feed);
 
+// One sample as carried: `width` (2 or 3) little-endian bytes, signed.
+inline std::int32_t pcm_sample(const std::byte* at, std::size_t width) {
+  std::uint32_t raw = 0;
+  for (std::size_t b = 0; b < width; ++b) raw |= std::to_integer<std::uint32_t>(at[b]) << (8 * b);
+  const int shift = 32 - 8 * static_cast<int>(width);
+  return static_cast<std::int32_t>(raw << shift) >> shift;  // sign-extended
+}
+
 // Appends `pcm` (interleaved, little-endian, whole sample frames) and the trailer.
 void append_audio_block(std::vector<std::byte>& frame, const AudioFormat& audio,
                         std::uint64_t first_sample, std::span<const std::byte> pcm);
