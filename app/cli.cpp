@@ -216,7 +216,7 @@ Mux finish_mux(const std::string& text, TransportKind transport) {
 struct SendText {
   std::string rate = "270M", duration = "0", rtt = "1ms", chunk = "64K", latency = "120ms",
               transport = "tcp", patience = "10s", reconnect = "forever", phase = "spread", report,
-              mux = "none";
+              mux = "none", ts_audio = "302m";
 };
 
 // The options `send` and `check` share: what to send, where, and how.
@@ -332,11 +332,21 @@ Finisher add_send(CLI::App* command) {
   add_mux(*command, text->mux,
           "srt: wire framing; ts = standard MPEG-TS (MPEG-2 4:2:2 at --rate, default 50M) for "
           "ffplay/srt-live-transmit/GStreamer");
+  auto* ts_audio = command
+                       ->add_option("--ts-audio", text->ts_audio,
+                                    "--mux ts: the sound as SMPTE 302M PCM (what broadcast TS "
+                                    "gear expects) or AAC-LC (64 kb/s a channel)")
+                       ->check(CLI::IsMember({"302m", "aac"}))
+                       ->capture_default_str();
   add_common(*command, send->common, *common);
-  return [command, send, text, common]() -> Command {
+  return [command, send, text, common, ts_audio]() -> Command {
     finish_common(*command, send->common, *common);
     finish_send_options(*send, *text);
     send->mux = finish_mux(text->mux, send->transport);
+    if (ts_audio->count() > 0 && send->mux != Mux::ts) {
+      throw CLI::ValidationError("--ts-audio", "only applies to --mux ts");
+    }
+    send->ts_audio = *ts_audio_from_string(text->ts_audio);
     load_key(send->common, send->transport, send->key_file);
     return *send;
   };

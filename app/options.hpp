@@ -70,6 +70,7 @@ struct SendOptions {
   int key_length_bytes = 16;   // srt AES key length (--key-length)
   std::string srt_fec;         // srt FEC filter as given (--srt-fec); empty: none
   Mux mux = Mux::none;         // ts: MPEG-TS (MPEG-2 4:2:2) over srt (--mux)
+  TsAudio ts_audio = TsAudio::s302m;  // --mux ts: the sound as 302M PCM or AAC (--ts-audio)
 };
 
 struct RecvOptions {

@@ -11,9 +11,10 @@ ReceiverGroup::ReceiverGroup(Runtime& runtime, StatsRegistry& stats, const Wire&
             stop();
             if (ended) ended();
           },
-          std::move(output)) {
+          // A TS's media is its receiver's (mux/TsFeedMedia): its pictures are not ours to decode.
+          wire.mux == Mux::ts ? MediaOutput{} : output) {
   options.streams = stats.size();
-  transport_ = make_receiver(wire, runtime.io(), std::move(options), stats, feeds_);
+  transport_ = make_receiver(wire, runtime.io(), std::move(options), stats, feeds_, &output);
 }
 
 }  // namespace hdstream

@@ -103,9 +103,10 @@ std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
           plan.format.name));
     }
     // --mux ts re-encodes as MPEG-2 4:2:2: --rate sets its bit rate only when the user gave it.
-    base.wire.ts_video_rate_bps = ts_video_rate_bps(o.common.explicit_options.count("rate") > 0
+    base.wire.ts.video_rate_bps = ts_video_rate_bps(o.common.explicit_options.count("rate") > 0
                                                         ? std::optional<std::uint64_t>(o.rate_bps)
                                                         : std::nullopt);
+    base.wire.ts.audio = o.ts_audio;
   }
   FeedRequest& request = base.request;
   request.transport = o.transport;

@@ -34,6 +34,11 @@ SenderGroup::SenderGroup(Runtime& runtime, StatsRegistry& stats,
         throw UsageError(error.what());
       }
     }
+    // The source decides the sound (a clip's own, --audio-source): only now can --mux ts check it.
+    if (setup.wire.mux == Mux::ts) {
+      if (auto problem = ts_audio_problem(made.feed.audio, setup.wire.ts.audio))
+        throw UsageError(*problem);
+    }
     FeedRequest request = setup.request;
     request.feed = made.feed;
     std::vector<SenderOptions> legs = leg_options(request);

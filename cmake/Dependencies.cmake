@@ -16,6 +16,8 @@ pkg_check_modules(MEDIA REQUIRED IMPORTED_TARGET
 # libsrt: the GnuTLS build (libsrt-gnutls-dev), the one Debian's GStreamer and FFmpeg load.
 pkg_check_modules(SRT REQUIRED IMPORTED_TARGET srt)
 # libav (FFmpeg) alone, for MPEG-TS in mux/: demux/decode, and MPEG-2 encode/mux (libswscale
-# turns decoded 10-bit or packed pictures into the encoder's 8-bit planar 4:2:2).
-pkg_check_modules(LIBAV REQUIRED IMPORTED_TARGET libavformat libavcodec libavutil libswscale)
+# turns decoded 10-bit or packed pictures into the encoder's 8-bit planar 4:2:2; libswresample
+# turns PCM into AAC's float planar and a TS's decoded sound into 48 kHz integers).
+pkg_check_modules(LIBAV REQUIRED IMPORTED_TARGET libavformat libavcodec libavutil libswscale
+                  libswresample)
 pkg_check_modules(GNUTLS REQUIRED IMPORTED_TARGET gnutls)  # HMAC-SHA-256 and nonces (protocol/auth)

@@ -26,6 +26,7 @@ namespace hdstream {
 
 struct FeedSource;        // pipeline/media_sources.hpp
 struct SoundSpec;         // pipeline/media_sources.hpp
+struct TsSettings;        // mux/ts_audio.hpp
 class FeedMedia;          // pipeline/feed_media.hpp
 struct MediaOutput;       // pipeline/media_output.hpp
 struct LinkReportInput;   // report/link_report.hpp
@@ -92,9 +93,11 @@ class MediaModule {
   // MPEG-TS over SRT (mux/): a feed re-encoded to MPEG-2 4:2:2, and TS ingest.
   virtual std::shared_ptr<SenderTransport> make_ts_sender(asio::any_io_executor executor,
                                                           SenderOptions options,
-                                                          std::uint64_t video_rate_bps,
+                                                          const TsSettings& ts,
                                                           StreamCounters& counters) const = 0;
+  // TS ingest: `output` says where each session's sound plays and what records it.
   virtual std::shared_ptr<ReceiverTransport> make_ts_receiver(ReceiverOptions options,
+                                                              const MediaOutput& output,
                                                               StatsRegistry& stats,
                                                               FrameConsumer& consumer) const = 0;
   // The thumbnails and, for outputs on screens, the QApplication and the windows; adds their

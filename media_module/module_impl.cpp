@@ -30,16 +30,17 @@ std::unique_ptr<FeedMedia> MediaModuleImpl::make_feed_media(std::uint16_t stream
 
 std::shared_ptr<SenderTransport> MediaModuleImpl::make_ts_sender(asio::any_io_executor executor,
                                                                  SenderOptions options,
-                                                                 std::uint64_t video_rate_bps,
+                                                                 const TsSettings& ts,
                                                                  StreamCounters& counters) const {
-  auto stage = std::make_unique<TsStage>(options.hello.feed, video_rate_bps);
+  auto stage = std::make_unique<TsStage>(options.hello.feed, ts);
   return std::make_shared<SrtMessageSender>(std::move(executor), std::move(options),
                                             std::move(stage), counters);
 }
 
 std::shared_ptr<ReceiverTransport> MediaModuleImpl::make_ts_receiver(
-    ReceiverOptions options, StatsRegistry& stats, FrameConsumer& consumer) const {
-  return std::make_shared<TsSrtReceiver>(std::move(options), stats, consumer);
+    ReceiverOptions options, const MediaOutput& output, StatsRegistry& stats,
+    FrameConsumer& consumer) const {
+  return std::make_shared<TsSrtReceiver>(std::move(options), output, stats, consumer);
 }
 
 std::shared_ptr<Pictures> MediaModuleImpl::open_pictures(MediaOutput& media, std::size_t streams,

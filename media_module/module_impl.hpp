@@ -16,10 +16,11 @@ class MediaModuleImpl final : public MediaModule {
                                              const MediaOutput& output,
                                              StreamCounters& counters) const override;
   std::shared_ptr<SenderTransport> make_ts_sender(asio::any_io_executor executor,
-                                                  SenderOptions options,
-                                                  std::uint64_t video_rate_bps,
+                                                  SenderOptions options, const TsSettings& ts,
                                                   StreamCounters& counters) const override;
-  std::shared_ptr<ReceiverTransport> make_ts_receiver(ReceiverOptions options, StatsRegistry& stats,
+  std::shared_ptr<ReceiverTransport> make_ts_receiver(ReceiverOptions options,
+                                                      const MediaOutput& output,
+                                                      StatsRegistry& stats,
                                                       FrameConsumer& consumer) const override;
   std::shared_ptr<Pictures> open_pictures(MediaOutput& media, std::size_t streams,
                                           PanelProvider provider) const override;

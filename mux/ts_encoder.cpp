@@ -24,9 +24,10 @@ constexpr int kIoBufferBytes = 8 * kSrtTsPayloadBytes;
 
 }  // namespace
 
-TsEncoder::TsEncoder(const FeedDescriptor& feed, std::uint64_t video_rate_bps, WriteMessage write,
+TsEncoder::TsEncoder(const FeedDescriptor& feed, const TsSettings& settings, WriteMessage write,
                      int threads)
     : feed_(feed), write_(std::move(write)) {
+  const std::uint64_t video_rate_bps = settings.video_rate_bps;
   quiet_libav();
   const AVCodec* codec = avcodec_find_encoder(AV_CODEC_ID_MPEG2VIDEO);
   if (!codec) throw MediaError("this FFmpeg build has no MPEG-2 video encoder (mpeg2video)");
@@ -94,6 +95,14 @@ TsEncoder::TsEncoder(const FeedDescriptor& feed, std::uint64_t video_rate_bps, W
              "describe the MPEG-TS video stream");
     stream->time_base = encoder_->time_base;
     stream->avg_frame_rate = encoder_->framerate;
+    if (feed.audio.present()) {
+      sound_ = std::make_unique<TsAudioEncoder>(feed.audio, settings.audio);
+      AVStream* audio = avformat_new_stream(format_, nullptr);
+      if (!audio) throw MediaError("out of memory creating the MPEG-TS audio stream");
+      av_check(avcodec_parameters_from_context(audio->codecpar, sound_->context()),
+               "describe the MPEG-TS audio stream");
+      audio->time_base = sound_->context()->time_base;
+    }
     av_dict_set(&format_->metadata, "service_provider", "hdstream", 0);
     av_dict_set(&format_->metadata, "service_name", "hdstream feed", 0);
     av_check(avformat_write_header(format_, nullptr), "start the MPEG-TS stream");
@@ -117,6 +126,7 @@ void TsEncoder::release() {
     av_freep(&io_->buffer);
     avio_context_free(&io_);
   }
+  sound_.reset();
   av_packet_free(&packet_);
   av_frame_free(&frame_);
   avcodec_free_context(&encoder_);
@@ -175,20 +185,33 @@ void TsEncoder::mux_packets() {
     const int rc = avcodec_receive_packet(encoder_, packet_);
     if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) break;
     av_check(rc, "encode MPEG-2");
-    packet_->stream_index = 0;
-    av_packet_rescale_ts(packet_, encoder_->time_base, format_->streams[0]->time_base);
-    const int written = av_write_frame(format_, packet_);
+    mux(*packet_, 0, encoder_->time_base);
     av_packet_unref(packet_);
-    if (write_failed_) throw MediaError("the network refused the MPEG-TS");
-    av_check(written, "mux MPEG-TS");
   }
 }
 
-std::size_t TsEncoder::encode(const Picture& picture) {
+// Each stream's packets in order; the TS interleaves them as they come (sound first, then its
+// picture), so nothing waits for the other stream.
+void TsEncoder::mux(AVPacket& packet, int stream, AVRational from) {
+  packet.stream_index = stream;
+  av_packet_rescale_ts(&packet, from, format_->streams[stream]->time_base);
+  const int written = av_write_frame(format_, &packet);
+  if (write_failed_) throw MediaError("the network refused the MPEG-TS");
+  av_check(written, "mux MPEG-TS");
+}
+
+void TsEncoder::encode_sound(std::span<const std::byte> pcm, std::uint64_t first_sample) {
+  if (finished_) throw MediaError("encode: the MPEG-TS stream is finished");
+  if (!sound_) throw MediaError("encode: this feed has no sound");
+  sound_->encode(pcm, first_sample,
+                 [this](AVPacket& packet) { mux(packet, 1, sound_->context()->time_base); });
+}
+
+std::size_t TsEncoder::encode(const Picture& picture, std::int64_t frame_index) {
   if (finished_) throw MediaError("encode: the MPEG-TS stream is finished");
   const std::uint64_t before = bytes_written_;
   convert(picture);
-  frame_->pts = pts_++;
+  frame_->pts = frame_index;
   av_check(avcodec_send_frame(encoder_, frame_), "encode MPEG-2");
   mux_packets();
   avio_flush(io_);  // the picture leaves now, but for the last partial message
@@ -202,6 +225,9 @@ std::size_t TsEncoder::finish() {
   const std::uint64_t before = bytes_written_;
   av_check(avcodec_send_frame(encoder_, nullptr), "drain the MPEG-2 encoder");
   mux_packets();
+  if (sound_) {
+    sound_->finish([this](AVPacket& packet) { mux(packet, 1, sound_->context()->time_base); });
+  }
   av_check(av_write_trailer(format_), "finish the MPEG-TS stream");
   avio_flush(io_);
   if (pending_bytes_ > 0) {

@@ -6,10 +6,14 @@ extern "C" {
 }
 
 #include <cstring>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "mux/av_error.hpp"
+#include "mux/ts_feed_media.hpp"
 #include "transport/srt_link.hpp"
 
 namespace hdstream {
@@ -48,6 +52,9 @@ int read_packet(void* opaque, std::uint8_t* buffer, int capacity) {
   return static_cast<int>(n);
 }
 
+constexpr std::int64_t kAnalyzeDuration = AV_TIME_BASE / 2;
+constexpr std::int64_t kAnalyzeBytes = 1 << 20;
+
 struct FormatDeleter {
   void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
 };
@@ -63,8 +70,13 @@ struct IoDeleter {
 
 }  // namespace
 
-TsSrtReceiver::TsSrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameConsumer& consumer)
-    : options_(std::move(options)), stats_(stats), consumer_(consumer), pool_(8) {}
+TsSrtReceiver::TsSrtReceiver(ReceiverOptions options, MediaOutput output, StatsRegistry& stats,
+                             FrameConsumer& consumer)
+    : options_(std::move(options)),
+      output_(std::move(output)),
+      stats_(stats),
+      consumer_(consumer),
+      pool_(8) {}
 
 TsSrtReceiver::~TsSrtReceiver() = default;
 
@@ -110,6 +122,11 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     return;  // avformat_open_input frees the context on failure
   }
   std::unique_ptr<AVFormatContext, FormatDeleter> format(raw_format);
+  // What libavformat reads to learn the codecs comes out in one burst after, and a live sound
+  // sink holds two seconds: half a second of the stream or 1 MiB (a TS, which may add streams
+  // later, reads to the byte limit; the default 5 MB was three seconds of a 13 Mb/s TS).
+  format->max_analyze_duration = kAnalyzeDuration;
+  format->probesize = kAnalyzeBytes;
   if (int rc = avformat_find_stream_info(format.get(), nullptr); rc < 0) {
     log()->warn("stream {}: no stream information from {}: {}", stream, peer, av_error_text(rc));
     return;
@@ -129,6 +146,11 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
     return;
   }
   const AVRational rate = av_guess_frame_rate(format.get(), av_stream, nullptr);
+  const int audio = av_find_best_stream(format.get(), AVMEDIA_TYPE_AUDIO, -1, video, nullptr, 0);
+  std::optional<TsFeedMedia> media;
+  if (output_.decodes()) {
+    media.emplace(stream, *format, video, audio >= 0 ? audio : -1, output_, counters);
+  }
   Hello hello;
   hello.feed.codec = Codec::invalid;  // not one of ours: the consumer does not verify content
   hello.feed.width = static_cast<std::uint16_t>(decoder->width);
@@ -136,8 +158,13 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   hello.feed.frame_rate_num = static_cast<std::uint32_t>(std::max(rate.num, 0));
   hello.feed.frame_rate_den = static_cast<std::uint32_t>(std::max(rate.den, 1));
   hello.transport = TransportKind::srt;
-  log()->info("stream {}: MPEG-TS from {}: {} {}x{} @ {:.2f} fps", stream, peer, codec->name,
-              decoder->width, decoder->height, hello.feed.frames_per_second());
+  if (media && media->sound()) hello.feed.audio = *media->sound();
+  const std::string sound =
+      audio < 0
+          ? ""
+          : fmt::format(", {} sound", avcodec_get_name(format->streams[audio]->codecpar->codec_id));
+  log()->info("stream {}: MPEG-TS from {}: {} {}x{} @ {:.2f} fps{}", stream, peer, codec->name,
+              decoder->width, decoder->height, hello.feed.frames_per_second(), sound);
   counters.state.store(StreamState::running, std::memory_order_relaxed);
   consumer_.session_started(stream, hello);
 
@@ -168,6 +195,7 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
                           : first_arrival_ns + av_rescale_q(pts - first_pts, av_stream->time_base,
                                                             AVRational{1, 1'000'000'000});
     frame->arrival_ns = now;
+    if (media) counters.frames_decoded.fetch_add(1, std::memory_order_relaxed);
     consumer_.frame_received(stream, std::move(frame));
   };
   bool clean = false;
@@ -182,9 +210,11 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
       if (!clean && !listeners_.stopped()) log()->warn("stream {}: {}", stream, av_error_text(rc));
       avcodec_send_packet(decoder.get(), nullptr);  // drain
     } else if (packet->stream_index != video) {
+      if (media) media->packet(*packet);
       av_packet_unref(packet);
       continue;
     } else {
+      if (media) media->packet(*packet);
       packet_bytes = packet->size;
       packet_pts = packet->pts;
       if (avcodec_send_packet(decoder.get(), packet) < 0) {
@@ -204,6 +234,7 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
   }
   av_frame_free(&picture);
   av_packet_free(&packet);
+  if (media) media->finish();  // the sound played out and the files finalized before the end
   publish_srt_stats(socket.stats(), /*sender=*/false, counters);
   // SRT's own too-late drops are frames the decoder never saw whole.
   counters.state.store(clean ? StreamState::finished : StreamState::failed,

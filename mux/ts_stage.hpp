@@ -3,11 +3,14 @@
 // re-encoded by TsEncoder as I-frame-only MPEG-2 4:2:2 in MPEG-TS, 1316-byte messages
 // (transport/SrtMessageSender carries them). media's MediaError becomes StageError: a frame that
 // does not decode costs that frame; an encoder or send failure ends the feed.
-//   auto stage = std::make_unique<TsStage>(feed, ts_video_rate_bps(std::nullopt));
+// A feed's sound goes beside its pictures (TsSettings::audio: 302M or AAC).
+//   auto stage = std::make_unique<TsStage>(feed, TsSettings{ts_video_rate_bps(std::nullopt)});
 #pragma once
 
 #include <memory>
+#include <optional>
 
+#include "mux/ts_audio.hpp"
 #include "protocol/handshake.hpp"
 #include "transport/message_stage.hpp"
 
@@ -18,12 +21,12 @@ class VideoDecoder;
 
 class TsStage : public MessageStage {
  public:
-  // `feed` must be video (dnxhd, v210 or uyvy); video_rate_bps is the MPEG-2 rate
-  // (ts_video_rate_bps()).
-  TsStage(const FeedDescriptor& feed, std::uint64_t video_rate_bps);
+  // `feed` must be video (dnxhd, v210 or uyvy), its sound one ts_audio_problem() accepts;
+  // settings.video_rate_bps is the MPEG-2 rate (ts_video_rate_bps()).
+  TsStage(const FeedDescriptor& feed, const TsSettings& settings);
   ~TsStage() override;
 
-  std::uint64_t planned_rate_bps() const override { return video_rate_bps_; }
+  std::uint64_t planned_rate_bps() const override;
   std::uint64_t wire_rate_bps() const override;
   int message_bytes() const override;
   std::string describe() const override;
@@ -34,7 +37,8 @@ class TsStage : public MessageStage {
 
  private:
   FeedDescriptor feed_;
-  std::uint64_t video_rate_bps_;
+  TsSettings settings_;
+  std::optional<std::uint64_t> first_seq_;  // the stream's time origin: its first frame
   std::unique_ptr<VideoDecoder> decoder_;
   std::unique_ptr<TsEncoder> encoder_;
 };

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "media_module/media_module.hpp"
+#include "pipeline/media_output.hpp"
 #include "transport/mtcp_receiver.hpp"
 #include "transport/mtcp_sender.hpp"
 #include "transport/srt_receiver.hpp"
@@ -43,8 +44,8 @@ std::shared_ptr<SenderTransport> make_sender(const Wire& wire, asio::any_io_exec
                                              SenderOptions options, StreamCounters& counters) {
   check(wire);
   if (wire.mux == Mux::ts) {
-    return media_module().make_ts_sender(std::move(executor), std::move(options),
-                                         wire.ts_video_rate_bps, counters);
+    return media_module().make_ts_sender(std::move(executor), std::move(options), wire.ts,
+                                         counters);
   }
   switch (wire.transport) {
     case TransportKind::tcp:
@@ -62,10 +63,13 @@ std::shared_ptr<SenderTransport> make_sender(const Wire& wire, asio::any_io_exec
 
 std::shared_ptr<ReceiverTransport> make_receiver(const Wire& wire, asio::io_context& context,
                                                  ReceiverOptions options, StatsRegistry& stats,
-                                                 FrameConsumer& consumer) {
+                                                 FrameConsumer& consumer,
+                                                 const MediaOutput* ts_output) {
   check(wire);
-  if (wire.mux == Mux::ts)
-    return media_module().make_ts_receiver(std::move(options), stats, consumer);
+  if (wire.mux == Mux::ts) {
+    return media_module().make_ts_receiver(std::move(options),
+                                           ts_output ? *ts_output : MediaOutput{}, stats, consumer);
+  }
   switch (wire.transport) {
     case TransportKind::tcp:
       return std::make_shared<TcpReceiver>(context, std::move(options), stats, consumer);

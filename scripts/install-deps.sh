@@ -25,7 +25,7 @@ groups=(
   # Run time: test sources, conversion and appsrc/appsink (base), windows (good, x), fullscreen
   # waylandsink/kmssink (bad).
   "gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-x"
-  "libavcodec-dev libavformat-dev libavutil-dev libswscale-dev"
+  "libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libswresample-dev"
   "libsrt-gnutls-dev"
   "qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev"
   # Qt's Wayland platform: screen outputs and the panel under a Wayland compositor.

@@ -10,21 +10,42 @@
 
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include "tests/support/process.hpp"
 
 namespace hdstream::test {
 
-// A 30-frame 1080p29.97 DNxHD 36 clip with 1.001 s of sound (48,048 samples: whole cadences,
-// so the clip loops without a seam) in `channels` channels of 24-bit noise, each channel its
-// own. Made once under `dir`; empty path if ffmpeg failed.
-inline std::filesystem::path clip_with_sound(const std::filesystem::path& dir, int channels) {
-  const auto path = dir / ("dnxhd36-sound" + std::to_string(channels) + "ch.mov");
-  if (std::filesystem::exists(path)) return path;
-  std::filesystem::create_directories(dir);
+// aevalsrc expressions for `channels` channels, each its own: a tone (97 Hz x its number) under
+// noise (random() alone gives every channel the same sequence).
+inline std::string channel_expressions(int channels) {
   std::string exprs;
   for (int c = 0; c < channels; ++c) {
-    exprs += (c ? "|" : "") + ("random(" + std::to_string(c) + ")-0.5");
+    exprs += (c ? "|" : "") + ("0.5*sin(2*PI*" + std::to_string(97 * (c + 1)) + "*t)+0.2*(random(" +
+                               std::to_string(c) + ")-0.5)");
   }
+  return exprs;
+}
+
+// Whether two byte strings are the same, and where they first differ (gtest would print
+// megabytes of PCM).
+inline ::testing::AssertionResult same_bytes(const std::string& got, const std::string& want) {
+  if (got == want) return ::testing::AssertionSuccess();
+  std::size_t at = 0;
+  while (at < got.size() && at < want.size() && got[at] == want[at]) ++at;
+  return ::testing::AssertionFailure()
+         << got.size() << " bytes against " << want.size() << ", first difference at byte " << at;
+}
+
+// A 30-frame 1080p29.97 DNxHD 36 clip with 1.001 s of sound (48,048 samples: whole cadences,
+// so the clip loops without a seam) in `channels` channels of 24-bit sound, each its own (a
+// tone of its own frequency under noise: a channel swapped or shifted shows). Made once under
+// `dir`; empty path if ffmpeg failed.
+inline std::filesystem::path clip_with_sound(const std::filesystem::path& dir, int channels) {
+  const auto path = dir / ("dnxhd36-tones" + std::to_string(channels) + "ch.mov");
+  if (std::filesystem::exists(path)) return path;
+  std::filesystem::create_directories(dir);
+  const std::string exprs = channel_expressions(channels);
   // Tests in other processes may want the same clip: write beside it, then rename atomically.
   const auto partial = path.string() + "." + std::to_string(::getpid()) + ".partial.mov";
   const std::string command =

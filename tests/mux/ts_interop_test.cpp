@@ -1,8 +1,10 @@
 // Interoperability over SRT with the real tools: hdstream recv --mux ts ingests ffmpeg's
 // MPEG-TS (mpeg2video from lavfi) and GStreamer's (x264enc ! mpegtsmux ! srtsink), decodes it
-// and reports frames at the stream's frame rate. (hdstream's own TS output: ts_output_test.cpp.)
+// and reports frames at the stream's frame rate; ffmpeg's SMPTE 302M sound is recorded sample
+// for sample. (hdstream's own TS output: ts_output_test.cpp.)
 #include <gtest/gtest.h>
 
+#include "tests/media/sound_fixture.hpp"
 #include "tests/mux/ts_receiver.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
@@ -36,6 +38,60 @@ TEST(TsInterop, RecvIngestsFfmpegMpegTsOverSrt) {
   EXPECT_LE((*summary)["frames"].get<int>(), 120);
   EXPECT_EQ((*summary)["drops"], 0);
   EXPECT_GT((*summary)["bytes"].get<std::int64_t>(), 1'000'000);
+}
+
+// The sound broadcast TS gear carries: ffmpeg's 302M from a 24-bit WAV (4 channels, each its
+// own), recorded by `recv --mux ts --output file:` beside the picture, every sample, and played.
+// (linger: ffmpeg's SRT socket otherwise closes with its last packets unsent.)
+TEST(TsInterop, RecvRecordsFfmpegSmpte302mSoundSampleForSample) {
+  auto dir = test::scratch_dir("ts-ingest-302m");
+  test::Process wav({"/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+                     "aevalsrc=exprs=" + test::channel_expressions(4) + ":s=48000", "-t", "3",
+                     "-c:a", "pcm_s24le", (dir / "sound.wav").string()},
+                    dir, "wav");
+  ASSERT_EQ(wav.wait(60s), 0) << wav.err();
+  const std::string port = std::to_string(test::free_port());
+  test::TsReceiver receiver(
+      dir, port, {"--output", "file:" + (dir / "rec.mkv").string(), "--audio-output", "null"});
+  ASSERT_TRUE(receiver.listening) << receiver.process.err();
+  test::Process ffmpeg({"/usr/bin/ffmpeg",
+                        "-nostdin",
+                        "-v",
+                        "error",
+                        "-re",
+                        "-f",
+                        "lavfi",
+                        "-i",
+                        "testsrc2=size=1280x720:rate=30",
+                        "-re",
+                        "-i",
+                        (dir / "sound.wav").string(),
+                        "-t",
+                        "3",
+                        "-c:v",
+                        "mpeg2video",
+                        "-b:v",
+                        "8M",
+                        "-c:a",
+                        "s302m",
+                        "-strict",
+                        "experimental",
+                        "-f",
+                        "mpegts",
+                        "srt://127.0.0.1:" + port + "?mode=caller&linger=3"},
+                       dir, "ffmpeg");
+  ASSERT_EQ(ffmpeg.wait(60s), 0) << ffmpeg.err();
+  ASSERT_EQ(receiver.process.wait(20s), 0) << receiver.process.err();
+  EXPECT_NE(receiver.process.err().find("s302m sound (4 channels, 24-bit)"), std::string::npos)
+      << receiver.process.err();
+
+  const std::string sent = test::pcm_of(dir / "sound.wav", dir);
+  ASSERT_EQ(sent.size(), 3u * 48'000 * 4 * 3);
+  EXPECT_TRUE(test::same_bytes(test::pcm_of(dir / "rec.mkv", dir), sent));
+  auto media = test::find_line(test::read_file(receiver.stats), "media");
+  ASSERT_TRUE(media);
+  EXPECT_EQ((*media)["audio_gaps"], 0);
+  EXPECT_EQ((*media)["audio_samples_played"], 3 * 48'000);
 }
 
 // GStreamer as the sender. x264enc (gstreamer1.0-plugins-ugly), not avenc_mpeg2video: Debian

@@ -1,4 +1,5 @@
-// mux/TsStage with the real libavcodec and libavformat: frames in, MPEG-TS messages out.
+// mux/TsStage with the real libavcodec and libavformat: frames in, MPEG-TS messages out; a
+// feed's sound as SMPTE 302M (read back sample for sample by ffmpeg) or AAC (seen by ffprobe).
 #include "mux/ts_stage.hpp"
 
 #include <gtest/gtest.h>
@@ -7,7 +8,11 @@
 #include <numeric>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "mux/ts_encoder.hpp"
+#include "protocol/audio_block.hpp"
+#include "tests/support/process.hpp"
 #include "transport/srt_socket.hpp"
 
 namespace hdstream {
@@ -47,7 +52,7 @@ class TsStageTest : public ::testing::Test {
                            [](std::uint64_t sum, const auto& m) { return sum + m.size(); });
   }
 
-  TsStage stage_{uyvy_feed(), kTsMinVideoRateBps};
+  TsStage stage_{uyvy_feed(), TsSettings{kTsMinVideoRateBps}};
   std::vector<std::vector<std::byte>> messages_;
   bool accept_ = true;
 };
@@ -106,10 +111,135 @@ TEST_F(TsStageTest, ASendThatFailsEndsTheFeed) {
 }
 
 TEST_F(TsStageTest, TheWireRateCoversTsOverheadAboveTheVideoRate) {
-  EXPECT_EQ(stage_.planned_rate_bps(), kTsMinVideoRateBps);  // the verdict's rate is the video's
+  EXPECT_EQ(stage_.planned_rate_bps(), kTsMinVideoRateBps);  // no sound: the video's rate
   EXPECT_GT(stage_.wire_rate_bps(), kTsMinVideoRateBps);
   EXPECT_LT(stage_.wire_rate_bps(), kTsMinVideoRateBps * 12 / 10);
   EXPECT_NE(stage_.describe().find("640x480"), std::string::npos) << stage_.describe();
+}
+
+using namespace std::chrono_literals;
+
+// The uyvy feed with `channels` of 24-bit sound, and its frames: each a picture, then the
+// sound of its frame period (a different ramp per channel, so a swapped or shifted channel
+// shows), then the trailer.
+FeedDescriptor sound_feed(int channels) {
+  FeedDescriptor feed = uyvy_feed();
+  feed.audio = AudioFormat{static_cast<std::uint8_t>(channels), 24, kAudioSampleRate};
+  return feed;
+}
+
+std::vector<std::byte> sound_of(const FeedDescriptor& feed, std::uint64_t seq) {
+  const std::uint64_t first = audio_sample_at(feed, seq);
+  const std::uint32_t samples = audio_samples_in_frame(feed, seq);
+  std::vector<std::byte> pcm;
+  for (std::uint64_t n = first; n < first + samples; ++n) {
+    for (int c = 0; c < feed.audio.channels; ++c) {
+      const auto value = static_cast<std::uint32_t>((n * 977 + c * 100'003) % 0xFFFFFF);
+      for (int b = 0; b < 3; ++b) pcm.push_back(static_cast<std::byte>(value >> (8 * b)));
+    }
+  }
+  return pcm;
+}
+
+Frame sound_frame(const FeedDescriptor& feed, std::uint64_t seq) {
+  Frame frame = uyvy_frame(seq);
+  append_audio_block(frame.data, feed.audio, audio_sample_at(feed, seq), sound_of(feed, seq));
+  return frame;
+}
+
+// Pushes `frames` frames of `feed` through a stage into `ts` (a file), returning the sound sent.
+std::vector<std::byte> write_ts(const FeedDescriptor& feed, TsAudio codec, std::uint64_t frames,
+                                const std::filesystem::path& ts) {
+  TsStage stage(feed, TsSettings{kTsMinVideoRateBps, codec});
+  std::ofstream out(ts, std::ios::binary);
+  stage.prepare();
+  stage.open([&](std::span<const std::byte> message) {
+    out.write(reinterpret_cast<const char*>(message.data()),
+              static_cast<std::streamsize>(message.size()));
+    return true;
+  });
+  std::vector<std::byte> sound;
+  for (std::uint64_t seq = 0; seq < frames; ++seq) {
+    stage.push(sound_frame(feed, seq));
+    const auto pcm = sound_of(feed, seq);
+    sound.insert(sound.end(), pcm.begin(), pcm.end());
+  }
+  stage.finish();
+  return sound;
+}
+
+// ffprobe's view of a file's first audio stream.
+nlohmann::json probe_audio(const std::filesystem::path& file, const std::filesystem::path& dir) {
+  test::Process ffprobe({"/usr/bin/ffprobe", "-v", "error", "-select_streams", "a:0",
+                         "-show_streams", "-count_packets", "-of", "json", file.string()},
+                        dir, "ffprobe");
+  if (ffprobe.wait(60s) != 0) return {};
+  auto streams = nlohmann::json::parse(ffprobe.out())["streams"];
+  return streams.empty() ? nlohmann::json{} : streams[0];
+}
+
+TEST(TsStageSound, GoesAsSmpte302mThatFfmpegDecodesSampleForSample) {
+  const auto dir = test::scratch_dir("ts-stage-302m");
+  const FeedDescriptor feed = sound_feed(8);
+  const auto sent = write_ts(feed, TsAudio::s302m, 30, dir / "feed.ts");
+  const auto stream = probe_audio(dir / "feed.ts", dir);
+  ASSERT_FALSE(stream.is_null()) << test::read_file(dir / "ffprobe.err");
+  EXPECT_EQ(stream["codec_name"], "s302m");
+  EXPECT_EQ(stream["channels"], 8);
+  EXPECT_EQ(stream["sample_rate"], "48000");
+  EXPECT_EQ(stream["bits_per_raw_sample"], "24");
+  EXPECT_EQ(stream["nb_read_packets"], "30");  // one packet a frame
+
+  test::Process ffmpeg({"/usr/bin/ffmpeg", "-v", "error", "-y", "-i", (dir / "feed.ts").string(),
+                        "-map", "0:a:0", "-f", "s24le", (dir / "sound.pcm").string()},
+                       dir, "ffmpeg");
+  ASSERT_EQ(ffmpeg.wait(60s), 0) << ffmpeg.err();
+  const std::string decoded = test::read_file(dir / "sound.pcm");
+  ASSERT_EQ(decoded.size(), sent.size());  // 30 frames: 48,048 samples x 8 channels x 3 bytes
+  EXPECT_EQ(std::memcmp(decoded.data(), sent.data(), sent.size()), 0);
+}
+
+TEST(TsStageSound, GoesAsAacWhereAsked) {
+  const auto dir = test::scratch_dir("ts-stage-aac");
+  const FeedDescriptor feed = sound_feed(2);
+  write_ts(feed, TsAudio::aac, 30, dir / "feed.ts");
+  const auto stream = probe_audio(dir / "feed.ts", dir);
+  ASSERT_FALSE(stream.is_null()) << test::read_file(dir / "ffprobe.err");
+  EXPECT_EQ(stream["codec_name"], "aac");
+  EXPECT_EQ(stream["profile"], "LC");
+  EXPECT_EQ(stream["channels"], 2);
+  EXPECT_EQ(stream["sample_rate"], "48000");
+  // 48,048 samples and the encoder's 1024 of priming delay in 1024-sample packets: 46.9 + 1,
+  // the last padded.
+  EXPECT_EQ(stream["nb_read_packets"], "48");
+}
+
+TEST(TsStageSound, TheRateCountsTheSoundAndTheDescriptionNamesIt) {
+  const TsStage pcm(sound_feed(8), TsSettings{kTsMinVideoRateBps, TsAudio::s302m});
+  EXPECT_EQ(pcm.planned_rate_bps(), kTsMinVideoRateBps + 48'000 * 8 * 28);  // 10.75 Mb/s of AES3
+  EXPECT_NE(pcm.describe().find("8 channels of sound as SMPTE 302M"), std::string::npos)
+      << pcm.describe();
+  const TsStage aac(sound_feed(2), TsSettings{kTsMinVideoRateBps, TsAudio::aac});
+  EXPECT_EQ(aac.planned_rate_bps(), kTsMinVideoRateBps + 128'000);
+}
+
+TEST(TsStageSound, AFrameWhoseSoundIsNotTheClocksCostsThatFrameOnly) {
+  const auto dir = test::scratch_dir("ts-stage-bad-sound");
+  const FeedDescriptor feed = sound_feed(2);
+  TsStage stage(feed, TsSettings{kTsMinVideoRateBps});
+  stage.prepare();
+  stage.open([](std::span<const std::byte>) { return true; });
+  Frame wrong = sound_frame(feed, 1);
+  wrong.seq = 2;  // frame 1's sound under frame 2's number
+  stage.push(sound_frame(feed, 0));
+  try {
+    stage.push(wrong);
+    FAIL() << "a frame with another frame's sound was accepted";
+  } catch (const StageError& error) {
+    EXPECT_TRUE(error.frame_only()) << error.what();
+    EXPECT_NE(std::string(error.what()).find("--mux ts: "), std::string::npos) << error.what();
+  }
+  EXPECT_GT(stage.push(sound_frame(feed, 3)), 0u);
 }
 
 }  // namespace
