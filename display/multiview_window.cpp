@@ -14,6 +14,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "display/repaint.hpp"
+#include "gui/audio_meters.hpp"
 #include "gui/palette.hpp"
 
 namespace hdstream {
@@ -172,9 +173,20 @@ void MultiviewWindow::paint_tile(QPainter& painter, const Tile& tile, const Feed
     font.setBold(false);
     painter.setFont(font);
   }
+  // The sound's meters up the tile's right edge, above the label, as a multiviewer shows them.
+  const bool sound = signal && row && row->audio_channels > 0 && !row->sound.pairs.empty();
+  if (sound) {
+    const int pairs = static_cast<int>(row->sound.pairs.size());
+    const int meter = std::clamp(tile.inner.width / 50, 4, 16);
+    const int width = pairs * (meter + 2) + 2;
+    const int height = std::max(0, tile.inner.height - bar_height - bar_height / 2);
+    paint_audio_meters(painter, QRect(inner.right() + 1 - width, inner.y(), width, height),
+                       row->sound, Qt::Vertical);
+  }
   std::string alarms;
   if (signal && latest.flags.frozen) alarms += " FROZEN";
   if (signal && latest.flags.black) alarms += " BLACK";
+  if (sound && row->sound.silent) alarms += " SILENT";
   const QRect text_area = bar.adjusted(bar_height / 3, 0, -bar_height / 3, 0);
   const QFontMetrics metrics(font);
   const QString alarm_text = QString::fromStdString(alarms).trimmed();

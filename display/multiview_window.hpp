@@ -1,6 +1,7 @@
 // Every feed tiled on one screen (`--output multiview[:N]`), as a broadcast multiviewer shows
 // them: each tile the feed's picture with its aspect kept, a label (feed, source, format, Mbps,
-// drops, FROZEN / BLACK alarms) and a border in the panel's health colours (green / amber / red,
+// drops, FROZEN / BLACK / SILENT alarms), the sound's meters up its right edge
+// (gui/audio_meters.hpp) and a border in the panel's health colours (green / amber / red,
 // judged by the panel's own model). A tile whose feed has shown nothing for 600 ms shows the
 // NO SIGNAL slate instead of a frozen picture.
 //   MultiviewWindow window(screen, grid, views, provider);   window.show_on_screen();

@@ -150,6 +150,27 @@ std::string format_leg(const LegRow& leg) {
       leg.only_frames);
 }
 
+std::string format_av_offset(const FeedRow& row) {
+  if (!row.av_offset_ms) return "";
+  return fmt::format("A/V {:+.1f} ms", *row.av_offset_ms);
+}
+
+std::string format_sound_levels(const FeedRow& row) {
+  std::string out;
+  for (std::size_t i = 0; i < row.sound.pairs.size(); ++i) {
+    const PairLevels& pair = row.sound.pairs[i];
+    const std::size_t first = 2 * i + 1;
+    const std::string channels = first + 1 <= row.audio_channels
+                                     ? fmt::format("{}-{}", first, first + 1)
+                                     : fmt::format("{}", first);
+    out += fmt::format("{}{}: peak {:.1f}, RMS {:.1f}, hold {:.1f} dBFS", out.empty() ? "" : "\n",
+                       channels, pair.peak_dbfs, pair.rms_dbfs, pair.hold_dbfs);
+  }
+  if (row.sound.silent) out += out.empty() ? "SILENT" : "\nSILENT";
+  if (row.no_signal) out += out.empty() ? "no signal" : "\nno signal";
+  return out;
+}
+
 PanelModel::PanelModel(PanelThresholds thresholds) : thresholds_(thresholds) {}
 
 std::string PanelModel::row_key(const FeedSides& feed) {
@@ -288,6 +309,9 @@ void PanelModel::update(std::span<const PanelInput> inputs, double now_s) {
         row.picture_from = pair.recv.input->polled_from;
         row.frozen = recv->frozen;
         row.black = recv->black;
+        row.audio_channels = recv->audio_channels;
+        row.sound = recv->sound;
+        row.av_offset_ms = recv->av_offset_ms;
         const double receiver_t = pair.recv.input->source.snapshot.t;
         if (!track.decoded_change_t || recv->frames_decoded != track.decoded) {
           track.decoded = recv->frames_decoded;

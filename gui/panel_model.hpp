@@ -18,6 +18,7 @@
 
 #include "gui/feed_pairing.hpp"
 #include "stats/labeled_snapshot.hpp"
+#include "stats/sound_levels.hpp"
 
 namespace hdstream {
 
@@ -86,6 +87,10 @@ struct FeedRow {
   bool black = false;
   bool no_signal = false;  // not running, or no new decoded picture for no_signal_after_s
                            // (on the receiver's clock)
+  // Its sound, as the receiver meters it (0 channels: a video-only feed).
+  std::uint8_t audio_channels = 0;
+  SoundLevels sound;
+  std::optional<double> av_offset_ms;  // the last lip-sync measure; + = the sound trails
   // Two-path protection: a feed sent in full over two paths. The receiver's figures when it
   // reports them (it merges the legs and alone counts what each saved), else the sender's.
   bool is_protected = false;
@@ -124,6 +129,11 @@ std::string format_legs(const FeedRow& row);
 std::string format_protection(const FeedRow& row);  // "12 protected · skew 40.0 ms"
 // "leg B: waiting, 0.0 Mbps, RTT 35.25 ms, 3 drops, 2 retx, 151 only on this leg"
 std::string format_leg(const LegRow& leg);
+// A feed's lip-sync, "A/V +12.0 ms" (+: the sound trails), "" before the first measure.
+std::string format_av_offset(const FeedRow& row);
+// Its meters in figures, a line a pair: "1-2: peak -20.0, RMS -23.0, hold -6.0 dBFS", then
+// "SILENT" when the alarm is raised, "no signal" when the feed stopped.
+std::string format_sound_levels(const FeedRow& row);
 
 class PanelModel {
  public:

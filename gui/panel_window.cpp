@@ -19,6 +19,7 @@
 #include <QtWidgets/QVBoxLayout>
 
 #include "common/clock.hpp"
+#include "gui/audio_meters.hpp"
 #include "gui/palette.hpp"
 
 namespace hdstream {
@@ -133,9 +134,9 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
   layout->addWidget(chart_->widget(), 3);
 
   table_ = new QTableWidget(0, kColumnCount, this);
-  table_->setHorizontalHeaderLabels({"", "Picture", "Feed", "State", "Legs", "Mbps", "Jitter",
-                                     "Drops", "RTT", "Retx", "Latency", "FPS", "Transport",
-                                     "Destination"});
+  table_->setHorizontalHeaderLabels({"", "Picture", "Sound", "Feed", "State", "Legs", "Mbps",
+                                     "Jitter", "Drops", "RTT", "Retx", "Latency", "FPS",
+                                     "Transport", "Destination"});
   table_->verticalHeader()->setVisible(false);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionMode(QAbstractItemView::NoSelection);
@@ -153,6 +154,7 @@ PanelWindow::PanelWindow(std::string title, Provider provider, PanelThresholds t
   header->setSectionResizeMode(QHeaderView::ResizeToContents);
   header->setSectionResizeMode(kColumnDestination, QHeaderView::Stretch);
   table_->setColumnHidden(kColumnPicture, true);  // until a row has a picture
+  table_->setColumnHidden(kColumnSound, true);    // until a row has sound
   table_->setColumnHidden(kColumnLegs, true);     // until a row is a protected feed
   header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   table_->setStyleSheet(
@@ -245,6 +247,20 @@ void PanelWindow::show_legs(int row, const FeedRow& feed) {
   item->setData(Qt::DecorationRole, feed.is_protected ? QVariant(legs_pixmap(feed)) : QVariant());
 }
 
+// The meters are redrawn only when what they show changed: levels to a tenth of a dB (what the
+// tooltip says), the alarm, the signal.
+void PanelWindow::show_sound(int row, const FeedRow& feed) {
+  auto* item = table_->item(row, kColumnSound);
+  const bool sound = feed.has_picture && feed.audio_channels > 0;
+  const QString text = qs(sound ? format_av_offset(feed) : "");
+  if (item->text() != text) item->setText(text);
+  const QString tip = qs(sound ? format_sound_levels(feed) : "");
+  if (item->data(Qt::UserRole).toString() == tip && item->toolTip() == tip) return;
+  item->setData(Qt::UserRole, tip);
+  item->setToolTip(tip);
+  item->setData(Qt::DecorationRole, sound ? QVariant(sound_cell(feed)) : QVariant());
+}
+
 void PanelWindow::show_rows() {
   const auto& rows = model_.rows();
   const int count = static_cast<int>(rows.size()) + 1;  // + the aggregate row
@@ -276,6 +292,7 @@ void PanelWindow::show_rows() {
                std::string(to_string(row.health)) +
                    (row.health_reason.empty() ? "" : ": " + row.health_reason));
     show_picture(r, row);
+    show_sound(r, row);
     set(r, kColumnFeed, row.label);
     set(r, kColumnState,
         state_text(row) + (row.health_reason.empty() || row.health == Health::good ||
@@ -311,6 +328,10 @@ void PanelWindow::show_rows() {
     // Rows three times as tall: the table takes the room the chart had.
     static_cast<QVBoxLayout*>(layout())->setStretchFactor(table_, pictures ? 6 : 2);
   }
+  // The sound column once a feed has sound.
+  const bool sound = std::ranges::any_of(
+      rows, [](const FeedRow& row) { return row.has_picture && row.audio_channels > 0; });
+  if (table_->isColumnHidden(kColumnSound) == sound) table_->setColumnHidden(kColumnSound, !sound);
   // The legs column once a feed is protected: plain feeds' panels stay exactly as they were.
   const bool protection = std::ranges::any_of(rows, &FeedRow::is_protected);
   if (table_->isColumnHidden(kColumnLegs) == protection) {

@@ -25,6 +25,7 @@ namespace hdstream {
 enum PanelColumn : int {
   kColumnLight = 0,
   kColumnPicture,  // shown once a row has a picture (a receiver that decodes)
+  kColumnSound,    // shown once a row has sound: its meters and lip-sync
   kColumnFeed,
   kColumnState,
   kColumnLegs,  // shown once a row is a protected feed (two paths)
@@ -78,6 +79,7 @@ class PanelWindow : public QWidget {
   void show_light(int row, Health health, const std::string& tooltip);
   void show_picture(int row, const FeedRow& feed);
   void show_legs(int row, const FeedRow& feed);
+  void show_sound(int row, const FeedRow& feed);
   void show_aggregate();
 
   Provider provider_;

@@ -450,5 +450,56 @@ TEST(Multiview, EveryFeedInItsTileLabelledWithHealthAlarmsAndNoSignalWithinASeco
   EXPECT_EQ(recv.wait(30s), 130) << recv.err();
 }
 
+// Each tile meters its sound up its right edge (the same meters as the panel's): a sine at half
+// scale (peak -6 dBFS, RMS -9) fills the green zone and the amber one to its RMS; a silent feed
+// has an empty meter framed red and SILENT in its label once the alarm's second has passed.
+TEST(Multiview, EachTileMetersItsSoundAndASilentFeedRaisesTheAlarm) {
+  const auto dir = test::scratch_dir("multiview-sound");
+  auto x = test::XServer::xvfb({"1280x720"}, dir);
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv(
+      {HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "2", "--output", "multiview",
+       "--audio-output", "null", "--silence-alarm", "1s", "--duration", "60s"},
+      dir, "recv", {x->environment()});
+  // Moving pictures: a still or black one would raise FROZEN / BLACK, amber in the label too.
+  const std::string moving = "videotestsrc pattern=smpte horizontal-speed=8";
+  auto args = sender(address, {moving, moving}, "60s");
+  args.insert(args.end(), {"--audio-source", "audiotestsrc wave=sine volume=0.5", "--audio-source",
+                           "audiotestsrc wave=silence"});
+  test::Process send(args, dir, "send");
+
+  // Two feeds: two 634x712 cells side by side, 7-pixel borders, 36-pixel labels; each meter
+  // strip is 16 pixels wide (one 12-pixel pair) up the inner right edge, 644 pixels tall.
+  constexpr int kCellX[] = {4, 642};
+  constexpr int kStripX = 4 + 7 + 620 - 16, kStripY = 11, kStripWidth = 16, kStripHeight = 644;
+  const Rgb kRedAlarm{0xe7, 0x4c, 0x3c};
+  auto strip_count = [&](const test::Screenshot& shot, int i, Rgb colour) {
+    return count_near(shot, kCellX[i] - 4 + kStripX, kStripY, kStripWidth, kStripHeight, colour, 8);
+  };
+  auto label_count = [&](const test::Screenshot& shot, int i, Rgb colour) {
+    return count_near(shot, kCellX[i] + 7, 720 - 4 - 7 - 36, 620, 36, colour, 60);
+  };
+  test::Screenshot shot;
+  // The track is 640 pixels for 60 dB: green to -18 dBFS is 448 rows of 12, amber from there to
+  // the RMS (-9) 96 rows; half of each is plenty, and none of either on the silent feed's.
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        shot = x->capture(0);
+        return strip_count(shot, 0, kGreenBorder) > 448 * 12 / 2 &&
+               strip_count(shot, 0, kAmber) > 96 * 12 / 2 &&
+               strip_count(shot, 1, kRedAlarm) > 600 && label_count(shot, 1, kAmber) > 20;
+      },
+      30s))
+      << "feed 0 green " << strip_count(shot, 0, kGreenBorder) << " amber "
+      << strip_count(shot, 0, kAmber) << "; feed 1 red " << strip_count(shot, 1, kRedAlarm)
+      << " label amber " << label_count(shot, 1, kAmber) << "\n"
+      << recv.err();
+  EXPECT_EQ(strip_count(shot, 1, kGreenBorder), 0) << "silence shows no level";
+  EXPECT_EQ(strip_count(shot, 0, kRedAlarm), 0) << "nothing in the red zone, no alarm frame";
+  EXPECT_EQ(label_count(shot, 0, kAmber), 0) << "no alarm on the feed with sound";
+  recv.signal(SIGINT);
+  EXPECT_EQ(recv.wait(30s), 130) << recv.err();
+}
+
 }  // namespace
 }  // namespace hdstream

@@ -24,6 +24,9 @@ struct FakeFeed {
   bool decoded = false;  // the receiver decodes it: picture state in its snapshot
   bool frozen = false;
   bool black = false;
+  std::uint8_t audio_channels = 0;  // with sound: its levels in the snapshot
+  SoundLevels sound;
+  std::optional<double> av_offset_ms;
 
   void advance(double dt_s) {
     if (state != StreamState::running) return;
@@ -50,6 +53,9 @@ StreamSnapshot stream_of(std::uint16_t id, const FakeFeed& feed) {
   s.frames_decoded = feed.decoded ? static_cast<std::uint64_t>(feed.frames) : 0;
   s.frozen = feed.frozen;
   s.black = feed.black;
+  s.audio_channels = feed.audio_channels;
+  s.sound = feed.sound;
+  s.av_offset_ms = feed.av_offset_ms;
   return s;
 }
 
@@ -213,6 +219,34 @@ TEST(PanelModel, ADecodedFeedsPictureStateAndNoSignalWithinASecond) {
   feeds[0].state = StreamState::waiting;
   run(model, feeds, t, 0.1);
   EXPECT_TRUE(model.rows()[0].no_signal);
+}
+
+TEST(PanelModel, ADecodedFeedsSoundLevelsAlarmAndLipSyncComeThrough) {
+  PanelModel model;
+  std::vector<FakeFeed> feeds(2);
+  feeds[0].decoded = feeds[1].decoded = true;
+  feeds[0].audio_channels = 3;
+  feeds[0].sound.pairs = {PairLevels{-10, -20, -6}, PairLevels{-60.5, -70, -50}};
+  feeds[0].av_offset_ms = 12.46;
+  double t = 0;
+  run(model, feeds, t, 1);
+  ASSERT_EQ(model.rows().size(), 2u);
+  const FeedRow& row = model.rows()[0];
+  EXPECT_EQ(row.audio_channels, 3);
+  EXPECT_EQ(row.sound, feeds[0].sound);
+  EXPECT_EQ(format_av_offset(row), "A/V +12.5 ms");
+  EXPECT_EQ(format_sound_levels(row),
+            "1-2: peak -10.0, RMS -20.0, hold -6.0 dBFS\n"
+            "3: peak -60.5, RMS -70.0, hold -50.0 dBFS");
+  EXPECT_EQ(model.rows()[1].audio_channels, 0) << "video only";
+  EXPECT_EQ(format_av_offset(model.rows()[1]), "") << "never measured";
+
+  feeds[0].sound.silent = true;
+  feeds[0].av_offset_ms = -3.0;
+  run(model, feeds, t, 0.1);
+  EXPECT_TRUE(model.rows()[0].sound.silent);
+  EXPECT_EQ(format_av_offset(model.rows()[0]), "A/V -3.0 ms");
+  EXPECT_NE(format_sound_levels(model.rows()[0]).find("\nSILENT"), std::string::npos);
 }
 
 TEST(PanelModel, NoSignalIsJudgedOnTheReceiversClockNotThePollRate) {

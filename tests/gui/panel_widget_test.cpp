@@ -14,6 +14,7 @@
 
 #include <optional>
 
+#include "gui/audio_meters.hpp"
 #include "gui/palette.hpp"
 #include "gui/panel_window.hpp"
 #include "loopback_feeds.hpp"
@@ -254,6 +255,75 @@ TEST_F(PanelWidget, DecodedFeedsShowTheirPictureWithItsAlarms) {
   window.refresh_at_for_test(++tick / 10.0);
   EXPECT_NE(cell_of(0).cacheKey(), before0);
   EXPECT_EQ(cell_of(1).cacheKey(), before1);
+}
+
+// The Sound column: meters painted from the receiver's levels, the lip-sync as text, the
+// figures in the tooltip, SILENT framed red; hidden while no feed has sound.
+TEST_F(PanelWidget, FeedsWithSoundShowTheirMetersAndLipSync) {
+  bool silent = false;
+  bool with_sound = true;
+  PanelWindow window("hdstream recv", [&](double now_s) {
+    PanelInput recv;
+    recv.source.endpoint = "198.18.0.2:9000";
+    recv.source.snapshot.role = Role::recv;
+    recv.source.snapshot.t = now_s;
+    recv.fresh_s = now_s;
+    for (std::uint16_t id = 0; id < 2; ++id) {
+      StreamSnapshot s;
+      s.stream = id;
+      s.state = StreamState::running;
+      s.frames = static_cast<std::uint64_t>(now_s * 30);
+      s.bytes = s.frames * 1'000'000;
+      s.media = true;
+      s.frames_decoded = s.frames;
+      if (id == 0 && with_sound) {
+        s.audio_channels = 2;
+        s.sound.pairs = {PairLevels{-10, -20, -6}};
+        s.sound.silent = silent;
+        s.av_offset_ms = 12.5;
+      }
+      recv.source.snapshot.streams.push_back(s);
+    }
+    return std::vector<PanelInput>{recv};
+  });
+  window.resize(1400, 500);
+  window.show();
+  for (int tick = 1; tick <= 5; ++tick) window.refresh_at_for_test(tick / 10.0);
+  QApplication::processEvents();
+  QTableWidget& table = *window.table_for_test();
+  ASSERT_FALSE(table.isColumnHidden(kColumnSound));
+  EXPECT_EQ(cell(window, 0, kColumnSound), "A/V +12.5 ms");
+  EXPECT_EQ(table.item(0, kColumnSound)->toolTip().toStdString(),
+            "1-2: peak -10.0, RMS -20.0, hold -6.0 dBFS");
+  EXPECT_EQ(cell(window, 1, kColumnSound), "") << "a video-only feed";
+  EXPECT_TRUE(table.item(1, kColumnSound)->data(Qt::DecorationRole).isNull());
+  const auto meters = [&] {
+    return table.item(0, kColumnSound)->data(Qt::DecorationRole).value<QPixmap>().toImage();
+  };
+  // The cell's one pair: RMS -20 (green, solid) up to 40/60 of the track, peak -10 lighter.
+  const QImage cell_image = meters();
+  ASSERT_EQ(cell_image.width(), kSoundCellWidth);
+  const int track = kSoundCellWidth - 4;
+  const int y = cell_image.height() / 2;
+  EXPECT_EQ(cell_image.pixelColor(2 + meter_extent(-30, track), y), QColor(panel_colors::kGood));
+  EXPECT_EQ(cell_image.pixelColor(2 + meter_extent(-3, track), y), QColor(panel_colors::kSurface));
+  // What the table paints: the meters are in the row's Sound cell.
+  const QImage painted = table.viewport()->grab().toImage();
+  const QRect rect = table.visualItemRect(table.item(0, kColumnSound));
+  int green = 0;
+  for (int x = rect.left(); x <= rect.right(); ++x) {
+    green += painted.pixelColor(x, rect.center().y()) == QColor(panel_colors::kGood) ? 1 : 0;
+  }
+  EXPECT_GT(green, track / 2);
+
+  silent = true;
+  window.refresh_at_for_test(0.6);
+  EXPECT_EQ(meters().pixelColor(1, y), QColor(panel_colors::kBad)) << "the alarm's frame";
+  EXPECT_NE(table.item(0, kColumnSound)->toolTip().toStdString().find("SILENT"), std::string::npos);
+
+  with_sound = false;
+  window.refresh_at_for_test(0.7);
+  EXPECT_TRUE(table.isColumnHidden(kColumnSound)) << "no feed with sound: no column";
 }
 
 TEST_F(PanelWidget, NoPictureColumnWithoutDecodedFeeds) {
