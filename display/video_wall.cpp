@@ -98,4 +98,9 @@ VideoWall::sink_factory() {
   };
 }
 
+std::function<bool(std::uint16_t stream)> VideoWall::heard() const {
+  if (!program_) return {};
+  return [program = program_](std::uint16_t stream) { return program->on_air() == stream; };
+}
+
 }  // namespace hdstream

@@ -41,6 +41,9 @@ class VideoWall {
 
   // The program output, when there is one (`--output program`): cut it with program()->cut(K).
   Program* program() const { return program_.get(); }
+  // Whose sound the device hears with a program output: the feed on air's alone (the program's
+  // sound follows its cut); empty without one (every feed is heard).
+  std::function<bool(std::uint16_t stream)> heard() const;
 
  private:
   std::vector<std::vector<std::shared_ptr<PictureSink>>> sinks_;  // by stream

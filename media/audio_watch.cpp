@@ -6,6 +6,8 @@
 #include "protocol/audio_block.hpp"
 
 namespace hdstream {
+
+static_assert(kMaxSoundChannels == kMaxAudioChannels, "the stats' sound limit is the wire's");
 namespace {
 
 double dbfs(double ratio) {

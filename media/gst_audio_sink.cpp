@@ -1,5 +1,6 @@
 #include "media/gst_audio_sink.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
@@ -16,12 +17,27 @@
 namespace hdstream {
 namespace {
 
+struct PlayedCounts {
+  std::atomic<std::uint64_t>* played;
+  std::atomic<std::uint64_t>* heard;
+  std::uint32_t bytes_per_sample;
+};
+
+// Every buffer that leaves for the device's sink counts as played; one that is not silence
+// (the volume element mutes a feed that is not heard) counts as heard too.
 GstPadProbeReturn count_played(GstPad*, GstPadProbeInfo* info, gpointer user) {
-  auto* played = static_cast<std::pair<std::atomic<std::uint64_t>*, std::uint32_t>*>(user);
-  if (GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(info)) {
-    played->first->fetch_add(gst_buffer_get_size(buffer) / played->second,
-                             std::memory_order_relaxed);
-  }
+  const auto& counts = *static_cast<const PlayedCounts*>(user);
+  GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+  if (!buffer) return GST_PAD_PROBE_OK;
+  const std::uint64_t samples = gst_buffer_get_size(buffer) / counts.bytes_per_sample;
+  counts.played->fetch_add(samples, std::memory_order_relaxed);
+  if (GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP)) return GST_PAD_PROBE_OK;
+  GstMapInfo map;
+  if (!gst_buffer_map(buffer, &map, GST_MAP_READ)) return GST_PAD_PROBE_OK;
+  const auto* begin = map.data;
+  const bool sound = std::any_of(begin, begin + map.size, [](guint8 b) { return b != 0; });
+  gst_buffer_unmap(buffer, &map);
+  if (sound) counts.heard->fetch_add(samples, std::memory_order_relaxed);
   return GST_PAD_PROBE_OK;
 }
 
@@ -29,12 +45,13 @@ GstElement* launch_with(const std::string& sink, const AudioFormat& format, std:
   // SDI's channels are discrete, not speaker positions: more than two are unpositioned, and the
   // device's sink takes what it can (audioconvert maps them onto its channels).
   const std::string unpositioned = format.channels > 2 ? ",channel-mask=(bitmask)0x0" : "";
-  return gst_launch(fmt::format(
-      "appsrc name=hdstream_audiosrc is-live=true format=time max-bytes={} block=false "
-      "leaky-type=downstream caps=\"audio/x-raw,format={},rate={},channels={},"
-      "layout=interleaved{}\" ! audioconvert name=hdstream_audio_convert ! audioresample ! {}",
-      max_bytes, format.bits == 16 ? "S16LE" : "S24LE", format.sample_rate, format.channels,
-      unpositioned, sink));
+  return gst_launch(
+      fmt::format("appsrc name=hdstream_audiosrc is-live=true format=time max-bytes={} block=false "
+                  "leaky-type=downstream caps=\"audio/x-raw,format={},rate={},channels={},"
+                  "layout=interleaved{}\" ! volume name=hdstream_volume ! audioconvert "
+                  "name=hdstream_audio_convert ! audioresample ! {}",
+                  max_bytes, format.bits == 16 ? "S16LE" : "S24LE", format.sample_rate,
+                  format.channels, unpositioned, sink));
 }
 
 // A sound server or a playback device to send sound to. Without one (a server, a container),
@@ -106,11 +123,9 @@ GstAudioSink::GstAudioSink(const std::string& device, const AudioFormat& format)
   // sink may convert them to its own channels and rate): on a clocked sink, at their time.
   GstElement* out = gst_bin_get_by_name(GST_BIN(pipeline_), "hdstream_audio_convert");
   GstPad* pad = gst_element_get_static_pad(out, "sink");
-  auto* probe = new std::pair<std::atomic<std::uint64_t>*, std::uint32_t>(
-      &played_, format.bytes_per_sample());
-  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, count_played, probe, [](gpointer p) {
-    delete static_cast<std::pair<std::atomic<std::uint64_t>*, std::uint32_t>*>(p);
-  });
+  auto* probe = new PlayedCounts{&played_, &heard_, format.bytes_per_sample()};
+  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, count_played, probe,
+                    [](gpointer p) { delete static_cast<PlayedCounts*>(p); });
   gst_object_unref(pad);
   gst_object_unref(out);
   // The system clock and a base time of now, set here rather than when the sink first gets
@@ -124,6 +139,12 @@ GstAudioSink::GstAudioSink(const std::string& device, const AudioFormat& format)
   gst_element_set_base_time(pipeline_, gst_clock_get_time(clock) - GST_SECOND);
   clock_ = clock;
   gst_element_set_state(pipeline_, GST_STATE_PLAYING);
+}
+
+void GstAudioSink::set_heard(bool heard) {
+  GstElement* volume = gst_bin_get_by_name(GST_BIN(pipeline_), "hdstream_volume");
+  g_object_set(volume, "mute", heard ? FALSE : TRUE, nullptr);
+  gst_object_unref(volume);
 }
 
 GstAudioSink::~GstAudioSink() {

@@ -1,4 +1,5 @@
-// Plays a feed's sound through GStreamer: appsrc, conversion, then the device's sink. Samples
+// Plays a feed's sound through GStreamer: appsrc, a volume (muted while the feed is not heard),
+// conversion, then the device's sink. Samples
 // are timestamped on the feed's sample clock from the first ones pushed, a playout delay
 // (kSoundPlayoutDelay) after they came, so the sink plays them at their pace through the
 // network's jitter; sound that never came is pushed as silence of its length by the caller, so
@@ -54,6 +55,11 @@ class GstAudioSink {
   // Samples handed on to the device's sink, in the feed's format (at their time, on a clocked
   // sink; before the device's own conversion).
   std::uint64_t samples_played() const { return played_.load(std::memory_order_relaxed); }
+  // Whether the device hears this feed (the program output's sound follows its cut): a feed
+  // not heard plays on at its time, muted, so that it is in step when it is cut to.
+  void set_heard(bool heard);
+  // Of samples_played(), those that reached the sink as sound (not muted, not silence).
+  std::uint64_t samples_heard() const { return heard_.load(std::memory_order_relaxed); }
   // When sample `sample` (on the feed's sample clock, already pushed) reaches the sink, on
   // steady_clock_ns(): its time in the pipeline plus the pipeline's latency. None before the
   // first samples or without a clock.
@@ -95,6 +101,7 @@ class GstAudioSink {
   std::vector<std::byte> silence_;
   bool finished_ = false;
   std::atomic<std::uint64_t> played_{0};
+  std::atomic<std::uint64_t> heard_{0};
 };
 
 }  // namespace hdstream

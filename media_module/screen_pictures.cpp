@@ -10,6 +10,7 @@ ScreenPictures::ScreenPictures(MediaOutput& media, std::size_t streams, PanelPro
     qt_ = std::make_unique<QtApp>();
     wall_ = std::make_unique<VideoWall>(media, streams, std::move(provider));
     media.add_picture_sinks(wall_->sink_factory());
+    media.heard = wall_->heard();
   }
   media.add_picture_sinks(thumbnails_.sink_factory());
 }

@@ -38,6 +38,7 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
                                         std::memory_order_relaxed);
   counters_.media.store(true, std::memory_order_relaxed);
   counters_.audio_channels.store(hello.feed.audio.channels, std::memory_order_relaxed);
+  counters_.audio_heard.store(true, std::memory_order_relaxed);  // until the first frame says
   if (hello.feed.audio.present()) {
     audio_watch_.emplace(hello.feed.audio,
                          AudioWatchOptions{.silent_after = output_.silence_alarm});
@@ -96,6 +97,13 @@ bool MediaFeed::accept_sound(const Frame& frame) {
   }
   sound_until_seq_ = frame.seq + 1;
   if (speaker_) {
+    // The program's sound follows its cut: the feed on air is heard, the others play muted.
+    const bool heard = !output_.heard || output_.heard(stream_);
+    if (heard != heard_) {
+      heard_ = heard;
+      speaker_->set_heard(heard);
+      counters_.audio_heard.store(heard, std::memory_order_relaxed);
+    }
     speaker_->play_silence(block.first_sample - missing, missing);
     speaker_->play(block.pcm, block.first_sample);
     // The sync marker's beep (media/sync_marker.hpp): where the sound first rises to its level.

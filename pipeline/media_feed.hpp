@@ -59,6 +59,7 @@ class MediaFeed final : public FeedMedia {
   std::unique_ptr<GstAudioSink> speaker_;  // a feed with sound: where it plays
   std::optional<AudioWatch> audio_watch_;  // and its levels (network strand)
   bool speaker_finished_ = false;
+  bool heard_ = true;  // the speaker is not muted (network strand)
   std::uint64_t played_counted_ = 0;  // of speaker_->samples_played(), in the counters
   std::vector<std::unique_ptr<Recorder>> recorders_;
   FrameQueue queue_;

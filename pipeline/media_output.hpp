@@ -55,6 +55,10 @@ struct MediaOutput {
   // Where each feed's sound plays (--audio-output): "auto" (the default sound device, or nowhere
   // where there is none), "null" (played in real time, heard nowhere), or an ALSA device.
   std::string audio_output = "auto";
+  // Whose sound the device hears: every feed's (each on its own sink) when empty; with a
+  // program output, only the feed on air (display/VideoWall::heard: the program's sound follows
+  // its cut). Asked for each frame on the network strand.
+  std::function<bool(std::uint16_t stream)> heard;
   // The silence alarm (--silence-alarm): every channel below -60 dBFS for this long.
   std::chrono::nanoseconds silence_alarm = std::chrono::seconds(5);
   std::size_t queue_frames = 8;

@@ -198,6 +198,8 @@ struct StreamCounters {
   std::atomic<std::uint64_t> audio_gaps{0};
   std::atomic<std::uint64_t> audio_silence_samples{0};
   std::atomic<std::uint64_t> audio_samples_played{0};  // rendered by the --audio-output sink
+  // The device hears it (with a program output, only the feed on air is heard).
+  std::atomic<bool> audio_heard{true};
   // The last lip-sync measure (a sync marker's beep at the audio sink less its flash at the
   // picture sinks; positive: the sound trails), once one was made.
   std::atomic<std::int64_t> av_offset_us{0};

@@ -63,4 +63,15 @@ void append_leg(nlohmann::ordered_json& object, const LegSnapshot& leg) {
   object["only_frames"] = leg.only_frames;
 }
 
+nlohmann::ordered_json audio_levels_json(const SoundLevels& sound) {
+  auto pairs = nlohmann::ordered_json::array();
+  const auto tenth = [](double dbfs) { return std::round(dbfs * 10) / 10; };
+  for (const PairLevels& pair : sound.pairs) {
+    pairs.push_back({{"peak_dbfs", tenth(pair.peak_dbfs)},
+                     {"rms_dbfs", tenth(pair.rms_dbfs)},
+                     {"hold_dbfs", tenth(pair.hold_dbfs)}});
+  }
+  return pairs;
+}
+
 }  // namespace hdstream

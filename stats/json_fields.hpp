@@ -29,4 +29,8 @@ void append_protection(nlohmann::ordered_json& object, const ProtectionSnapshot&
 void append_leg(nlohmann::ordered_json& object, const LegSnapshot& leg);
 std::string_view leg_json_name(std::uint8_t leg);  // 0: "a", 1: "b"
 
+// A feed's sound levels, a pair an object, dBFS to a tenth:
+// [{"peak_dbfs":-6.0,"rms_dbfs":-9.0,"hold_dbfs":-6.0},...].
+nlohmann::ordered_json audio_levels_json(const SoundLevels& sound);
+
 }  // namespace hdstream

@@ -145,6 +145,7 @@ Snapshot StatsRegistry::read() const {
       s.audio_gaps = c.audio_gaps.load(std::memory_order_relaxed);
       s.audio_silence_samples = c.audio_silence_samples.load(std::memory_order_relaxed);
       s.audio_samples_played = c.audio_samples_played.load(std::memory_order_relaxed);
+      s.audio_heard = c.audio_heard.load(std::memory_order_relaxed);
       if (s.audio_channels > 0) s.sound = c.sound_levels.get();
       if (c.av_offset_measured.load(std::memory_order_relaxed)) {
         s.av_offset_ms = static_cast<double>(c.av_offset_us.load(std::memory_order_relaxed)) / 1e3;

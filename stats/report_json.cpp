@@ -123,18 +123,6 @@ nlohmann::ordered_json summary_json(const Summary& summary) {
   };
 }
 
-// Per channel pair, dBFS to a tenth: [{"peak_dbfs":-6.0,"rms_dbfs":-9.0,"hold_dbfs":-6.0},...].
-nlohmann::ordered_json audio_levels_json(const SoundLevels& sound) {
-  auto pairs = nlohmann::ordered_json::array();
-  const auto tenth = [](double dbfs) { return std::round(dbfs * 10) / 10; };
-  for (const PairLevels& pair : sound.pairs) {
-    pairs.push_back({{"peak_dbfs", tenth(pair.peak_dbfs)},
-                     {"rms_dbfs", tenth(pair.rms_dbfs)},
-                     {"hold_dbfs", tenth(pair.hold_dbfs)}});
-  }
-  return pairs;
-}
-
 nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot& s) {
   return {
       {"type", "media"},
@@ -150,6 +138,7 @@ nlohmann::ordered_json media_json(const Snapshot& snapshot, const StreamSnapshot
       {"audio_gaps", s.audio_gaps},
       {"audio_silence_samples", s.audio_silence_samples},
       {"audio_samples_played", s.audio_samples_played},
+      {"audio_heard", s.audio_heard},
       {"av_offset_ms",
        s.av_offset_ms ? nlohmann::ordered_json(round3(*s.av_offset_ms)) : nlohmann::ordered_json()},
       {"audio_levels", audio_levels_json(s.sound)},

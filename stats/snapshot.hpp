@@ -120,6 +120,7 @@ struct StreamSnapshot {
   std::uint64_t audio_gaps = 0;             // runs of frames whose sound never came
   std::uint64_t audio_silence_samples = 0;  // silence standing in for them, 48 kHz samples
   std::uint64_t audio_samples_played = 0;   // rendered by the --audio-output sink
+  bool audio_heard = true;                  // the device hears it (the program's feed)
   std::optional<double> av_offset_ms;       // the last lip-sync measure; + = the sound trails
   SoundLevels sound;                        // levels per channel pair, the silence alarm
   bool frozen = false;                      // the picture has not changed for 2 s

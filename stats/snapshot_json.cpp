@@ -15,6 +15,32 @@ T field(const nlohmann::json& object, const char* name, T fallback = T{}) {
   return it->get<T>();
 }
 
+// A decoded feed's "sound" object: at most 16 channels, a level per pair of them (the panel
+// draws a meter per level: a document that claims more is malformed, not trusted).
+void parse_sound(const nlohmann::json& object, StreamSnapshot& s) {
+  if (!object.is_object()) throw StatsDocumentError("\"sound\" is not an object");
+  const auto channels = field<unsigned>(object, "channels");
+  if (channels < 1 || channels > kMaxSoundChannels) {
+    throw StatsDocumentError(fmt::format("a feed with {} channels of sound", channels));
+  }
+  s.audio_channels = static_cast<std::uint8_t>(channels);
+  const auto& levels = object.at("levels");
+  if (!levels.is_array() || levels.size() != (channels + 1) / 2) {
+    throw StatsDocumentError(
+        fmt::format("{} channels of sound need {} levels", channels, (channels + 1) / 2));
+  }
+  for (const auto& level : levels) {
+    s.sound.pairs.push_back(PairLevels{field<double>(level, "peak_dbfs"),
+                                       field<double>(level, "rms_dbfs"),
+                                       field<double>(level, "hold_dbfs")});
+  }
+  s.sound.silent = field<bool>(object, "silent");
+  if (auto offset = object.find("av_offset_ms"); offset != object.end() && !offset->is_null()) {
+    s.av_offset_ms = offset->get<double>();
+  }
+  s.audio_heard = field<bool>(object, "heard", true);
+}
+
 // A protected feed's "protection" object. Its legs are A and B, each at most once: the panel
 // and /metrics index them by leg, so a document that says otherwise is malformed, not trusted.
 ProtectionSnapshot parse_protection(const nlohmann::json& object) {
@@ -100,6 +126,15 @@ nlohmann::ordered_json snapshot_json(const LabeledSnapshot& source) {
     if (s.far_end.valid) append_far_end(stream["far_end"], s.far_end);
     if (s.media) {
       stream["picture"] = {{"decoded", s.frames_decoded}, {"frozen", s.frozen}, {"black", s.black}};
+      if (s.audio_channels > 0) {
+        stream["sound"] = {
+            {"channels", s.audio_channels},
+            {"levels", audio_levels_json(s.sound)},
+            {"silent", s.sound.silent},
+            {"av_offset_ms", s.av_offset_ms ? nlohmann::ordered_json(round3(*s.av_offset_ms))
+                                            : nlohmann::ordered_json()},
+            {"heard", s.audio_heard}};
+      }
     }
     if (s.protection.present) {
       auto& protection = stream["protection"];
@@ -190,6 +225,7 @@ std::vector<LabeledSnapshot> parse_stats_document(std::string_view text) {
           s.frozen = field<bool>(*picture, "frozen");
           s.black = field<bool>(*picture, "black");
         }
+        if (auto sound = js.find("sound"); sound != js.end() && s.media) parse_sound(*sound, s);
         if (auto protection = js.find("protection");
             protection != js.end() && protection->is_object()) {
           s.protection = parse_protection(*protection);

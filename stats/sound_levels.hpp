@@ -6,6 +6,10 @@
 
 namespace hdstream {
 
+// The most channels a feed's sound has (protocol/handshake.hpp's kMaxAudioChannels, which
+// media/audio_watch.cpp checks this against): a level per pair of them.
+inline constexpr unsigned kMaxSoundChannels = 16;
+
 struct PairLevels {
   double peak_dbfs = -120;  // the pair's largest sample in the last frame
   double rms_dbfs = -120;   // its RMS over the last frame (a full-scale sine: -3.0)

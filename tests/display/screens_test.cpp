@@ -501,5 +501,46 @@ TEST(Multiview, EachTileMetersItsSoundAndASilentFeedRaisesTheAlarm) {
   EXPECT_EQ(recv.wait(30s), 130) << recv.err();
 }
 
+// The program's sound follows its cut: the feed on air is heard, the others play on muted (so
+// they are in step when cut to). The media lines say which is heard; the muting itself is
+// GstAudioSink's (tests/media/gst_audio_sink_test.cpp).
+TEST(ProgramOutput, TheProgramsSoundFollowsItsCut) {
+  const auto dir = test::scratch_dir("program-sound");
+  auto x = test::XServer::xvfb({"1280x720"}, dir);
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  const int metrics = test::free_port();
+  const auto stats = dir / "r.jsonl";
+  test::Process recv({HDSTREAM_BINARY,    "recv",
+                      "--listen",         address,
+                      "--streams",        "2",
+                      "--output",         "program",
+                      "--audio-output",   "null",
+                      "--metrics-listen", "127.0.0.1:" + std::to_string(metrics),
+                      "--duration",       "60s",
+                      "--stats",          "json",
+                      "--stats-file",     stats.string(),
+                      "--interval",       "250ms"},
+                     dir, "recv", {x->environment()});
+  auto args = sender(address, {"videotestsrc", "videotestsrc"}, "60s");
+  args.insert(args.end(), {"--audio-source", "audiotestsrc wave=sine", "--audio-source",
+                           "audiotestsrc wave=sine freq=1000"});
+  test::Process send(args, dir, "send");
+  auto heard = [&](int stream) {
+    const json line = last_media(stats, stream).value_or(json::object());
+    return line.value("audio_channels", 0) == 2 ? std::optional(line.value("audio_heard", false))
+                                                : std::nullopt;
+  };
+  // Feed 0 is on air first: it alone is heard.
+  ASSERT_TRUE(test::eventually([&] { return heard(0) == true && heard(1) == false; }, 30s))
+      << recv.err();
+  ASSERT_EQ(post(metrics, "/program?feed=1"), 200);
+  EXPECT_TRUE(test::eventually([&] { return heard(0) == false && heard(1) == true; }, 5s))
+      << test::read_file(stats);
+  ASSERT_EQ(post(metrics, "/program?feed=0"), 200);
+  EXPECT_TRUE(test::eventually([&] { return heard(0) == true && heard(1) == false; }, 5s));
+  recv.signal(SIGINT);
+  EXPECT_EQ(recv.wait(30s), 130) << recv.err();
+}
+
 }  // namespace
 }  // namespace hdstream

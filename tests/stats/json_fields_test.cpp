@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "stats/report_json.hpp"
 #include "stats/snapshot_json.hpp"
 
@@ -173,6 +175,75 @@ void expect_malformed(const nlohmann::json& document, const std::string& what) {
     EXPECT_NE(std::string(error.what()).find("malformed /stats.json"), std::string::npos)
         << what << ": " << error.what();
     EXPECT_EQ(std::string(error.what()).find('\n'), std::string::npos) << what;
+  }
+}
+
+// The monitor's panel meters a remote feed's sound from /stats.json: levels, alarm, lip-sync and
+// whether it is heard come back as they went; a hostile document claiming more meters than a
+// feed has channels for, or more channels than a feed carries, is refused in one line.
+TEST(JsonFields, ADecodedFeedsSoundRoundTripsThroughStatsJson) {
+  Snapshot snapshot;
+  snapshot.role = Role::recv;
+  StreamSnapshot s = reported_stream();
+  s.media = true;
+  s.audio_channels = 3;
+  s.sound.pairs = {PairLevels{-6.04, -9.01, -3.0}, PairLevels{-120, -120, -120}};
+  s.sound.silent = true;
+  s.av_offset_ms = 12.3456;
+  s.audio_heard = false;
+  StreamSnapshot mute = reported_stream();  // video only: no sound object
+  mute.stream = 1;
+  mute.media = true;
+  snapshot.streams = {s, mute};
+  const LabeledSnapshot source{"studio-b", "0.0.0.0:9000", snapshot};
+  const auto document = stats_document("studio-b", std::span(&source, 1));
+  const auto& written = document["snapshots"][0]["streams"][0]["sound"];
+  EXPECT_EQ(written["channels"], 3);
+  EXPECT_EQ(written["levels"][0]["peak_dbfs"], -6.0);
+  EXPECT_EQ(written["av_offset_ms"], 12.346);
+  EXPECT_FALSE(document["snapshots"][0]["streams"][1].contains("sound"));
+
+  const auto back = parse_stats_document(document.dump()).at(0).snapshot.streams;
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].audio_channels, 3);
+  ASSERT_EQ(back[0].sound.pairs.size(), 2u);
+  EXPECT_EQ(back[0].sound.pairs[0], (PairLevels{-6.0, -9.0, -3.0}));
+  EXPECT_TRUE(back[0].sound.silent);
+  EXPECT_EQ(back[0].av_offset_ms, 12.346);
+  EXPECT_FALSE(back[0].audio_heard);
+  EXPECT_EQ(back[1].audio_channels, 0);
+  EXPECT_TRUE(back[1].sound.pairs.empty());
+
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& change) {
+    auto hostile = nlohmann::json::parse(document.dump());
+    change(hostile["snapshots"][0]["streams"][0]["sound"]);
+    try {
+      parse_stats_document(hostile.dump());
+      return std::string("accepted");
+    } catch (const StatsDocumentError& error) {
+      return std::string(error.what());
+    }
+  };
+  auto too_many = [](nlohmann::json& sound) {
+    sound["levels"] = nlohmann::json::array();
+    for (int i = 0; i < 100000; ++i) sound["levels"].push_back(sound["levels"].size());
+  };
+  EXPECT_NE(refused(too_many).find("3 channels of sound need 2 levels"), std::string::npos);
+  EXPECT_NE(refused([](nlohmann::json& sound) {
+              sound["channels"] = 200;
+            }).find("a feed with 200 channels of sound"),
+            std::string::npos);
+  EXPECT_NE(refused([](nlohmann::json& sound) { sound["channels"] = 0; }).find("0 channels"),
+            std::string::npos);
+  EXPECT_NE(refused([](nlohmann::json& sound) {
+              sound["levels"][0]["peak_dbfs"] = "loud";
+            }).find("malformed /stats.json"),
+            std::string::npos);
+  EXPECT_NE(refused([](nlohmann::json& sound) { sound = "quiet"; }).find("not an object"),
+            std::string::npos);
+  for (const auto& problem :
+       {refused(too_many), refused([](nlohmann::json& sound) { sound["silent"] = 1.5; })}) {
+    EXPECT_EQ(problem.find('\n'), std::string::npos) << problem;
   }
 }
 
