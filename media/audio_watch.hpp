@@ -32,6 +32,8 @@ class AudioWatch {
   // sample and of its RMS (20 log10, so a full-scale sine reads 0 and -3.0), the highest peak of
   // the last `peak_hold`, and whether the sound has been silent for `silent_after`.
   const SoundLevels& observe(std::span<const std::byte> pcm, std::int64_t now_ns);
+  // The levels now: a pair at the floor for each channel pair before the first samples.
+  const SoundLevels& levels() const { return levels_; }
 
  private:
   AudioFormat format_;

@@ -74,11 +74,7 @@ bool TsAudioDecoder::decode(const AVPacket& packet, const Samples& out) {
       decoded = false;
       break;
     }
-    if (frame_->ch_layout.nb_channels == format_.channels) {
-      convert(*frame_, out);
-    } else {
-      decoded = false;  // the stream changed under us: not the sound announced
-    }
+    convert(*frame_, out);
     av_frame_unref(frame_);
   }
   return decoded;
@@ -91,6 +87,7 @@ void TsAudioDecoder::convert(const AVFrame& frame, const Samples& out) {
   pcm_.resize(values * width);
   const std::int64_t pts = frame.best_effort_timestamp;
   if (frame.sample_rate == static_cast<int>(kAudioSampleRate) &&
+      frame.ch_layout.nb_channels == format_.channels &&
       frame.format == (width == 2 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_S32)) {
     // Interleaved integers at our rate (302M): the samples as they are, 24-bit ones taken from
     // the top of their 32 bits, where libavcodec keeps them.
@@ -103,17 +100,28 @@ void TsAudioDecoder::convert(const AVFrame& frame, const Samples& out) {
     out(pcm_, pts);
     return;
   }
+  // Anything else (another rate, float samples, or channels other than announced: a programme
+  // switching from stereo to 5.1) is resampled and remixed to the announced sound, the converter
+  // rebuilt whenever what comes changes.
   const AVSampleFormat to = width == 2 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_S32;
-  if (!resample_) {
+  const Input input{frame.format, frame.sample_rate, frame.ch_layout.nb_channels,
+                    frame.ch_layout.order == AV_CHANNEL_ORDER_NATIVE ? frame.ch_layout.u.mask : 0};
+  if (!resample_ || input != resample_from_) {
+    swr_free(&resample_);
+    AVChannelLayout announced{};
+    av_channel_layout_default(&announced, format_.channels);
     // FFmpeg 5.1 takes the layouts as non-const; it only reads them.
     auto* layout = const_cast<AVChannelLayout*>(&frame.ch_layout);
-    av_check(swr_alloc_set_opts2(&resample_, layout, to, static_cast<int>(kAudioSampleRate), layout,
-                                 static_cast<AVSampleFormat>(frame.format), frame.sample_rate, 0,
-                                 nullptr),
-             "convert the TS's sound");
+    const int rc = swr_alloc_set_opts2(
+        &resample_, &announced, to, static_cast<int>(kAudioSampleRate), layout,
+        static_cast<AVSampleFormat>(frame.format), frame.sample_rate, 0, nullptr);
+    av_channel_layout_uninit(&announced);
+    av_check(rc, "convert the TS's sound");
     av_check(swr_init(resample_), "convert the TS's sound");
+    resample_from_ = input;
   }
   const int room = swr_get_out_samples(resample_, frame.nb_samples);
+  if (room <= 0) return;
   resampled_.resize(static_cast<std::size_t>(room) * format_.channels);
   auto* target = reinterpret_cast<std::uint8_t*>(resampled_.data());
   const int made =

@@ -44,7 +44,14 @@ class TsAudioDecoder {
   AudioFormat format_;
   AVCodecContext* decoder_ = nullptr;
   AVFrame* frame_ = nullptr;
+  // What the resampler was made for: rebuilt when a frame differs.
+  struct Input {
+    int format = -1, rate = 0, channels = 0;
+    std::uint64_t mask = 0;
+    bool operator==(const Input&) const = default;
+  };
   SwrContext* resample_ = nullptr;  // for what is not already 48 kHz interleaved integers
+  Input resample_from_;
   std::vector<std::byte> pcm_;
   std::vector<std::int32_t> resampled_;
 };

@@ -1,5 +1,6 @@
 #include "mux/ts_audio_encoder.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -9,6 +10,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavutil/audio_fifo.h>
 #include <libavutil/channel_layout.h>
+#include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 }
 
@@ -128,12 +130,42 @@ void TsAudioEncoder::encode(std::span<const std::byte> pcm, std::uint64_t first_
     send(input_, out);
     return;
   }
-  if (av_audio_fifo_size(fifo_) == 0) fifo_pts_ = static_cast<std::int64_t>(first_sample);
+  const auto first = static_cast<std::int64_t>(first_sample);
+  const int queued = av_audio_fifo_size(fifo_);
+  if (queued == 0) {
+    fifo_pts_ = first;
+  } else if (const std::int64_t gap = first - (fifo_pts_ + queued); gap != 0) {
+    // Frames that never came: up to a second of them is silence in the packets, so that they
+    // keep the feed's clock (1601/1602 samples a frame never divide into AAC's 1024); a jump or
+    // a step back ends the partial packet, padded, and the packets start again here.
+    if (gap > 0 && gap <= kAudioSampleRate) {
+      queue_silence(static_cast<int>(gap), out);
+    } else {
+      queue_silence(encoder_->frame_size - queued, out);
+      fifo_pts_ = first;
+    }
+  }
   if (av_audio_fifo_write(fifo_, reinterpret_cast<void**>(input_->data), input_->nb_samples) <
       input_->nb_samples) {
     throw MediaError("out of memory queueing the sound for AAC");
   }
   while (av_audio_fifo_size(fifo_) >= encoder_->frame_size) encode_fifo(encoder_->frame_size, out);
+}
+
+// `samples` of silence into the fifo, whole packets encoded as they fill.
+void TsAudioEncoder::queue_silence(int samples, const Packets& out) {
+  while (samples > 0) {
+    const int n = std::min(samples, encoder_->frame_size);
+    av_samples_set_silence(chunk_->data, 0, n, audio_.channels,
+                           static_cast<AVSampleFormat>(chunk_->format));
+    if (av_audio_fifo_write(fifo_, reinterpret_cast<void**>(chunk_->data), n) < n) {
+      throw MediaError("out of memory queueing the sound for AAC");
+    }
+    samples -= n;
+    while (av_audio_fifo_size(fifo_) >= encoder_->frame_size) {
+      encode_fifo(encoder_->frame_size, out);
+    }
+  }
 }
 
 // `n` samples from the fifo, converted to float planar, as one AAC packet.

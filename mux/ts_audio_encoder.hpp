@@ -45,6 +45,7 @@ class TsAudioEncoder {
   void unpack(std::span<const std::byte> pcm);  // into input_, as the encoder's integers
   void send(AVFrame* frame, const Packets& out);
   void encode_fifo(int samples, const Packets& out);
+  void queue_silence(int samples, const Packets& out);
   void release();
 
   AudioFormat audio_;

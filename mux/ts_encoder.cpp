@@ -21,6 +21,7 @@ namespace hdstream {
 namespace {
 
 constexpr int kIoBufferBytes = 8 * kSrtTsPayloadBytes;
+constexpr int kMuxDelayUs = 100'000;
 
 }  // namespace
 
@@ -89,6 +90,9 @@ TsEncoder::TsEncoder(const FeedDescriptor& feed, const TsSettings& settings, Wri
     }
     format_->pb = io_;
     format_->flags |= AVFMT_FLAG_CUSTOM_IO;
+    // PTS this far after the PCR: a decoder's margin, and room for AAC's priming (its first
+    // packet is 1024 samples before the first picture, which would wrap at a delay of 0).
+    format_->max_delay = kMuxDelayUs;
     AVStream* stream = avformat_new_stream(format_, nullptr);
     if (!stream) throw MediaError("out of memory creating the MPEG-TS stream");
     av_check(avcodec_parameters_from_context(stream->codecpar, encoder_),

@@ -35,8 +35,15 @@ constexpr std::int64_t kSameSampleSlack = 2;
 
 TsFeedMedia::TsFeedMedia(std::uint16_t stream, const AVFormatContext& input, int video, int audio,
                          const MediaOutput& output, StreamCounters& counters)
-    : stream_(stream), input_(input), video_(video), audio_(audio), counters_(counters) {
+    : stream_(stream),
+      input_(input),
+      video_(video),
+      audio_(audio),
+      counters_(counters),
+      heard_by_(output.heard) {
   counters_.media.store(true, std::memory_order_relaxed);
+  counters_.audio_channels.store(0, std::memory_order_relaxed);  // until a sound decodes
+  counters_.audio_heard.store(true, std::memory_order_relaxed);
   if (output.on_screens()) {
     log()->warn("stream {}: MPEG-TS pictures are counted and recorded, not shown on screens",
                 stream_);
@@ -53,6 +60,7 @@ TsFeedMedia::TsFeedMedia(std::uint16_t stream, const AVFormatContext& input, int
   if (format_) {
     counters_.audio_channels.store(format_->channels, std::memory_order_relaxed);
     watch_.emplace(*format_, AudioWatchOptions{.silent_after = output.silence_alarm});
+    counters_.sound_levels.set(watch_->levels());  // a meter a pair from the start
     try {
       speaker_ = std::make_unique<GstAudioSink>(output.audio_output, *format_);
       log()->info("stream {}: {} sound ({} channels, {}-bit) to {}", stream_,
@@ -107,15 +115,23 @@ void TsFeedMedia::packet(const AVPacket& packet) {
     return;
   }
   if (packet.stream_index != audio_ || !decoder_) return;
-  if (!decoder_->decode(
-          packet, [&](std::span<const std::byte> pcm, std::int64_t pts) { play(pcm, pts); })) {
-    counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
+  try {
+    if (!decoder_->decode(
+            packet, [&](std::span<const std::byte> pcm, std::int64_t pts) { play(pcm, pts); })) {
+      counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
+    }
+  } catch (const std::exception& error) {
+    // A sound libavcodec or libswresample cannot go on with: the rest of the session is
+    // without it (and the network thread, and every other feed, go on).
+    log()->error("stream {}: {}; the rest of this session is without sound", stream_, error.what());
+    decoder_.reset();
   }
 }
 
 // One run of decoded samples: placed on the recording's clock by its PTS, a gap before it
 // filled with silence.
 void TsFeedMedia::play(std::span<const std::byte> pcm, std::int64_t pts) {
+  const std::int64_t now_ns = steady_clock_ns();
   const AVRational time_base = input_.streams[audio_]->time_base;
   const AVRational per_sample{1, static_cast<int>(kAudioSampleRate)};
   std::int64_t sample = next_sample_.value_or(0);
@@ -129,24 +145,37 @@ void TsFeedMedia::play(std::span<const std::byte> pcm, std::int64_t pts) {
       counters_.audio_gaps.fetch_add(1, std::memory_order_relaxed);
       counters_.audio_silence_samples.fetch_add(static_cast<std::uint64_t>(missing),
                                                 std::memory_order_relaxed);
-      // At most a second of it: a TS whose clock jumps hours ahead must not make us write hours.
-      const std::int64_t silence = std::min<std::int64_t>(missing, kAudioSampleRate);
-      const std::vector<std::byte> quiet(
-          static_cast<std::size_t>(silence) * format_->bytes_per_sample(), std::byte{0});
+      // Recorded as silence no longer than the time since the last sound, and at most a
+      // second: a TS whose clock jumps ahead packet after packet must not make us write faster
+      // than real time, nor hours at once.
+      const std::int64_t passed =
+          av_rescale(now_ns - last_sound_ns_, kAudioSampleRate, 1'000'000'000);
+      const std::int64_t silence = std::min<std::int64_t>(
+          {missing, std::int64_t{kAudioSampleRate}, std::max<std::int64_t>(passed, 0)});
+      quiet_.assign(static_cast<std::size_t>(silence) * format_->bytes_per_sample(), std::byte{0});
       const std::int64_t from = *next_sample_;
-      record([&](TsRecording& file) { file.write_audio(quiet, from); });
-      if (speaker_)
+      record([&](TsRecording& file) { file.write_audio(quiet_, from); });
+      if (speaker_) {
         speaker_->play_silence(static_cast<std::uint64_t>(from),
                                static_cast<std::uint64_t>(missing));
+      }
     } else {
       sample = *next_sample_;  // the same clock, rounded by the 90 kHz PTS, or an overlap
     }
   }
   const auto samples = static_cast<std::int64_t>(pcm.size() / format_->bytes_per_sample());
   next_sample_ = sample + samples;
-  counters_.sound_levels.set(watch_->observe(pcm, steady_clock_ns()));
+  last_sound_ns_ = now_ns;
+  counters_.sound_levels.set(watch_->observe(pcm, now_ns));
   record([&](TsRecording& file) { file.write_audio(pcm, sample); });
   if (speaker_) {
+    // With a program output, only the feed on air is heard.
+    const bool heard = !heard_by_ || heard_by_(stream_);
+    if (heard != heard_) {
+      heard_ = heard;
+      speaker_->set_heard(heard);
+      counters_.audio_heard.store(heard, std::memory_order_relaxed);
+    }
     speaker_->play(pcm, static_cast<std::uint64_t>(sample));
     count_played();
   }

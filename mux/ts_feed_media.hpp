@@ -1,8 +1,10 @@
 // What `recv --mux ts` does with one incoming TS beyond counting its pictures: its sound is
 // decoded (TsAudioDecoder), played (--audio-output, media/GstAudioSink), metered
-// (media/AudioWatch) and checked for gaps on its own PTS clock (a gap is counted and played and
-// recorded as silence of its length, at most a second), and each `--output file:` records the
-// pictures as sent and the sound as PCM (TsRecording). Runs on the session's own thread.
+// (media/AudioWatch) and checked for gaps on its own PTS clock (a gap is counted, played as
+// silence of its length and recorded as silence no longer than the time it took, at most a
+// second), and each `--output file:` records the pictures as sent and the sound as PCM
+// (TsRecording). With a program output, only the feed on air is heard. Runs on the session's
+// own thread.
 //   TsFeedMedia media(stream, *format, video, audio, output, counters);
 //   media.packet(*packet);  ...  media.finish();
 #pragma once
@@ -57,7 +59,11 @@ class TsFeedMedia {
   std::unique_ptr<GstAudioSink> speaker_;
   std::optional<AudioWatch> watch_;
   std::vector<std::unique_ptr<TsRecording>> recordings_;
-  std::optional<std::int64_t> next_sample_;  // after the last sound, on the recording's clock
+  std::optional<std::int64_t> next_sample_;      // after the last sound, on the recording's clock
+  std::int64_t last_sound_ns_ = 0;               // steady clock of the last sound
+  std::vector<std::byte> quiet_;                 // a gap's silence
+  std::function<bool(std::uint16_t)> heard_by_;  // MediaOutput::heard
+  bool heard_ = true;
   std::uint64_t played_counted_ = 0;
   bool finished_ = false;
 };

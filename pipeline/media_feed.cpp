@@ -42,6 +42,8 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
   if (hello.feed.audio.present()) {
     audio_watch_.emplace(hello.feed.audio,
                          AudioWatchOptions{.silent_after = output_.silence_alarm});
+    // A meter for each pair from the start: the levels always match the channels published.
+    counters_.sound_levels.set(audio_watch_->levels());
     try {
       speaker_ = std::make_unique<GstAudioSink>(output_.audio_output, hello.feed.audio);
       log()->info("stream {}: sound ({} channels) to {}", stream_, hello.feed.audio.channels,

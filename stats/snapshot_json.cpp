@@ -126,7 +126,9 @@ nlohmann::ordered_json snapshot_json(const LabeledSnapshot& source) {
     if (s.far_end.valid) append_far_end(stream["far_end"], s.far_end);
     if (s.media) {
       stream["picture"] = {{"decoded", s.frames_decoded}, {"frozen", s.frozen}, {"black", s.black}};
-      if (s.audio_channels > 0) {
+      // (Levels for each pair of its channels, or none: a snapshot between a session's start and
+      // its meters' is left out rather than published inconsistent.)
+      if (s.audio_channels > 0 && s.sound.pairs.size() == (s.audio_channels + 1u) / 2) {
         stream["sound"] = {
             {"channels", s.audio_channels},
             {"levels", audio_levels_json(s.sound)},

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstring>
 #include <numeric>
+#include <optional>
+#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -147,9 +150,11 @@ Frame sound_frame(const FeedDescriptor& feed, std::uint64_t seq) {
   return frame;
 }
 
-// Pushes `frames` frames of `feed` through a stage into `ts` (a file), returning the sound sent.
+// Pushes `frames` frames of `feed` through a stage into `ts` (a file), but for frame `skip`
+// (a frame the sender never had), returning the sound sent.
 std::vector<std::byte> write_ts(const FeedDescriptor& feed, TsAudio codec, std::uint64_t frames,
-                                const std::filesystem::path& ts) {
+                                const std::filesystem::path& ts,
+                                std::optional<std::uint64_t> skip = std::nullopt) {
   TsStage stage(feed, TsSettings{kTsMinVideoRateBps, codec});
   std::ofstream out(ts, std::ios::binary);
   stage.prepare();
@@ -160,6 +165,7 @@ std::vector<std::byte> write_ts(const FeedDescriptor& feed, TsAudio codec, std::
   });
   std::vector<std::byte> sound;
   for (std::uint64_t seq = 0; seq < frames; ++seq) {
+    if (seq == skip) continue;
     stage.push(sound_frame(feed, seq));
     const auto pcm = sound_of(feed, seq);
     sound.insert(sound.end(), pcm.begin(), pcm.end());
@@ -212,6 +218,33 @@ TEST(TsStageSound, GoesAsAacWhereAsked) {
   // 48,048 samples and the encoder's 1024 of priming delay in 1024-sample packets: 46.9 + 1,
   // the last padded.
   EXPECT_EQ(stream["nb_read_packets"], "48");
+}
+
+// A frame that never came is silence in AAC's packets, so the ones after it keep the picture's
+// clock: as many packets as without the gap (AAC's 1024 samples never line up with a frame's
+// 1601/1602, so a fifo that ignored the gap would run a frame early from there on).
+TEST(TsStageSound, AFrameThatNeverCameKeepsAacOnThePicturesClock) {
+  const auto dir = test::scratch_dir("ts-stage-aac-gap");
+  const FeedDescriptor feed = sound_feed(2);
+  write_ts(feed, TsAudio::aac, 30, dir / "feed.ts", /*skip=*/10);
+  const auto stream = probe_audio(dir / "feed.ts", dir);
+  ASSERT_FALSE(stream.is_null()) << test::read_file(dir / "ffprobe.err");
+  EXPECT_EQ(stream["nb_read_packets"], "48");  // as 30 frames without a gap
+  test::Process ffprobe(
+      {"/usr/bin/ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts",
+       "-of", "csv=p=0", (dir / "feed.ts").string()},
+      dir, "pts");
+  ASSERT_EQ(ffprobe.wait(60s), 0);
+  std::istringstream lines(ffprobe.out());
+  std::vector<std::int64_t> pts;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && std::isdigit(static_cast<unsigned char>(line[0]))) {
+      pts.push_back(std::stoll(line));  // "16080," when the packet has side data
+    }
+  }
+  ASSERT_EQ(pts.size(), 48u);
+  // Every packet 1024 samples (1920 ticks of 90 kHz) after the one before: no jump, no overlap.
+  for (std::size_t i = 1; i < pts.size(); ++i) EXPECT_EQ(pts[i] - pts[i - 1], 1920) << i;
 }
 
 TEST(TsStageSound, TheRateCountsTheSoundAndTheDescriptionNamesIt) {

@@ -202,6 +202,16 @@ TEST(JsonFields, ADecodedFeedsSoundRoundTripsThroughStatsJson) {
   EXPECT_EQ(written["levels"][0]["peak_dbfs"], -6.0);
   EXPECT_EQ(written["av_offset_ms"], 12.346);
   EXPECT_FALSE(document["snapshots"][0]["streams"][1].contains("sound"));
+  // A session's first moments, channels announced and no meters yet: left out, not published
+  // inconsistent (a monitor would refuse the whole document).
+  StreamSnapshot starting = s;
+  starting.sound.pairs.clear();
+  Snapshot early = snapshot;
+  early.streams = {starting};
+  const LabeledSnapshot early_source{"studio-b", "0.0.0.0:9000", early};
+  const auto early_document = stats_document("studio-b", std::span(&early_source, 1));
+  EXPECT_FALSE(early_document["snapshots"][0]["streams"][0].contains("sound"));
+  EXPECT_NO_THROW(parse_stats_document(early_document.dump()));
 
   const auto back = parse_stats_document(document.dump()).at(0).snapshot.streams;
   ASSERT_EQ(back.size(), 2u);
