@@ -165,7 +165,8 @@ std::uint64_t GstAudioSink::time_of(std::uint64_t sample) const {
          gst_util_uint64_scale(sample - *first_sample_, GST_SECOND, format_.sample_rate);
 }
 
-void GstAudioSink::play(std::span<const std::byte> pcm, std::uint64_t first_sample) {
+void GstAudioSink::play(std::span<const std::byte> pcm, std::uint64_t first_sample,
+                        std::chrono::nanoseconds picture_lead) {
   std::lock_guard lock(mutex_);
   if (finished_ || pcm.empty()) return;
   constexpr std::uint64_t delay_ns = std::chrono::nanoseconds(kSoundPlayoutDelay).count();
@@ -175,36 +176,37 @@ void GstAudioSink::play(std::span<const std::byte> pcm, std::uint64_t first_samp
   const auto latency = static_cast<std::uint64_t>(latency_ns_);
   if (time_of(first_sample) + latency < now) {
     // Later than their time (the sink renders a sample its latency after its timestamp): the
-    // clock moves on so that these play a delay from now.
-    origin_ns_ += now + delay_ns - time_of(first_sample) - latency;
+    // clock moves on so that these play a delay from now, and no sooner than their picture.
+    const auto lead = static_cast<std::uint64_t>(std::max<std::int64_t>(picture_lead.count(), 0));
+    origin_ns_ += now + delay_ns + lead - time_of(first_sample) - latency;
     ++resyncs_;
+    steer_frames_ = 0;  // the pictures' room so far was on the old clock
   }
   not_beyond_a_second(first_sample, now);
   push(pcm, first_sample);
 }
 
-void GstAudioSink::picture_shown(std::uint64_t sample, std::int64_t shown_ns) {
+void GstAudioSink::picture_ready(std::uint64_t sample, std::int64_t ready_ns) {
   std::lock_guard lock(mutex_);
   if (finished_ || !first_sample_ || sample < *first_sample_) return;
-  const std::int64_t offset = plays_at_locked(sample) - shown_ns;
-  steer_sum_ns_ += offset;
+  constexpr std::int64_t delay = std::chrono::nanoseconds(kSoundPlayoutDelay).count();
+  // The room this picture had: how long before it must be shown (a delay before its sound).
+  const std::int64_t room = plays_at_locked(sample) - delay - ready_ns;
+  steer_room_ns_ = steer_frames_ == 0 ? room : std::min(steer_room_ns_, room);
   if (++steer_frames_ < kSteerFrames) return;
-  // A second of pictures: the sound trails them by the delay on average, or its clock moves by
-  // half the difference (the sink skips or fills the few samples it overlaps or opens): damped,
-  // so that a decoder's backlog building and draining does not set it swinging.
-  constexpr std::int64_t target = std::chrono::nanoseconds(kSoundPlayoutDelay).count();
   constexpr std::int64_t tolerance = 5'000'000;
-  const std::int64_t error = steer_sum_ns_ / steer_frames_ - target;
-  if (error > tolerance || error < -tolerance) {
-    // Never before the pipeline's start, and never so early that the next samples are late.
-    // The first second's error is the start's (the first samples came late, behind other feeds'
-    // set-up): all of it; later ones half, damped.
-    const std::int64_t step = error / 2;
-    const std::int64_t moved = static_cast<std::int64_t>(origin_ns_) - step;
+  if (steer_room_ns_ < 0) {
+    // A picture was late: the sound moves on at once, so that it waits for the pictures.
+    origin_ns_ += static_cast<std::uint64_t>(-steer_room_ns_);
+    ++resyncs_;
+  } else if (steer_room_ns_ > 2 * tolerance) {
+    // Every picture had room: the sound moves earlier until the tightest of them would have had
+    // just the tolerance (less latency, the pictures waiting less; never before the pipeline's
+    // start).
+    const std::int64_t moved = static_cast<std::int64_t>(origin_ns_) - (steer_room_ns_ - tolerance);
     origin_ns_ = static_cast<std::uint64_t>(std::max<std::int64_t>(moved, 0));
     ++resyncs_;
   }
-  steer_sum_ns_ = 0;
   steer_frames_ = 0;
 }
 
@@ -251,6 +253,8 @@ void GstAudioSink::push(std::span<const std::byte> pcm, std::uint64_t first_samp
   GstBuffer* buffer = gst_buffer_new_memdup(pcm.data(), pcm.size());
   const std::uint64_t samples = pcm.size() / format_.bytes_per_sample();
   GST_BUFFER_PTS(buffer) = time_of(first_sample);
+  pushed_.push_back(Pushed{first_sample, samples, GST_BUFFER_PTS(buffer)});
+  if (pushed_.size() > kPushesKept) pushed_.pop_front();
   GST_BUFFER_DURATION(buffer) = gst_util_uint64_scale(samples, GST_SECOND, format_.sample_rate);
   gst_app_src_push_buffer(GST_APP_SRC(appsrc_), buffer);  // takes it; drops the oldest when full
 }
@@ -276,8 +280,17 @@ std::int64_t GstAudioSink::plays_at_locked(std::uint64_t sample) const {
     gst_query_unref(query);
     latency_asked_ns_ = now_ns;
   }
-  const std::int64_t ahead = static_cast<std::int64_t>(time_of(sample) + latency_ns_) -
-                             static_cast<std::int64_t>(running_time_ns());
+  // A sample already pushed plays at the time it was pushed with, whatever the clock did since.
+  std::uint64_t at = time_of(sample);
+  for (auto it = pushed_.rbegin(); it != pushed_.rend(); ++it) {
+    if (sample >= it->first_sample && sample < it->first_sample + it->samples) {
+      at = it->pts +
+           gst_util_uint64_scale(sample - it->first_sample, GST_SECOND, format_.sample_rate);
+      break;
+    }
+  }
+  const std::int64_t ahead =
+      static_cast<std::int64_t>(at + latency_ns_) - static_cast<std::int64_t>(running_time_ns());
   return now_ns + ahead;
 }
 

@@ -5,7 +5,7 @@
 // network's jitter; sound that never came is pushed as silence of its length by the caller, so
 // the sink never stretches. Samples that come later than their time (an outage longer than the
 // delay) move the clock on to them, and the pictures' own times steer it each second
-// (picture_shown): the sound follows the picture (clock moves counted: resyncs()).
+// (picture_ready): sound and pictures follow one clock (clock moves counted: resyncs()).
 //   GstAudioSink sink("auto", {8, 24, kAudioSampleRate});   // "auto", "null" or an ALSA device
 //   sink.play(pcm, first_sample);   // never blocks: two seconds behind, the oldest sound goes
 //   sink.play_silence(first_sample, samples);   // a gap: silence of its length
@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -28,7 +29,7 @@ typedef struct _GstClock GstClock;
 
 namespace hdstream {
 
-// How long the sound trails its picture, on average over each second (picture_shown), and how
+// How long the sound trails its picture (picture_ready), and how
 // long after they come the first samples play: room for the arrival jitter of paced frames,
 // well inside the one frame period (33 ms at 29.97) broadcast allows either way.
 inline constexpr std::chrono::milliseconds kSoundPlayoutDelay{10};
@@ -44,7 +45,11 @@ class GstAudioSink {
   GstAudioSink& operator=(const GstAudioSink&) = delete;
 
   // Queues interleaved PCM whose first sample is `first_sample` on the feed's sample clock.
-  void play(std::span<const std::byte> pcm, std::uint64_t first_sample);
+  // `picture_lead`: how long these samples' picture will take to be ready at least (the
+  // pictures queued before it to decode): samples later than their time move the clock on so
+  // that they play that much and a delay from now, with their picture.
+  void play(std::span<const std::byte> pcm, std::uint64_t first_sample,
+            std::chrono::nanoseconds picture_lead = {});
   // Sound that never came: `samples` of silence from `first_sample` on, at its own time (a sink
   // skips what is already late; the clock never moves for silence).
   void play_silence(std::uint64_t first_sample, std::uint64_t samples);
@@ -64,11 +69,14 @@ class GstAudioSink {
   // steady_clock_ns(): its time in the pipeline plus the pipeline's latency. None before the
   // first samples or without a clock.
   std::optional<std::int64_t> plays_at_ns(std::uint64_t sample) const;
-  // The picture of the frame whose sound starts at `sample` reached the picture sinks at
-  // `shown_ns` (steady clock). Over each second of pictures the sound's clock is steered so that
-  // it trails them by kSoundPlayoutDelay on average: the picture's own path (decode queue,
-  // decode) sets when its sound plays, not a guess.
-  void picture_shown(std::uint64_t sample, std::int64_t shown_ns);
+  // The picture of the frame whose sound starts at `sample` was decoded at `ready_ns` (steady
+  // clock); the caller shows it kSoundPlayoutDelay before its sound plays (plays_at_ns), or at
+  // once if it is later than that. Over each second of pictures the sound's clock is steered so
+  // that the latest-ready picture of the second was ready just in time: later at once when one
+  // was late (it would have been shown behind its sound), earlier when all had room (less
+  // latency). The pictures' own path (network, decode queue, decode) sets when the
+  // sound plays, and the pictures wait for it: both follow one clock.
+  void picture_ready(std::uint64_t sample, std::int64_t ready_ns);
   std::uint64_t resyncs() const { return resyncs_; }
   // What the sink is: "autoaudiosink", "fakesink (no sound device)", "alsasink hw:1,0".
   const std::string& description() const { return description_; }
@@ -90,15 +98,24 @@ class GstAudioSink {
   std::optional<std::uint64_t> first_sample_;  // the sample clock's origin
   std::uint64_t origin_ns_ = 0;                // its running time
   std::uint64_t resyncs_ = 0;
-  // Steering (picture_shown): the offsets of the pictures shown in this second, summed.
+  // Steering (picture_ready): the least room a picture of this second had before its time.
   static constexpr int kSteerFrames = 30;
-  std::int64_t steer_sum_ns_ = 0;
+  std::int64_t steer_room_ns_ = 0;
   int steer_frames_ = 0;
   bool steered_ = false;                 // the first correction was made
   mutable std::int64_t latency_ns_ = 0;  // the pipeline's, asked once a second
   mutable std::int64_t latency_asked_ns_ = 0;
   mutable std::mutex mutex_;  // play() on the network strand, picture_shown() on the decoder's
   std::vector<std::byte> silence_;
+  // What was pushed lately and when it plays: a clock move changes the times of what comes
+  // next, not of what is queued, and the pictures must wait for the sound as it will play.
+  struct Pushed {
+    std::uint64_t first_sample = 0;
+    std::uint64_t samples = 0;
+    std::uint64_t pts = 0;
+  };
+  static constexpr std::size_t kPushesKept = 128;  // 4 s of frames: more than the queue holds
+  std::deque<Pushed> pushed_;
   bool finished_ = false;
   std::atomic<std::uint64_t> played_{0};
   std::atomic<std::uint64_t> heard_{0};

@@ -33,7 +33,7 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
       output_(output),
       counters_(counters),
       sound_until_seq_(hello.first_frame_seq),
-      queue_(output.queue_frames) {
+      queue_(hello.feed.audio.present() ? 2 * output.queue_frames : output.queue_frames) {
   counters_.decode_queue_capacity.store(static_cast<std::uint32_t>(queue_.capacity()),
                                         std::memory_order_relaxed);
   counters_.media.store(true, std::memory_order_relaxed);
@@ -107,7 +107,10 @@ bool MediaFeed::accept_sound(const Frame& frame) {
       counters_.audio_heard.store(heard, std::memory_order_relaxed);
     }
     speaker_->play_silence(block.first_sample - missing, missing);
-    speaker_->play(block.pcm, block.first_sample);
+    // Its picture waits behind those queued before it: each a decode.
+    const auto lead = std::chrono::nanoseconds(static_cast<std::int64_t>(queue_.depth() + 1) *
+                                               decode_ns_.load(std::memory_order_relaxed));
+    speaker_->play(block.pcm, block.first_sample, lead);
     // The sync marker's beep (media/sync_marker.hpp): where the sound first rises to its level.
     const auto onset = beep_onset(block.pcm, feed.audio);
     if (onset && !beeping_) {
@@ -156,6 +159,26 @@ void MediaFeed::finish() {
   }
 }
 
+// A feed with sound shows each picture a playout delay before its sound plays, on the sound's
+// clock: pictures that came early (a decoder ahead, a burst of the network after the sound's
+// clock moved on) wait for it. Never longer than the decode queue's free room lasts (at a frame
+// period a frame), so that waiting never costs a frame; a picture later than its time is shown
+// at once, and the sound's clock moves on (GstAudioSink::picture_ready, told when the picture
+// would have been ready without its wait in the decode queue: `queued_ns`).
+void MediaFeed::hold_for_sound(std::uint64_t sample, std::int64_t queued_ns) {
+  const std::int64_t ready_ns = steady_clock_ns();
+  speaker_->picture_ready(sample, ready_ns - queued_ns);
+  const auto plays = speaker_->plays_at_ns(sample);
+  if (!plays) return;
+  const std::int64_t show_ns = *plays - std::chrono::nanoseconds(kSoundPlayoutDelay).count();
+  const auto room_frames =
+      static_cast<std::int64_t>(queue_.capacity()) - static_cast<std::int64_t>(queue_.depth()) - 1;
+  const auto frame_ns = static_cast<std::int64_t>(1e9 / hello_.feed.frames_per_second());
+  const std::int64_t wait_ns =
+      std::min(show_ns - ready_ns, std::max<std::int64_t>(room_frames, 0) * frame_ns);
+  if (wait_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait_ns));
+}
+
 void MediaFeed::run() {
   const FeedDescriptor& feed = hello_.feed;
   // Everything that can fail to open fails here, on the worker, and is logged: the network
@@ -186,7 +209,11 @@ void MediaFeed::run() {
     const std::span<const std::byte> coded =
         sound ? split_audio_block(frame->data, feed, frame->seq).picture
               : std::span<const std::byte>(frame->data);
+    // How long the frame waited for the decoder (pictures held for their sound keep the next
+    // ones waiting: the sound's clock must not count that as their path).
+    const std::int64_t queued_ns = std::max<std::int64_t>(wall_clock_ns() - frame->arrival_ns, 0);
     const Picture* picture = nullptr;
+    const std::int64_t decode_start_ns = steady_clock_ns();
     try {
       picture = &decoder->decode(coded);
     } catch (const MediaError& error) {
@@ -198,6 +225,11 @@ void MediaFeed::run() {
       continue;
     }
     counters_.frames_decoded.fetch_add(1, std::memory_order_relaxed);
+    // A decode's time, smoothed (gain 1/8): how long a queued picture takes to be ready.
+    const std::int64_t took_ns = steady_clock_ns() - decode_start_ns;
+    const std::int64_t was_ns = decode_ns_.load(std::memory_order_relaxed);
+    decode_ns_.store(was_ns == 0 ? took_ns : was_ns + (took_ns - was_ns) / 8,
+                     std::memory_order_relaxed);
     if (speaker_) count_played();
     counters_.decode_latency.add(wall_clock_ns() - frame->ready_ns);
     // The wire's fingerprint covers the sound too: with sound, the picture is hashed instead.
@@ -205,12 +237,12 @@ void MediaFeed::run() {
                                              sound ? std::nullopt : frame->content_fingerprint);
     counters_.frozen.store(flags.frozen, std::memory_order_relaxed);
     counters_.black.store(flags.black, std::memory_order_relaxed);
+    if (speaker_) hold_for_sound(audio_sample_at(feed, frame->seq), queued_ns);
     for (const auto& sink : sinks) sink->show(*picture, flags);
     // The sync marker's flash reached the sinks: the A/V offset is when its beep plays less
     // now (positive: the sound trails the picture).
     if (speaker_) {
       const std::int64_t shown_ns = steady_clock_ns();
-      speaker_->picture_shown(audio_sample_at(feed, frame->seq), shown_ns);
       const bool white = looks_white(*picture);
       if (white && !flashing) measure_av_offset(frame->seq, shown_ns);
       flashing = white;

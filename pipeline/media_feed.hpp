@@ -7,6 +7,7 @@
 //   media.finish();                                     // drain, finalize the files, join
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -47,9 +48,10 @@ class MediaFeed final : public FeedMedia {
 
  private:
   void run();
-  bool accept_sound(const Frame& frame);                             // network strand
-  void measure_av_offset(std::uint64_t seq, std::int64_t shown_ns);  // worker
-  void count_played();                                               // worker, then finish()
+  bool accept_sound(const Frame& frame);                              // network strand
+  void measure_av_offset(std::uint64_t seq, std::int64_t shown_ns);   // worker
+  void hold_for_sound(std::uint64_t sample, std::int64_t queued_ns);  // worker
+  void count_played();                                                // worker, then finish()
 
   std::uint16_t stream_;
   Hello hello_;
@@ -59,7 +61,7 @@ class MediaFeed final : public FeedMedia {
   std::unique_ptr<GstAudioSink> speaker_;  // a feed with sound: where it plays
   std::optional<AudioWatch> audio_watch_;  // and its levels (network strand)
   bool speaker_finished_ = false;
-  bool heard_ = true;  // the speaker is not muted (network strand)
+  bool heard_ = true;                 // the speaker is not muted (network strand)
   std::uint64_t played_counted_ = 0;  // of speaker_->samples_played(), in the counters
   std::vector<std::unique_ptr<Recorder>> recorders_;
   FrameQueue queue_;
@@ -69,7 +71,8 @@ class MediaFeed final : public FeedMedia {
     std::uint64_t seq = 0;
     std::int64_t at_ns = 0;
   };
-  bool beeping_ = false;  // network strand: the last frame's sound was a beep
+  bool beeping_ = false;                    // network strand: the last frame's sound was a beep
+  std::atomic<std::int64_t> decode_ns_{0};  // a decode's time, smoothed (worker; read by play)
   std::mutex marker_mutex_;
   std::optional<Marker> beep_;
   std::jthread worker_;
