@@ -41,17 +41,50 @@ GstPadProbeReturn count_played(GstPad*, GstPadProbeInfo* info, gpointer user) {
   return GST_PAD_PROBE_OK;
 }
 
+// Audio sinks take a timestamp that moved by less than their alignment threshold (40 ms) for
+// jitter and play on, and follow a bigger move only after waiting a second (discont-wait): here
+// the timestamps are the samples' exact times and every move is meant (the pictures wait for
+// the times they say). A clocked fakesink has neither: it plays every buffer at its time.
+void follow_timestamps(GstElement* element) {
+  GObjectClass* type = G_OBJECT_GET_CLASS(element);
+  if (g_object_class_find_property(type, "alignment-threshold")) {
+    g_object_set(element, "alignment-threshold", static_cast<guint64>(GST_MSECOND), nullptr);
+  }
+  if (g_object_class_find_property(type, "discont-wait")) {
+    g_object_set(element, "discont-wait", static_cast<guint64>(0), nullptr);
+  }
+}
+
+void on_element_added(GstBin*, GstBin*, GstElement* element, gpointer) {
+  follow_timestamps(element);
+}
+
+// Every sink in the pipeline now, and those autoaudiosink adds when it finds the device.
+void follow_timestamps_in(GstElement* pipeline) {
+  g_signal_connect(pipeline, "deep-element-added", G_CALLBACK(on_element_added), nullptr);
+  GstIterator* elements = gst_bin_iterate_recurse(GST_BIN(pipeline));
+  GValue item = G_VALUE_INIT;
+  while (gst_iterator_next(elements, &item) == GST_ITERATOR_OK) {
+    follow_timestamps(GST_ELEMENT(g_value_get_object(&item)));
+    g_value_reset(&item);
+  }
+  g_value_unset(&item);
+  gst_iterator_free(elements);
+}
+
 GstElement* launch_with(const std::string& sink, const AudioFormat& format, std::size_t max_bytes) {
   // SDI's channels are discrete, not speaker positions: more than two are unpositioned, and the
   // device's sink takes what it can (audioconvert maps them onto its channels).
   const std::string unpositioned = format.channels > 2 ? ",channel-mask=(bitmask)0x0" : "";
-  return gst_launch(
+  GstElement* pipeline = gst_launch(
       fmt::format("appsrc name=hdstream_audiosrc is-live=true format=time max-bytes={} block=false "
                   "leaky-type=downstream caps=\"audio/x-raw,format={},rate={},channels={},"
                   "layout=interleaved{}\" ! volume name=hdstream_volume ! audioconvert "
                   "name=hdstream_audio_convert ! audioresample ! {}",
                   max_bytes, format.bits == 16 ? "S16LE" : "S24LE", format.sample_rate,
                   format.channels, unpositioned, sink));
+  follow_timestamps_in(pipeline);
+  return pipeline;
 }
 
 // A sound server or a playback device to send sound to. Without one (a server, a container),

@@ -114,7 +114,8 @@ class GstAudioSink {
     std::uint64_t samples = 0;
     std::uint64_t pts = 0;
   };
-  static constexpr std::size_t kPushesKept = 128;  // 4 s of frames: more than the queue holds
+  // 17 s of frames: more than any decode queue holds, with the gaps' silences between.
+  static constexpr std::size_t kPushesKept = 512;
   std::deque<Pushed> pushed_;
   bool finished_ = false;
   std::atomic<std::uint64_t> played_{0};

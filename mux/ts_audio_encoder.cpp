@@ -123,7 +123,17 @@ void TsAudioEncoder::send(AVFrame* frame, const Packets& out) {
 
 void TsAudioEncoder::encode(std::span<const std::byte> pcm, std::uint64_t first_sample,
                             const Packets& out) {
+  // Samples before the end of those already encoded (a frame sent twice, a step back) would
+  // go back in time in the TS: only what is new goes.
+  const std::size_t sample_bytes = audio_.bytes_per_sample();
+  if (first_sample < next_sample_) {
+    const std::uint64_t overlap = next_sample_ - first_sample;
+    if (overlap >= pcm.size() / sample_bytes) return;
+    pcm = pcm.subspan(overlap * sample_bytes);
+    first_sample = next_sample_;
+  }
   if (pcm.empty()) return;
+  next_sample_ = first_sample + pcm.size() / sample_bytes;
   unpack(pcm);
   if (!fifo_) {
     input_->pts = static_cast<std::int64_t>(first_sample);
@@ -136,9 +146,9 @@ void TsAudioEncoder::encode(std::span<const std::byte> pcm, std::uint64_t first_
     fifo_pts_ = first;
   } else if (const std::int64_t gap = first - (fifo_pts_ + queued); gap != 0) {
     // Frames that never came: up to a second of them is silence in the packets, so that they
-    // keep the feed's clock (1601/1602 samples a frame never divide into AAC's 1024); a jump or
-    // a step back ends the partial packet, padded, and the packets start again here.
-    if (gap > 0 && gap <= kAudioSampleRate) {
+    // keep the feed's clock (1601/1602 samples a frame never divide into AAC's 1024); a longer
+    // jump ends the partial packet, padded, and the packets start again here.
+    if (gap <= kAudioSampleRate) {
       queue_silence(static_cast<int>(gap), out);
     } else {
       queue_silence(encoder_->frame_size - queued, out);

@@ -56,7 +56,8 @@ class TsAudioEncoder {
   AVPacket* packet_ = nullptr;
   AVAudioFifo* fifo_ = nullptr;  // AAC: samples waiting for a whole packet
   SwrContext* convert_ = nullptr;
-  std::int64_t fifo_pts_ = 0;  // AAC: the sample clock of the fifo's first sample
+  std::int64_t fifo_pts_ = 0;      // AAC: the sample clock of the fifo's first sample
+  std::uint64_t next_sample_ = 0;  // after the last sample encoded
 };
 
 }  // namespace hdstream

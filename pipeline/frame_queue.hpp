@@ -83,6 +83,10 @@ class FrameQueue {
     return size_;
   }
   std::size_t capacity() const { return ring_.size(); }
+  bool closed() const {
+    std::lock_guard lock(mutex_);
+    return closed_;
+  }
 
  private:
   FramePtr take() {

@@ -26,6 +26,22 @@ std::shared_ptr<spdlog::logger> log() {
 constexpr std::uint64_t kMaxErrorLines = 10;  // per feed: a broken feed must not flood the log
 }  // namespace
 
+// A feed with sound: where it plays (none when the device does not open; it is still recorded).
+std::unique_ptr<GstAudioSink> MediaFeed::open_speaker(std::uint16_t stream,
+                                                      const AudioFormat& audio,
+                                                      const std::string& device) {
+  if (!audio.present()) return nullptr;
+  try {
+    auto speaker = std::make_unique<GstAudioSink>(device, audio);
+    log()->info("stream {}: sound ({} channels) to {}", stream, audio.channels,
+                speaker->description());
+    return speaker;
+  } catch (const MediaError& error) {
+    log()->error("stream {}: {}; the sound is still recorded", stream, error.what());
+    return nullptr;
+  }
+}
+
 MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput& output,
                      StreamCounters& counters)
     : stream_(stream),
@@ -33,7 +49,9 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
       output_(output),
       counters_(counters),
       sound_until_seq_(hello.first_frame_seq),
-      queue_(hello.feed.audio.present() ? 2 * output.queue_frames : output.queue_frames) {
+      speaker_(open_speaker(stream, hello.feed.audio, output.audio_output)),
+      // Pictures wait for their sound in the decode queue: twice the room where a speaker plays.
+      queue_(speaker_ ? 2 * output.queue_frames : output.queue_frames) {
   counters_.decode_queue_capacity.store(static_cast<std::uint32_t>(queue_.capacity()),
                                         std::memory_order_relaxed);
   counters_.media.store(true, std::memory_order_relaxed);
@@ -44,13 +62,6 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
                          AudioWatchOptions{.silent_after = output_.silence_alarm});
     // A meter for each pair from the start: the levels always match the channels published.
     counters_.sound_levels.set(audio_watch_->levels());
-    try {
-      speaker_ = std::make_unique<GstAudioSink>(output_.audio_output, hello.feed.audio);
-      log()->info("stream {}: sound ({} channels) to {}", stream_, hello.feed.audio.channels,
-                  speaker_->description());
-    } catch (const MediaError& error) {
-      log()->error("stream {}: {}; the sound is still recorded", stream_, error.what());
-    }
   }
   for (const auto& target : output_.targets) {
     if (target.kind != OutputTarget::Kind::file) continue;
@@ -107,9 +118,11 @@ bool MediaFeed::accept_sound(const Frame& frame) {
       counters_.audio_heard.store(heard, std::memory_order_relaxed);
     }
     speaker_->play_silence(block.first_sample - missing, missing);
-    // Its picture waits behind those queued before it: each a decode.
-    const auto lead = std::chrono::nanoseconds(static_cast<std::int64_t>(queue_.depth() + 1) *
-                                               decode_ns_.load(std::memory_order_relaxed));
+    // Its picture waits behind those queued before it: each a decode (at most half a second:
+    // the sink's clock never runs more than a second ahead).
+    const auto lead = std::chrono::nanoseconds(std::min<std::int64_t>(
+        static_cast<std::int64_t>(queue_.depth() + 1) * decode_ns_.load(std::memory_order_relaxed),
+        500'000'000));
     speaker_->play(block.pcm, block.first_sample, lead);
     // The sync marker's beep (media/sync_marker.hpp): where the sound first rises to its level.
     const auto onset = beep_onset(block.pcm, feed.audio);
@@ -162,9 +175,10 @@ void MediaFeed::finish() {
 // A feed with sound shows each picture a playout delay before its sound plays, on the sound's
 // clock: pictures that came early (a decoder ahead, a burst of the network after the sound's
 // clock moved on) wait for it. Never longer than the decode queue's free room lasts (at a frame
-// period a frame), so that waiting never costs a frame; a picture later than its time is shown
-// at once, and the sound's clock moves on (GstAudioSink::picture_ready, told when the picture
-// would have been ready without its wait in the decode queue: `queued_ns`).
+// period a frame), so that waiting never costs a frame, nor once the feed is closing; a picture
+// later than its time is shown at once, and the sound's clock moves on
+// (GstAudioSink::picture_ready, told when the picture would have been ready without its wait in
+// the decode queue: `queued_ns`).
 void MediaFeed::hold_for_sound(std::uint64_t sample, std::int64_t queued_ns) {
   const std::int64_t ready_ns = steady_clock_ns();
   speaker_->picture_ready(sample, ready_ns - queued_ns);
@@ -174,9 +188,12 @@ void MediaFeed::hold_for_sound(std::uint64_t sample, std::int64_t queued_ns) {
   const auto room_frames =
       static_cast<std::int64_t>(queue_.capacity()) - static_cast<std::int64_t>(queue_.depth()) - 1;
   const auto frame_ns = static_cast<std::int64_t>(1e9 / hello_.feed.frames_per_second());
-  const std::int64_t wait_ns =
-      std::min(show_ns - ready_ns, std::max<std::int64_t>(room_frames, 0) * frame_ns);
-  if (wait_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait_ns));
+  const std::int64_t until_ns =
+      ready_ns + std::min(show_ns - ready_ns, std::max<std::int64_t>(room_frames, 0) * frame_ns);
+  constexpr std::int64_t kSlice = 5'000'000;  // a closing feed is noticed this soon
+  for (std::int64_t now = ready_ns; now < until_ns && !queue_.closed(); now = steady_clock_ns()) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(until_ns - now, kSlice)));
+  }
 }
 
 void MediaFeed::run() {
@@ -199,6 +216,11 @@ void MediaFeed::run() {
   while (FramePtr frame = queue_.pop_wait()) {
     counters_.decode_queue_depth.store(static_cast<std::uint32_t>(queue_.depth()),
                                        std::memory_order_relaxed);
+    // When it came, on the steady clock (it carries the wall clock's), and when its decode
+    // began: the time between is its wait in the decode queue.
+    const std::int64_t decode_start_ns = steady_clock_ns();
+    const std::int64_t arrived_ns =
+        decode_start_ns - std::max<std::int64_t>(wall_clock_ns() - frame->arrival_ns, 0);
     if (output_.debug_decode_delay.count() > 0)
       std::this_thread::sleep_for(output_.debug_decode_delay);
     if (!decoder) {
@@ -209,11 +231,7 @@ void MediaFeed::run() {
     const std::span<const std::byte> coded =
         sound ? split_audio_block(frame->data, feed, frame->seq).picture
               : std::span<const std::byte>(frame->data);
-    // How long the frame waited for the decoder (pictures held for their sound keep the next
-    // ones waiting: the sound's clock must not count that as their path).
-    const std::int64_t queued_ns = std::max<std::int64_t>(wall_clock_ns() - frame->arrival_ns, 0);
     const Picture* picture = nullptr;
-    const std::int64_t decode_start_ns = steady_clock_ns();
     try {
       picture = &decoder->decode(coded);
     } catch (const MediaError& error) {
@@ -237,7 +255,7 @@ void MediaFeed::run() {
                                              sound ? std::nullopt : frame->content_fingerprint);
     counters_.frozen.store(flags.frozen, std::memory_order_relaxed);
     counters_.black.store(flags.black, std::memory_order_relaxed);
-    if (speaker_) hold_for_sound(audio_sample_at(feed, frame->seq), queued_ns);
+    if (speaker_) hold_for_sound(audio_sample_at(feed, frame->seq), decode_start_ns - arrived_ns);
     for (const auto& sink : sinks) sink->show(*picture, flags);
     // The sync marker's flash reached the sinks: the A/V offset is when its beep plays less
     // now (positive: the sound trails the picture).

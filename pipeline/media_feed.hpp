@@ -51,7 +51,9 @@ class MediaFeed final : public FeedMedia {
   bool accept_sound(const Frame& frame);                              // network strand
   void measure_av_offset(std::uint64_t seq, std::int64_t shown_ns);   // worker
   void hold_for_sound(std::uint64_t sample, std::int64_t queued_ns);  // worker
-  void count_played();                                                // worker, then finish()
+  static std::unique_ptr<GstAudioSink> open_speaker(std::uint16_t stream, const AudioFormat& audio,
+                                                    const std::string& device);
+  void count_played();  // worker, then finish()
 
   std::uint16_t stream_;
   Hello hello_;
