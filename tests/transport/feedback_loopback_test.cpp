@@ -33,10 +33,13 @@ class FeedbackOverTransport : public ::testing::TestWithParam<TransportKind> {};
 TEST_P(FeedbackOverTransport, SenderSeesTheReceiversFramesAndFinalCount) {
   LoopbackFeeds feeds(2, 40'000'000, 0, GetParam());
   feeds.start();
-  // Reports arrive about every 100 ms: a handful within a second or two.
+  // Reports arrive about every 100 ms. The receiver's fps is over the last second of reports,
+  // counted from the first report, which may come before the first frame (a session's start):
+  // after 45 frames (1.5 s) on both streams the second it covers is all steady frames.
   ASSERT_TRUE(feeds.wait_until([&] {
     const auto s = feeds.sent.read();
-    return s.streams[0].far_end.reports >= 5 && s.streams[1].far_end.frames >= 10;
+    return s.streams[0].far_end.reports >= 5 && s.streams[0].far_end.frames >= 45 &&
+           s.streams[1].far_end.frames >= 45;
   }));
   const auto live = feeds.sent.read();
   for (const auto& stream : live.streams) {
