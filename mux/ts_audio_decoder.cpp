@@ -84,19 +84,12 @@ void TsAudioDecoder::convert(const AVFrame& frame, const Samples& out) {
   const auto samples = static_cast<std::size_t>(frame.nb_samples);
   const std::size_t values = samples * format_.channels;
   const std::size_t width = format_.bits / 8u;
-  pcm_.resize(values * width);
   const std::int64_t pts = frame.best_effort_timestamp;
   if (frame.sample_rate == static_cast<int>(kAudioSampleRate) &&
       frame.ch_layout.nb_channels == format_.channels &&
       frame.format == (width == 2 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_S32)) {
-    // Interleaved integers at our rate (302M): the samples as they are, 24-bit ones taken from
-    // the top of their 32 bits, where libavcodec keeps them.
-    if (width == 2) {
-      std::memcpy(pcm_.data(), frame.data[0], values * 2);
-    } else {
-      const auto* in = reinterpret_cast<const std::byte*>(frame.data[0]);
-      for (std::size_t i = 0; i < values; ++i) std::memcpy(&pcm_[i * 3], in + i * 4 + 1, 3);
-    }
+    // Interleaved integers at our rate (302M): the samples as they are.
+    pack(reinterpret_cast<const std::byte*>(frame.data[0]), values);
     out(pcm_, pts);
     return;
   }
@@ -128,15 +121,21 @@ void TsAudioDecoder::convert(const AVFrame& frame, const Samples& out) {
       swr_convert(resample_, &target, room, const_cast<const std::uint8_t**>(frame.extended_data),
                   frame.nb_samples);
   if (made <= 0) return;
-  const std::size_t made_values = static_cast<std::size_t>(made) * format_.channels;
-  pcm_.resize(made_values * width);
-  const auto* in = reinterpret_cast<const std::byte*>(resampled_.data());
-  if (width == 2) {
-    std::memcpy(pcm_.data(), in, made_values * 2);
-  } else {
-    for (std::size_t i = 0; i < made_values; ++i) std::memcpy(&pcm_[i * 3], in + i * 4 + 1, 3);
-  }
+  pack(reinterpret_cast<const std::byte*>(resampled_.data()),
+       static_cast<std::size_t>(made) * format_.channels);
   out(pcm_, pts);
+}
+
+// `values` interleaved integers (S16, or S32 for 24-bit sound) into pcm_ as carried: 16-bit ones
+// as they are, 24-bit ones the top three bytes of their 32 bits, where libavcodec keeps them.
+void TsAudioDecoder::pack(const std::byte* in, std::size_t values) {
+  const std::size_t width = format_.bits / 8u;
+  pcm_.resize(values * width);
+  if (width == 2) {
+    std::memcpy(pcm_.data(), in, values * 2);
+    return;
+  }
+  for (std::size_t i = 0; i < values; ++i) std::memcpy(&pcm_[i * 3], in + i * 4 + 1, 3);
 }
 
 }  // namespace hdstream

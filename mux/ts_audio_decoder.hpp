@@ -40,6 +40,7 @@ class TsAudioDecoder {
 
  private:
   void convert(const AVFrame& frame, const Samples& out);
+  void pack(const std::byte* in, std::size_t values);
 
   AudioFormat format_;
   AVCodecContext* decoder_ = nullptr;
