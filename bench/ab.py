@@ -6,6 +6,7 @@ docs/PERFORMANCE.md), with the receiver's drops.
 
     bench/ab.py /tmp/hdstream.before build/app/hdstream --reps 3 --streams 5 --duration 4
     bench/ab.py /tmp/hdstream.before build/app/hdstream --paced --duration 10
+    bench/ab.py /tmp/before/hdstream build/app/hdstream --paced --clip /tmp/uyvy1080.mov
     bench/ab.py build/app/hdstream --chunk-sizes 64K,256K,1M   # one binary, chunk sizes A/B
 """
 
@@ -16,6 +17,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import Runner  # noqa: E402
+
+
+def clip_format(clip):
+    """The --format preset a clip's name starts with (bench/limits.py names uyvy1080.mov)."""
+    for preset in ("uyvy1080", "v210-1080p60", "dnxhd220"):
+        if Path(clip).name.startswith(preset):
+            return preset
+    sys.exit(f"{clip}: name it after its preset (uyvy1080…, v210-1080p60…, dnxhd220…)")
 
 
 def main():
@@ -29,7 +38,12 @@ def main():
                         help="comma-separated: every binary runs with each chunk size")
     parser.add_argument("--paced", action="store_true",
                         help="send/recv at 270 Mbps a feed instead of unpaced bench")
+    parser.add_argument("--clip", default=None,
+                        help="with --paced: feeds from this clip (--source file:CLIP, its own "
+                             "format and rate, e.g. uyvy1080) instead of synthetic frames")
     args = parser.parse_args()
+    if args.clip and not args.paced:
+        parser.error("--clip needs --paced")
     if args.paced and (args.chunk_size or args.chunk_sizes):
         parser.error("--paced runs the default chunk size")
 
@@ -43,7 +57,11 @@ def main():
         for (binary, size), key in (order if rep % 2 == 0 else order[::-1]):
             extra = ("--chunk-size", size) if size else ()
             runner = Runner(binary, [])
-            if args.paced:
+            if args.paced and args.clip:
+                r = runner.hdstream_paced(args.streams, args.duration, rate=None,
+                                          fmt=clip_format(args.clip),
+                                          extra=("--source", f"file:{args.clip}"))
+            elif args.paced:
                 r = runner.hdstream_paced(args.streams, args.duration)
             else:
                 r = runner.hdstream_bulk(args.streams, args.duration, extra)

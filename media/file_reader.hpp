@@ -35,11 +35,21 @@ class FileReader {
   void read(std::vector<std::byte>& out);
   std::uint64_t loops() const { return loops_; }
 
+  // True when frames are read straight from the file into the caller's buffer (a MOV, whose
+  // sample table places every frame), false when through libavformat's packets.
+  bool reads_in_place() const { return !extents_.empty(); }
+
+  struct Extent {
+    std::int64_t offset = 0;
+    std::size_t bytes = 0;
+  };
+
  private:
   void open();
   void close();
   bool read_packet(std::vector<std::byte>& out);
   void rewind();
+  void read_extent(std::vector<std::byte>& out);
 
   std::string path_;
   FeedDescriptor feed_;
@@ -47,6 +57,9 @@ class FileReader {
   AVPacket* packet_ = nullptr;
   int stream_index_ = -1;
   std::uint64_t loops_ = 0;
+  std::vector<Extent> extents_;  // every frame's place in the file, or empty
+  std::size_t next_extent_ = 0;
+  int fd_ = -1;
 };
 
 }  // namespace hdstream

@@ -11,6 +11,7 @@ extern "C" {
 }
 
 #include "media/av_formats.hpp"
+#include "media/formats.hpp"
 #include "media/media_error.hpp"
 
 namespace hdstream {
@@ -90,12 +91,7 @@ void VideoDecoder::release() {
   av_buffer_pool_uninit(&packet_pool_);
 }
 
-const Picture& VideoDecoder::decode(std::span<const std::byte> bitstream) {
-  if (reopen_with_) {
-    // Before the next frame: the last picture's buffers belonged to the old context.
-    av_frame_unref(frame_);
-    open(*std::exchange(reopen_with_, std::nullopt));
-  }
+void VideoDecoder::copy_into_packet(std::span<const std::byte> bitstream) {
   const std::size_t padded = bitstream.size() + AV_INPUT_BUFFER_PADDING_SIZE;
   if (padded > packet_pool_bytes_) {
     // Buffers still referenced by a picture outlive the old pool.
@@ -103,7 +99,6 @@ const Picture& VideoDecoder::decode(std::span<const std::byte> bitstream) {
     packet_pool_ = av_buffer_pool_init(padded, nullptr);
     packet_pool_bytes_ = packet_pool_ ? padded : 0;
   }
-  av_packet_unref(packet_);
   packet_->buf = packet_pool_ ? av_buffer_pool_get(packet_pool_) : nullptr;
   if (!packet_->buf) throw MediaError("out of memory for a packet");
   packet_->data = packet_->buf->data;
@@ -111,8 +106,42 @@ const Picture& VideoDecoder::decode(std::span<const std::byte> bitstream) {
   // An empty span may have a null data(): memcpy from null is undefined even for 0 bytes (UBSan).
   if (!bitstream.empty()) std::memcpy(packet_->data, bitstream.data(), bitstream.size());
   std::memset(packet_->data + bitstream.size(), 0, AV_INPUT_BUFFER_PADDING_SIZE);
+}
 
-  av_frame_unref(frame_);
+// The packet references the caller's bytes (read-only) and holds `owner` until libavcodec lets
+// go of the last reference: the packet's, or the picture's that the raw decoder made from it.
+void VideoDecoder::lend_to_packet(std::span<const std::byte> bitstream,
+                                  std::shared_ptr<const void> owner) {
+  auto* held = new std::shared_ptr<const void>(std::move(owner));
+  // libavutil's buffer type is mutable; AV_BUFFER_FLAG_READONLY keeps it from being written.
+  auto* bytes = reinterpret_cast<std::uint8_t*>(const_cast<std::byte*>(bitstream.data()));
+  packet_->buf = av_buffer_create(
+      bytes, bitstream.size(),
+      [](void* opaque, std::uint8_t*) { delete static_cast<std::shared_ptr<const void>*>(opaque); },
+      held, AV_BUFFER_FLAG_READONLY);
+  if (!packet_->buf) {
+    delete held;
+    throw MediaError("out of memory for a packet");
+  }
+  packet_->data = bytes;
+  packet_->size = static_cast<int>(bitstream.size());
+}
+
+const Picture& VideoDecoder::decode(std::span<const std::byte> bitstream,
+                                    std::shared_ptr<const void> owner) {
+  if (reopen_with_) {
+    // Before the next frame: the last picture's buffers belonged to the old context.
+    av_frame_unref(frame_);
+    open(*std::exchange(reopen_with_, std::nullopt));
+  }
+  av_packet_unref(packet_);
+  av_frame_unref(frame_);  // the last picture may hold the caller's bytes: let them go first
+  if (owner && !is_compressed(feed_.codec) && !bitstream.empty()) {
+    lend_to_packet(bitstream, std::move(owner));
+  } else {
+    copy_into_packet(bitstream);
+  }
+
   const int sent = avcodec_send_packet(context_, packet_);
   if (sent < 0) {
     // A frame that failed inside the decoder can leave one queued; drain it so the next

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -29,7 +30,12 @@ class VideoDecoder {
   // Decodes one whole frame. The picture stays valid until the next call. A frame that does not
   // decode, or decodes to another size or pixel format than the feed announced, throws
   // MediaError; the decoder stays usable for the next frame.
-  const Picture& decode(std::span<const std::byte> bitstream);
+  //
+  // `owner`, when given, keeps `bitstream`'s bytes alive and unchanged: an uncompressed
+  // picture (UYVY, v210) is then decoded from them in place, held until the next call, instead
+  // of from a padded copy (its decoder reads no byte past the picture; a DNxHD decoder may).
+  const Picture& decode(std::span<const std::byte> bitstream,
+                        std::shared_ptr<const void> owner = nullptr);
 
   const FeedDescriptor& feed() const { return feed_; }
 
@@ -37,6 +43,8 @@ class VideoDecoder {
   void open(int idct_algo);
   void choose_idct_after_first_picture();
   void release();
+  void copy_into_packet(std::span<const std::byte> bitstream);
+  void lend_to_packet(std::span<const std::byte> bitstream, std::shared_ptr<const void> owner);
 
   FeedDescriptor feed_;
   int threads_ = 1;
@@ -45,9 +53,9 @@ class VideoDecoder {
   AVCodecContext* context_ = nullptr;
   AVFrame* frame_ = nullptr;
   AVPacket* packet_ = nullptr;
-  // Packets are refcounted buffers from this pool, padded as libavcodec requires: handed a
-  // packet without a buffer, libavcodec copies it once more, and a raw (UYVY) picture can
-  // reference its packet's buffer instead of copying it.
+  // Packets are refcounted buffers, padded as libavcodec requires, from this pool (or the
+  // caller's bytes, see decode()): handed a packet without a buffer, libavcodec copies it once
+  // more, and a raw (UYVY) picture can reference its packet's buffer instead of copying it.
   AVBufferPool* packet_pool_ = nullptr;
   std::size_t packet_pool_bytes_ = 0;
   Picture picture_;

@@ -44,9 +44,12 @@ class FileSource : public FrameSource {
 
   FramePtr next_frame(std::uint64_t seq) override {
     if (failed_) return nullptr;
-    FramePtr frame = pool_.acquire(0);
+    // Sized as the last picture was, so that reading one of the same size into the recycled
+    // buffer writes each byte once (a vector grown from empty zeroes it first).
+    FramePtr frame = pool_.acquire(picture_bytes_);
     try {
       reader_.read(frame->data);
+      picture_bytes_ = frame->data.size();
       if (sound_) {
         if (reader_.loops() != loops_) {
           loops_ = reader_.loops();
@@ -73,6 +76,7 @@ class FileSource : public FrameSource {
   FeedDescriptor feed_;
   std::uint16_t stream_;
   FramePool pool_;
+  std::size_t picture_bytes_ = 0;
   std::vector<std::byte> pcm_;
   std::uint64_t loops_ = 0;
   bool failed_ = false;

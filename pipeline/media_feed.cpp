@@ -233,7 +233,7 @@ void MediaFeed::run() {
               : std::span<const std::byte>(frame->data);
     const Picture* picture = nullptr;
     try {
-      picture = &decoder->decode(coded);
+      picture = &decoder->decode(coded, frame);
     } catch (const MediaError& error) {
       counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
       if (errors_logged++ < kMaxErrorLines) {

@@ -21,6 +21,7 @@ TEST(FileIo, ReaderProbesTheClipAndLoops) {
   EXPECT_EQ(reader.feed().frame_rate_num, 30000u);
   EXPECT_EQ(reader.feed().frame_rate_den, 1001u);
   EXPECT_NEAR(static_cast<double>(reader.feed().bit_rate_bps), 219.98e6, 0.1e6);
+  EXPECT_TRUE(reader.reads_in_place());  // a MOV's sample table places every frame
   std::vector<std::byte> frame;
   std::vector<std::uint64_t> hashes;
   for (int i = 0; i < 9; ++i) {
@@ -56,6 +57,55 @@ TEST(FileIo, WriterRecordsFramesByteForByteInMovMkvAndMxf) {
       EXPECT_EQ(payload_checksum(frame), written[static_cast<std::size_t>(i)])
           << name << " frame " << i;
     }
+  }
+}
+
+// Frames read in place from a MOV are the packets libavformat gives for them, through a loop.
+TEST(FileIo, InPlaceReadsAreLibavformatsPackets) {
+  auto dir = test::scratch_dir("in-place-reads");
+  const auto mov = test::clip(dir, test::uyvy1080_feed(), 3);
+  const auto mkv = dir / "copy.mkv";  // Matroska: read through libavformat's packets
+  FileReader source(mov.string(), test::uyvy1080_feed());
+  ASSERT_TRUE(source.reads_in_place());
+  std::vector<std::uint64_t> in_place;
+  {
+    FileWriter writer(mkv.string(), source.feed());
+    std::vector<std::byte> frame;
+    for (int i = 0; i < 3; ++i) {
+      source.read(frame);
+      EXPECT_EQ(frame.size(), 4'147'200u);
+      in_place.push_back(payload_checksum(frame));
+      writer.write(frame, i);
+    }
+  }
+  FileReader packets(mkv.string(), test::uyvy1080_feed());
+  ASSERT_FALSE(packets.reads_in_place());
+  std::vector<std::byte> packet, again;
+  for (std::size_t i = 0; i < 7; ++i) {
+    packets.read(packet);
+    source.read(again);  // frames 3 to 9 of the looping clip
+    EXPECT_EQ(payload_checksum(packet), in_place[i % 3]) << i;
+    EXPECT_EQ(payload_checksum(again), in_place[i % 3]) << i;
+  }
+  EXPECT_NE(in_place[0], in_place[1]);
+  EXPECT_EQ(source.loops(), 3u);
+  EXPECT_EQ(packets.loops(), 2u);
+}
+
+// A clip cut short under a running reader is a one-line error naming it, not a crash.
+TEST(FileIo, AClipCutShortWhileReadIsAnError) {
+  auto dir = test::scratch_dir("cut-short");
+  const auto mov = dir / "cut.mov";
+  std::filesystem::copy_file(test::clip(dir, test::uyvy1080_feed(), 3), mov,
+                             std::filesystem::copy_options::overwrite_existing);
+  FileReader reader(mov.string(), test::uyvy1080_feed());
+  std::filesystem::resize_file(mov, 4'147'200);
+  std::vector<std::byte> frame;
+  try {
+    for (int i = 0; i < 3; ++i) reader.read(frame);
+    FAIL() << "read past the end of the file";
+  } catch (const MediaError& error) {
+    EXPECT_NE(std::string(error.what()).find("cut.mov"), std::string::npos) << error.what();
   }
 }
 

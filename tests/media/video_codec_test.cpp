@@ -3,7 +3,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "media/file_reader.hpp"
 #include "media/media_error.hpp"
@@ -142,6 +147,71 @@ TEST(VideoCodec, TruncatedAndGarbageFramesThrowAndTheDecoderCarriesOn) {
   } catch (const MediaError&) {
   }
   EXPECT_EQ(picture_hash(decoder.decode(frames[0])), good);
+}
+
+// `bytes` copied to the end of an anonymous mapping whose next page is inaccessible: a read one
+// byte past them faults. The shared_ptr unmaps it when its last holder lets go.
+std::shared_ptr<std::span<const std::byte>> before_a_guard_page(std::span<const std::byte> bytes) {
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t length = (bytes.size() + page - 1) / page * page + page;
+  void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) throw std::runtime_error("mmap failed");
+  auto* guard = static_cast<std::byte*>(base) + length - page;
+  if (::mprotect(guard, page, PROT_NONE) != 0) throw std::runtime_error("mprotect failed");
+  std::byte* start = guard - bytes.size();
+  std::memcpy(start, bytes.data(), bytes.size());
+  return std::shared_ptr<std::span<const std::byte>>(
+      new std::span<const std::byte>(start, bytes.size()), [base, length](auto* span) {
+        ::munmap(base, length);
+        delete span;
+      });
+}
+
+// Uncompressed frames lent to the decoder are decoded where they lie, to the same picture as a
+// padded copy, reading nothing past their last byte; the decoder holds them until its next frame.
+TEST(VideoCodec, UncompressedFramesAreDecodedInPlaceAndHeldUntilTheNext) {
+  auto dir = test::scratch_dir("in-place");
+  for (const FeedDescriptor& feed : {test::uyvy1080_feed(), test::v210_1080p60_feed()}) {
+    SCOPED_TRACE(to_string(feed.codec));
+    FileReader reader(test::clip(dir, feed, 2).string(), feed);
+    std::vector<std::byte> first, second;
+    reader.read(first);
+    reader.read(second);
+    VideoDecoder copying(feed), lending(feed);
+    const std::uint64_t expected = picture_hash(copying.decode(first));
+
+    std::weak_ptr<const void> watch;
+    {
+      auto lent = before_a_guard_page(first);
+      watch = lent;
+      const Picture& picture = lending.decode(*lent, lent);
+      EXPECT_EQ(picture_hash(picture), expected);
+      if (feed.codec == Codec::uyvy) {  // the raw picture is the frame's own bytes
+        EXPECT_EQ(static_cast<const void*>(picture.data[0]), lent->data());
+      }
+    }
+    EXPECT_FALSE(watch.expired()) << "let go while its picture is still valid";
+    EXPECT_EQ(picture_hash(lending.decode(second)), picture_hash(copying.decode(second)));
+    EXPECT_TRUE(watch.expired()) << "held after the next frame";
+
+    // A lent frame a byte short is refused, and the decoder carries on.
+    auto short_one = before_a_guard_page(std::span<const std::byte>(first).first(first.size() - 1));
+    EXPECT_THROW(lending.decode(*short_one, short_one), MediaError);
+    EXPECT_EQ(picture_hash(lending.decode(first)), expected);
+  }
+}
+
+// A DNxHD decoder may read past a frame's end: it is always given a padded copy, never the
+// caller's bytes.
+TEST(VideoCodec, CompressedFramesAreCopiedNotLent) {
+  auto dir = test::scratch_dir("lent-dnxhd");
+  auto frames = read_frames(test::dnxhd_clip(dir, 1), 1);
+  VideoDecoder decoder(test::dnxhd220_feed());
+  auto owner = std::make_shared<std::vector<std::byte>>(frames[0]);
+  std::weak_ptr<const void> watch = owner;
+  const std::span<const std::byte> bytes(*owner);
+  EXPECT_EQ(decoder.decode(bytes, std::move(owner)).width, 1920);
+  EXPECT_TRUE(watch.expired());
 }
 
 TEST(VideoCodec, AFeedAnnouncingAnotherSizeIsADecodeError) {
