@@ -314,6 +314,27 @@ def run_scaling(runner, counts, duration_s):
     return rows
 
 
+def run_stream_targets(runner, counts, reps, duration_s):
+    """The bulk target at 1 and 16 streams, like the 5-stream one: `reps` pairs each, the order
+    alternating (the run right after another is measurably slower on this 2-core machine)."""
+    rows = []
+    for n in counts:
+        pairs = []
+        for rep in range(reps):
+            first, second = ("hdstream", "iperf3") if rep % 2 == 0 else ("iperf3", "hdstream")
+            pair = {}
+            for side in (first, second):
+                pair[side] = (runner.hdstream_bulk(n, duration_s) if side == "hdstream"
+                              else runner.iperf3(n, duration_s, cc=BULK_CC))
+            h, i = pair["hdstream"]["mbps"], pair["iperf3"]["mbps"]
+            pair["ratio"] = h / i if h and i else None
+            runner.note(f"{n} streams rep {rep}: hdstream {h} Mbps, iperf3 {i} Mbps, "
+                        f"ratio {pair['ratio']}")
+            pairs.append(pair)
+        rows.append({"streams": n, "pairs": pairs})
+    return rows
+
+
 def media_available(hdstream):
     """True when this build can send dnxhd220 feeds. (Until the media branch landed, this was
     False and the report said "not available in this build".)"""
@@ -587,6 +608,8 @@ def main():
         results["uncompressed"] = uncompressed_paced(runner, clip, reps, paced_s)
     runner.note("scaling ...")
     results["scaling"] = run_scaling(runner, [1, 2, 4, 8, 16], scale_s)
+    runner.note("bulk at 1 and 16 streams ...")
+    results["stream_targets"] = run_stream_targets(runner, [1, 16], reps, scale_s)
     runner.note("real media ...")
     with tempfile.TemporaryDirectory() as work:
         results["media"] = run_media(runner, 3 if args.quick else 8, Path(work),
