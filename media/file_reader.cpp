@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstring>
 #include <string_view>
+#include <system_error>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -40,9 +42,16 @@ std::vector<FileReader::Extent> frame_extents(const AVFormatContext* format, AVS
     if (!entry || entry->size <= 0 || entry->pos < 0 || (entry->flags & AVINDEX_DISCARD_FRAME)) {
       return {};
     }
-    extents.push_back({entry->pos, static_cast<std::size_t>(entry->size)});
+    extents.push_back({entry->pos, static_cast<std::size_t>(entry->size), entry->timestamp});
   }
   return extents;
+}
+
+// The file `fd` has open is the one at `path` when libavformat opened it (not replaced since).
+bool same_file(int fd, const struct stat& opened) {
+  struct stat now {};
+  return ::fstat(fd, &now) == 0 && now.st_dev == opened.st_dev && now.st_ino == opened.st_ino &&
+         now.st_size == opened.st_size;
 }
 
 }  // namespace
@@ -51,6 +60,8 @@ FileReader::FileReader(std::string path, const FeedDescriptor& fallback) : path_
   quiet_libav();
   packet_ = av_packet_alloc();
   try {
+    struct stat opened {};
+    if (::stat(path_.c_str(), &opened) != 0) opened = {};  // libavformat says why below
     open();
     const AVStream* stream = format_->streams[stream_index_];
     const AVCodecParameters* par = stream->codecpar;
@@ -75,20 +86,18 @@ FileReader::FileReader(std::string path, const FeedDescriptor& fallback) : path_
 
     // Measure the rate from the frames themselves (container bit rates are often absent).
     std::vector<std::byte> scratch;
+    std::vector<Extent> probed;  // where libavformat found them
     std::uint64_t bytes = 0, frames = 0;
     while (frames < 30 && read_packet(scratch)) {
       bytes += scratch.size();
       ++frames;
+      probed.push_back({packet_->pos, scratch.size(), packet_->dts});
     }
     if (frames == 0) throw MediaError(fmt::format("'{}' holds no video frames", path_));
     feed_.bit_rate_bps = static_cast<std::uint64_t>(std::llround(
         static_cast<double>(bytes) * 8 / static_cast<double>(frames) * feed_.frames_per_second()));
+    read_in_place_if_indexed(probed, opened);
     rewind();
-    extents_ = frame_extents(format_, format_->streams[stream_index_]);
-    if (!extents_.empty()) {
-      fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd_ < 0) extents_.clear();  // libavformat has it open: read through it instead
-    }
   } catch (...) {
     close();
     av_packet_free(&packet_);
@@ -100,6 +109,37 @@ FileReader::~FileReader() {
   if (fd_ >= 0) ::close(fd_);
   close();
   av_packet_free(&packet_);
+}
+
+// Frames are read in place only where libavformat agrees with the index: its first packets
+// lie where the index says, and its last packet is the index's last frame (a fragmented MP4
+// whose sample table covers only its first part goes on past it). Otherwise, or if the path no
+// longer names the file libavformat opened, frames come through libavformat's packets.
+void FileReader::read_in_place_if_indexed(const std::vector<Extent>& probed,
+                                          const struct stat& opened) {
+  std::vector<Extent> extents = frame_extents(format_, format_->streams[stream_index_]);
+  if (extents.size() < probed.size()) return;
+  for (std::size_t i = 0; i < probed.size(); ++i) {
+    if (probed[i].offset != extents[i].offset || probed[i].bytes != extents[i].bytes) return;
+  }
+  const Extent& last = extents.back();
+  if (av_seek_frame(format_, stream_index_, last.timestamp, AVSEEK_FLAG_BACKWARD) < 0) return;
+  std::vector<std::byte> scratch;
+  bool reached_last = false;
+  constexpr std::size_t kMostPackets = 64;  // an intra-only clip's seek lands on the last frame
+  for (std::size_t read = 0; read < kMostPackets && read_packet(scratch); ++read) {
+    if (reached_last) return;  // a packet past the index's last frame
+    reached_last = packet_->pos == last.offset && scratch.size() == last.bytes;
+  }
+  if (!reached_last) return;
+  const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  if (!same_file(fd, opened)) {
+    ::close(fd);
+    return;
+  }
+  fd_ = fd;
+  extents_ = std::move(extents);
 }
 
 void FileReader::open() {
@@ -154,8 +194,10 @@ void FileReader::read_extent(std::vector<std::byte>& out) {
                                   static_cast<::off_t>(extent.offset + done));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) {
-      throw MediaError(fmt::format("cannot read '{}': {}", path_,
-                                   got < 0 ? std::strerror(errno) : "the file was cut short"));
+      throw MediaError(fmt::format(
+          "cannot read '{}': {}", path_,
+          got < 0 ? std::error_code(errno, std::generic_category()).message()
+                  : std::string("the file was cut short")));
     }
     done += static_cast<std::size_t>(got);
   }

@@ -13,6 +13,7 @@
 
 struct AVFormatContext;
 struct AVPacket;
+struct stat;
 
 namespace hdstream {
 
@@ -42,6 +43,7 @@ class FileReader {
   struct Extent {
     std::int64_t offset = 0;
     std::size_t bytes = 0;
+    std::int64_t timestamp = 0;  // in the stream's time base
   };
 
  private:
@@ -50,6 +52,7 @@ class FileReader {
   bool read_packet(std::vector<std::byte>& out);
   void rewind();
   void read_extent(std::vector<std::byte>& out);
+  void read_in_place_if_indexed(const std::vector<Extent>& probed, const struct stat& opened);
 
   std::string path_;
   FeedDescriptor feed_;

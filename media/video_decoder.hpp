@@ -34,6 +34,8 @@ class VideoDecoder {
   // `owner`, when given, keeps `bitstream`'s bytes alive and unchanged: an uncompressed
   // picture (UYVY, v210) is then decoded from them in place, held until the next call, instead
   // of from a padded copy (its decoder reads no byte past the picture; a DNxHD decoder may).
+  // A UYVY picture is then those very bytes: lend only bytes followed by readable slack
+  // (kFrameSlackBytes, protocol/frame.hpp) for the scalers that read past a picture's end.
   const Picture& decode(std::span<const std::byte> bitstream,
                         std::shared_ptr<const void> owner = nullptr);
 

@@ -24,6 +24,13 @@ std::shared_ptr<spdlog::logger> log() {
   return logger("media");
 }
 constexpr std::uint64_t kMaxErrorLines = 10;  // per feed: a broken feed must not flood the log
+
+// The frame can lend `picture` to its decoder: a pooled buffer's slack follows the picture
+// within the allocation (a picture scaler may read a block past its last row).
+bool lendable(const Frame& frame, std::span<const std::byte> picture) {
+  const auto end = static_cast<std::size_t>(picture.data() + picture.size() - frame.data.data());
+  return frame.data.capacity() - end >= kFrameSlackBytes;
+}
 }  // namespace
 
 // A feed with sound: where it plays (none when the device does not open; it is still recorded).
@@ -233,7 +240,7 @@ void MediaFeed::run() {
               : std::span<const std::byte>(frame->data);
     const Picture* picture = nullptr;
     try {
-      picture = &decoder->decode(coded, frame);
+      picture = &decoder->decode(coded, lendable(*frame, coded) ? frame : nullptr);
     } catch (const MediaError& error) {
       counters_.decode_errors.fetch_add(1, std::memory_order_relaxed);
       if (errors_logged++ < kMaxErrorLines) {

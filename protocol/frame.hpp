@@ -27,6 +27,12 @@ struct Frame {
 
 using FramePtr = std::shared_ptr<Frame>;
 
+// A pooled frame's buffer holds this many bytes past the frame's last one (contents
+// unspecified): SIMD code that reads whole blocks (libavcodec's, libswscale's) may run past a
+// picture that ends the frame, and a picture decoded in place from the frame's bytes
+// (VideoDecoder) must not take it past the allocation.
+inline constexpr std::size_t kFrameSlackBytes = 64;
+
 class MemoryBudget;
 
 // Recycles frame buffers so that steady-state streaming allocates nothing. Frames handed out
@@ -42,8 +48,9 @@ class FramePool {
                      std::shared_ptr<const MemoryBudget> budget = nullptr);
 
   // A frame whose `data` has exactly `bytes` bytes (contents unspecified) and a buffer of at
-  // most max(bytes, max_capacity_bytes): an idle buffer larger than that is freed, not reused,
-  // so a frame never holds more memory than its session reserved for it.
+  // least bytes + kFrameSlackBytes and at most max(bytes, max_capacity_bytes) +
+  // kFrameSlackBytes: an idle buffer larger than that is freed, not reused, so a frame never
+  // holds more memory than its session reserved for it.
   FramePtr acquire(std::size_t bytes, std::size_t max_capacity_bytes = SIZE_MAX);
 
   std::size_t idle_frames() const;

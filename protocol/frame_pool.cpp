@@ -35,9 +35,11 @@ FramePtr FramePool::acquire(std::size_t bytes, std::size_t max_capacity_bytes) {
   }
   if (!frame) frame = std::make_unique<Frame>();
   const std::size_t capacity = frame->data.capacity();
-  if (capacity < bytes || capacity > std::max(bytes, max_capacity_bytes)) {
-    // A fresh buffer of exactly `bytes` (growing the old one could double its capacity).
+  if (capacity < bytes + kFrameSlackBytes ||
+      capacity - kFrameSlackBytes > std::max(bytes, max_capacity_bytes)) {
+    // A fresh buffer of exactly that (growing the old one could double its capacity).
     frame->data = std::vector<std::byte>();
+    frame->data.reserve(bytes + kFrameSlackBytes);
   }
   *frame = Frame{.data = std::move(frame->data)};
   frame->data.resize(bytes);

@@ -28,7 +28,8 @@ std::string_view to_string(ChunkResult result) {
 }
 
 namespace {
-// Per frame in flight besides its buffer: the map node, the Frame and its control block.
+// Per frame in flight besides its bytes: the map node, the Frame, its control block and its
+// buffer's kFrameSlackBytes.
 constexpr std::uint64_t kFrameOverheadBytes = 512;
 
 // What the header alone says about a chunk's place in its frame, checked before the frame is

@@ -157,7 +157,10 @@ std::shared_ptr<std::span<const std::byte>> before_a_guard_page(std::span<const 
   void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base == MAP_FAILED) throw std::runtime_error("mmap failed");
   auto* guard = static_cast<std::byte*>(base) + length - page;
-  if (::mprotect(guard, page, PROT_NONE) != 0) throw std::runtime_error("mprotect failed");
+  if (::mprotect(guard, page, PROT_NONE) != 0) {
+    ::munmap(base, length);
+    throw std::runtime_error("mprotect failed");
+  }
   std::byte* start = guard - bytes.size();
   std::memcpy(start, bytes.data(), bytes.size());
   return std::shared_ptr<std::span<const std::byte>>(

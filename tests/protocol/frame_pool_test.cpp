@@ -36,15 +36,15 @@ TEST(FramePool, KeepsAtMostMaxIdle) {
 TEST(FramePool, AnIdleBufferLargerThanTheFrameMayHoldIsFreedNotReused) {
   FramePool pool(4);
   { auto big = pool.acquire(1 << 20); }  // a hostile session's 1 MiB frame goes idle
-  ASSERT_EQ(pool.idle_bytes(), std::size_t{1} << 20);
+  ASSERT_EQ(pool.idle_bytes(), (std::size_t{1} << 20) + kFrameSlackBytes);
   auto small = pool.acquire(1000, 64 * 1024);  // a session allowed 64 KiB per frame
   EXPECT_EQ(small->data.size(), 1000u);
-  EXPECT_LE(small->data.capacity(), 64u * 1024);
+  EXPECT_LE(small->data.capacity(), 64u * 1024 + kFrameSlackBytes);
   EXPECT_EQ(pool.idle_bytes(), 0u);
   // Growing a recycled buffer allocates exactly what is asked, not a doubling.
   small.reset();
   auto grown = pool.acquire(3000, 64 * 1024);
-  EXPECT_EQ(grown->data.capacity(), 3000u);
+  EXPECT_EQ(grown->data.capacity(), 3000u + kFrameSlackBytes);
 }
 
 TEST(FramePool, WithABudgetIdleBuffersOnlyUseUnreservedRoom) {
@@ -55,15 +55,28 @@ TEST(FramePool, WithABudgetIdleBuffersOnlyUseUnreservedRoom) {
   {
     std::vector<FramePtr> frames;
     for (int i = 0; i < 6; ++i) frames.push_back(pool.acquire(1'000));
-  }  // 6,000 bytes come back; 4,000 are unreserved
-  EXPECT_EQ(pool.idle_bytes(), 4'000u);
-  EXPECT_EQ(pool.idle_frames(), 4u);
+  }  // six buffers of 1,000 bytes and their slack come back; 4,000 bytes are unreserved
+  constexpr std::size_t kBuffer = 1'000 + kFrameSlackBytes;
+  EXPECT_EQ(pool.idle_frames(), 4'000 / kBuffer);
+  EXPECT_EQ(pool.idle_bytes(), 4'000 / kBuffer * kBuffer);
   // Another session reserves most of the rest: the next acquire gives the room back.
   auto other = budget->reserve(3'500);
   ASSERT_TRUE(other);
   auto frame = pool.acquire(1'000);
   EXPECT_LE(pool.idle_bytes(), budget->unreserved_bytes());
   EXPECT_EQ(pool.idle_bytes(), 0u);  // one reused, the rest freed: 500 cannot hold 1,000
+}
+
+// Code reading whole SIMD blocks may run past a frame's last byte: every buffer, fresh or
+// recycled, larger or smaller before, has the slack after it.
+TEST(FramePool, EveryBufferHasItsSlackPastTheFrame) {
+  FramePool pool(4);
+  for (const std::size_t bytes : {std::size_t{4'147'200}, std::size_t{10}, std::size_t{4'000},
+                                  std::size_t{4'000}, std::size_t{3'999}}) {
+    auto frame = pool.acquire(bytes);
+    EXPECT_EQ(frame->data.size(), bytes);
+    EXPECT_GE(frame->data.capacity(), bytes + kFrameSlackBytes) << bytes;
+  }
 }
 
 TEST(FramePool, FramesMayOutliveThePool) {
