@@ -384,8 +384,8 @@ def render(results, plots):
     for r in results.get("stream_targets", []):
         w(f"At {r['streams']} stream{'s' if r['streams'] > 1 else ''}, measured again for the "
           f"target in {len(r['pairs'])} interleaved pairs: hdstream "
-          f"{show(stats([gbps(p['hdstream']) for p in r['pairs']]))} Gbps, iperf3 "
-          f"{show(stats([gbps(p['iperf3']) for p in r['pairs']]))} Gbps, ratio "
+          f"{show(stats([gbps(p['hdstream']) for p in r['pairs']]), unit=' Gbps')}, iperf3 "
+          f"{show(stats([gbps(p['iperf3']) for p in r['pairs']]), unit=' Gbps')}, ratio "
           f"{show(stats([p['ratio'] for p in r['pairs']]))}.\n")
     w("## Real media: DNxHD 220\n")
     w(media_section(media))
