@@ -127,9 +127,14 @@ void FileReader::read_in_place_if_indexed(const std::vector<Extent>& probed,
   std::vector<std::byte> scratch;
   bool reached_last = false;
   constexpr std::size_t kMostPackets = 64;  // an intra-only clip's seek lands on the last frame
-  for (std::size_t read = 0; read < kMostPackets && read_packet(scratch); ++read) {
-    if (reached_last) return;  // a packet past the index's last frame
-    reached_last = packet_->pos == last.offset && scratch.size() == last.bytes;
+  try {
+    for (std::size_t read = 0; (read < kMostPackets || reached_last) && read_packet(scratch);
+         ++read) {
+      if (reached_last) return;  // a packet past the index's last frame
+      reached_last = packet_->pos == last.offset && scratch.size() == last.bytes;
+    }
+  } catch (const MediaError&) {
+    return;  // libavformat's packets will say what is wrong with the file, if anything
   }
   if (!reached_last) return;
   const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);

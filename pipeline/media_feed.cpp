@@ -25,11 +25,11 @@ std::shared_ptr<spdlog::logger> log() {
 }
 constexpr std::uint64_t kMaxErrorLines = 10;  // per feed: a broken feed must not flood the log
 
-// The frame can lend `picture` to its decoder: a pooled buffer's slack follows the picture
-// within the allocation (a picture scaler may read a block past its last row).
+// The frame can lend `picture`, its first bytes, to its decoder: a pooled buffer's slack
+// follows the picture within the allocation (a picture scaler may read a block past its last row).
 bool lendable(const Frame& frame, std::span<const std::byte> picture) {
-  const auto end = static_cast<std::size_t>(picture.data() + picture.size() - frame.data.data());
-  return frame.data.capacity() - end >= kFrameSlackBytes;
+  return !picture.empty() && picture.data() == frame.data.data() &&
+         frame.data.capacity() - picture.size() >= kFrameSlackBytes;
 }
 }  // namespace
 

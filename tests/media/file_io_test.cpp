@@ -98,7 +98,23 @@ TEST(FileIo, InPlaceReadsAreTheDemuxersPackets) {
     ASSERT_EQ(frame.size(), kFrame);
     EXPECT_EQ(std::memcmp(frame.data(), packets.data() + i % 3 * kFrame, kFrame), 0) << i;
   }
+  EXPECT_EQ(through_packets.loops(), 1u);
   EXPECT_NE(packets.substr(0, kFrame), packets.substr(kFrame, kFrame));  // the bars scroll
+
+  // A fragmented MOV (a fragment a frame): whichever way it is read, its frames are these.
+  const auto fragmented = dir / "fragmented.mov";
+  test::Process remux({"/usr/bin/ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i",
+                       mov.string(), "-c", "copy", "-movflags", "frag_keyframe",
+                       fragmented.string()},
+                      dir, "remux");
+  ASSERT_EQ(remux.wait(std::chrono::seconds(60)), 0) << remux.err();
+  FileReader fragments(fragmented.string(), test::uyvy1080_feed());
+  for (std::size_t i = 0; i < 4; ++i) {
+    fragments.read(frame);
+    ASSERT_EQ(frame.size(), kFrame) << i;
+    EXPECT_EQ(std::memcmp(frame.data(), packets.data() + i % 3 * kFrame, kFrame), 0) << i;
+  }
+  EXPECT_EQ(fragments.loops(), 1u);
 }
 
 // A clip cut short under a running reader is a one-line error naming it, not a crash.

@@ -71,8 +71,9 @@ TEST(FramePool, WithABudgetIdleBuffersOnlyUseUnreservedRoom) {
 // recycled, larger or smaller before, has the slack after it.
 TEST(FramePool, EveryBufferHasItsSlackPastTheFrame) {
   FramePool pool(4);
-  for (const std::size_t bytes : {std::size_t{4'147'200}, std::size_t{10}, std::size_t{4'000},
-                                  std::size_t{4'000}, std::size_t{3'999}}) {
+  // 4,030 finds the 4,064-byte buffer of the 4,000 before it: room for the frame, not its slack.
+  for (const std::size_t bytes : {std::size_t{10}, std::size_t{4'000}, std::size_t{4'000},
+                                  std::size_t{3'999}, std::size_t{4'030}, std::size_t{4'147'200}}) {
     auto frame = pool.acquire(bytes);
     EXPECT_EQ(frame->data.size(), bytes);
     EXPECT_GE(frame->data.capacity(), bytes + kFrameSlackBytes) << bytes;
