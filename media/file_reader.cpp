@@ -91,7 +91,7 @@ FileReader::FileReader(std::string path, const FeedDescriptor& fallback) : path_
     while (frames < 30 && read_packet(scratch)) {
       bytes += scratch.size();
       ++frames;
-      probed.push_back({packet_->pos, scratch.size(), packet_->dts});
+      probed.push_back({.offset = packet_->pos, .bytes = scratch.size()});
     }
     if (frames == 0) throw MediaError(fmt::format("'{}' holds no video frames", path_));
     feed_.bit_rate_bps = static_cast<std::uint64_t>(std::llround(
