@@ -131,6 +131,30 @@ awaitable<BodyRead> read_control_body(tcp::socket& socket, const MessageHeader& 
   co_return result;
 }
 
+awaitable<boost::system::error_code> write_gathered(tcp::socket& socket,
+                                                   std::span<const asio::const_buffer> buffers) {
+  std::array<asio::const_buffer, kMaxGatherBuffers> call;
+  std::size_t next = 0;         // the first buffer not wholly written
+  std::size_t written_in = 0;   // bytes of it already written
+  while (next < buffers.size()) {
+    const std::size_t count = std::min(buffers.size() - next, call.size());
+    std::copy_n(buffers.begin() + static_cast<std::ptrdiff_t>(next), count, call.begin());
+    call[0] += written_in;
+    error_code ec;
+    std::size_t sent = co_await socket.async_write_some(
+        std::span<const asio::const_buffer>(call.data(), count), nothrow(ec));
+    if (ec) co_return ec;
+    // Past every buffer the call took whole, then into the one it stopped in.
+    sent += written_in;
+    while (next < buffers.size() && sent >= buffers[next].size()) {
+      sent -= buffers[next].size();
+      ++next;
+    }
+    written_in = sent;
+  }
+  co_return boost::system::error_code{};
+}
+
 awaitable<boost::system::error_code> discard(tcp::socket& socket, std::size_t bytes,
                                              std::vector<std::byte>& scratch) {
   if (scratch.size() < 64 * 1024) scratch.resize(64 * 1024);

@@ -105,6 +105,16 @@ class MessageReader {
   std::size_t cursor_ = 0;
 };
 
+// Writes all of a scatter/gather list (chunk headers and payloads), each sendmsg offered as
+// much of it as one call takes (Asio's limit: 64 buffers). asio::async_write hands sendmsg at
+// most 16 buffers a call (its consuming_buffers), and without a completion condition at most
+// 64 KiB: a 1.1 MB frame in 64 KiB chunks, 36 buffers, took 3 calls, and every call on a
+// loopback or LAN path also pushes its segments through the stack, so calls cost beside bytes.
+//   ec = co_await write_gathered(socket, gather);
+inline constexpr std::size_t kMaxGatherBuffers = 64;
+awaitable<boost::system::error_code> write_gathered(tcp::socket& socket,
+                                                   std::span<const asio::const_buffer> buffers);
+
 // Reads and throws away `bytes` bytes (the payload of a refused chunk) through `scratch`.
 awaitable<boost::system::error_code> discard(tcp::socket& socket, std::size_t bytes,
                                              std::vector<std::byte>& scratch);

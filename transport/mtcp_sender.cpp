@@ -10,6 +10,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "transport/message_io.hpp"
 #include "transport/mtcp_scheduler.hpp"
 
 namespace hdstream {
@@ -227,8 +228,7 @@ awaitable<void> MultiTcpSender::write_loop(Subconnection& sub, std::uint64_t gen
           sub.gather.emplace_back(chunk.header.data(), chunk.header.size());
           sub.gather.emplace_back(chunk.payload.data(), chunk.payload.size());
         });
-    error_code ec;
-    co_await asio::async_write(link->socket(), sub.gather, nothrow(ec));
+    const error_code ec = co_await write_gathered(link->socket(), sub.gather);
     if (sub.generation != generation) break;  // broke meanwhile; its chunks moved on already
     if (ec) {
       link->fail(fmt::format("write failed: {}", ec.message()));

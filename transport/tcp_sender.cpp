@@ -5,6 +5,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "transport/message_io.hpp"
 #include "transport/tcp_connect.hpp"
 
 namespace hdstream {
@@ -13,12 +14,6 @@ std::shared_ptr<spdlog::logger> log() {
   return logger("tcp");
 }
 
-// Asio's default completion conditions cap every sendmsg at 64 KiB (default_max_transfer_size),
-// so a 1 MiB frame took 17 syscalls. Offer the kernel the whole gather list each time; it takes
-// what the send buffer holds.
-std::size_t whole_gather_list(const boost::system::error_code& ec, std::size_t /*sent*/) {
-  return ec ? 0 : std::size_t{kMaxFrameBytes} * 2;
-}
 }  // namespace
 
 TcpSender::TcpSender(asio::any_io_executor executor, SenderOptions options,
@@ -104,8 +99,7 @@ awaitable<void> TcpSender::write_loop(std::shared_ptr<TcpLink> link) {
       gather_.emplace_back(chunk.header.data(), chunk.header.size());
       gather_.emplace_back(chunk.payload.data(), chunk.payload.size());
     }
-    error_code ec;
-    co_await asio::async_write(link->socket(), gather_, whole_gather_list, nothrow(ec));
+    const error_code ec = co_await write_gathered(link->socket(), gather_);
     if (ec) {
       link->fail(fmt::format("connection lost: {}", ec.message()));
       break;

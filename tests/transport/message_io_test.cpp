@@ -1,7 +1,7 @@
 // MessageReader over a real loopback TCP connection: payloads land in their slots, the header
 // behind a payload comes in the same read, a frame's next chunks are read ahead into their places
 // (with a real Reassembler saying where), and a stream cut, corrupted or out of its frame's order
-// anywhere is an error.
+// anywhere is an error; and write_gathered puts a whole gather list on the wire.
 #include "transport/message_io.hpp"
 
 #include <gtest/gtest.h>
@@ -370,6 +370,48 @@ TEST_F(MessageReaderTest, AStreamCutInsideWhatIsReadAheadIsAnError) {
   auto result = run(reassemble(1000, 1));
   EXPECT_EQ(result.error, asio::error::eof);
   EXPECT_TRUE(result.frames.empty());
+}
+
+// write_gathered: three times the buffers one sendmsg takes, of many sizes and some empty,
+// through socket buffers far smaller than the list, so calls stop inside buffers and between
+// them; what arrives is the list's bytes in order.
+TEST_F(MessageReaderTest, AGatherListArrivesWholeAndInOrderThroughPartialWrites) {
+  writer_socket_.set_option(asio::socket_base::send_buffer_size(64 * 1024));
+  reader_socket_.set_option(asio::socket_base::receive_buffer_size(64 * 1024));
+  std::vector<std::vector<std::byte>> pieces;
+  std::vector<std::byte> expected;
+  for (std::size_t i = 0; i < 3 * kMaxGatherBuffers + 5; ++i) {
+    auto& piece = pieces.emplace_back(i % 7 == 0 ? 0 : (i * 997) % 20000 + 1);
+    for (std::size_t j = 0; j < piece.size(); ++j) piece[j] = static_cast<std::byte>(i + j * 3);
+    expected.insert(expected.end(), piece.begin(), piece.end());
+  }
+  std::vector<asio::const_buffer> gather;
+  for (const auto& piece : pieces) gather.emplace_back(piece.data(), piece.size());
+  std::vector<std::byte> received(expected.size() + 1);
+  std::size_t received_bytes = 0;
+  std::thread reader([&] {
+    error_code ec;  // the writer's shutdown ends the read: nothing may follow the list
+    received_bytes = asio::read(reader_socket_, asio::buffer(received), ec);
+  });
+  const auto ec = run([&]() -> awaitable<error_code> {
+    auto written = co_await write_gathered(writer_socket_, gather);
+    writer_socket_.shutdown(tcp::socket::shutdown_send);
+    co_return written;
+  }());
+  reader.join();
+  EXPECT_FALSE(ec) << ec.message();
+  ASSERT_EQ(received_bytes, expected.size());
+  received.resize(received_bytes);
+  EXPECT_EQ(received, expected);
+  EXPECT_FALSE(run(write_gathered(writer_socket_, {})));  // nothing to write: no call at all
+}
+
+TEST_F(MessageReaderTest, AGatherWriteToAPeerThatResetIsAnError) {
+  reader_socket_.set_option(asio::socket_base::linger(true, 0));
+  reader_socket_.close();  // a reset, not an orderly close
+  std::vector<std::byte> frame(8 << 20);
+  const std::vector<asio::const_buffer> gather{asio::buffer(frame), asio::buffer(frame)};
+  EXPECT_TRUE(run(write_gathered(writer_socket_, gather)));
 }
 
 }  // namespace
