@@ -132,10 +132,10 @@ awaitable<BodyRead> read_control_body(tcp::socket& socket, const MessageHeader& 
 }
 
 awaitable<boost::system::error_code> write_gathered(tcp::socket& socket,
-                                                   std::span<const asio::const_buffer> buffers) {
+                                                    std::span<const asio::const_buffer> buffers) {
   std::array<asio::const_buffer, kMaxGatherBuffers> call;
-  std::size_t next = 0;         // the first buffer not wholly written
-  std::size_t written_in = 0;   // bytes of it already written
+  std::size_t next = 0;        // the first buffer not wholly written
+  std::size_t written_in = 0;  // bytes of it already written
   while (next < buffers.size()) {
     const std::size_t count = std::min(buffers.size() - next, call.size());
     std::copy_n(buffers.begin() + static_cast<std::ptrdiff_t>(next), count, call.begin());

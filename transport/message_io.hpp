@@ -113,7 +113,7 @@ class MessageReader {
 //   ec = co_await write_gathered(socket, gather);
 inline constexpr std::size_t kMaxGatherBuffers = 64;
 awaitable<boost::system::error_code> write_gathered(tcp::socket& socket,
-                                                   std::span<const asio::const_buffer> buffers);
+                                                    std::span<const asio::const_buffer> buffers);
 
 // Reads and throws away `bytes` bytes (the payload of a refused chunk) through `scratch`.
 awaitable<boost::system::error_code> discard(tcp::socket& socket, std::size_t bytes,
