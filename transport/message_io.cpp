@@ -131,26 +131,43 @@ awaitable<BodyRead> read_control_body(tcp::socket& socket, const MessageHeader& 
   co_return result;
 }
 
+void GatherCursor::next_call(std::vector<asio::const_buffer>& call) const {
+  call.clear();
+  for (std::size_t i = next_; i < buffers_.size() && call.size() < kMaxGatherBuffers; ++i) {
+    call.push_back(buffers_[i]);
+  }
+  if (!call.empty()) call.front() += written_in_;
+}
+
+void GatherCursor::consume(std::size_t bytes) {
+  // Past every buffer the call took whole (empty ones included), then into the one it stopped
+  // in.
+  bytes += written_in_;
+  while (next_ < buffers_.size() && bytes >= buffers_[next_].size()) {
+    bytes -= buffers_[next_].size();
+    ++next_;
+  }
+  written_in_ = bytes;
+}
+
 awaitable<boost::system::error_code> write_gathered(tcp::socket& socket,
                                                     std::span<const asio::const_buffer> buffers) {
-  std::array<asio::const_buffer, kMaxGatherBuffers> call;
-  std::size_t next = 0;        // the first buffer not wholly written
-  std::size_t written_in = 0;  // bytes of it already written
-  while (next < buffers.size()) {
-    const std::size_t count = std::min(buffers.size() - next, call.size());
-    std::copy_n(buffers.begin() + static_cast<std::ptrdiff_t>(next), count, call.begin());
-    call[0] += written_in;
+  GatherCursor cursor(buffers);
+  // On the heap: 64 buffers in the coroutine frame would take it past Asio's small-block size,
+  // which the ASan build refuses (as MessageReader's header slots would).
+  std::vector<asio::const_buffer> call;
+  call.reserve(kMaxGatherBuffers);
+  while (!cursor.done()) {
+    cursor.next_call(call);
     error_code ec;
-    std::size_t sent = co_await socket.async_write_some(
-        std::span<const asio::const_buffer>(call.data(), count), nothrow(ec));
+    const std::size_t sent =
+        co_await socket.async_write_some(std::span<const asio::const_buffer>(call), nothrow(ec));
     if (ec) co_return ec;
-    // Past every buffer the call took whole, then into the one it stopped in.
-    sent += written_in;
-    while (next < buffers.size() && sent >= buffers[next].size()) {
-      sent -= buffers[next].size();
-      ++next;
+    // A stream socket writes something or fails; a call that did neither would loop forever.
+    if (sent == 0 && asio::buffer_size(call) > 0) {
+      co_return boost::system::errc::make_error_code(boost::system::errc::io_error);
     }
-    written_in = sent;
+    cursor.consume(sent);
   }
   co_return boost::system::error_code{};
 }

@@ -105,13 +105,32 @@ class MessageReader {
   std::size_t cursor_ = 0;
 };
 
-// Writes all of a scatter/gather list (chunk headers and payloads), each sendmsg offered as
-// much of it as one call takes (Asio's limit: 64 buffers). asio::async_write hands sendmsg at
-// most 16 buffers a call (its consuming_buffers), and without a completion condition at most
-// 64 KiB: a 1.1 MB frame in 64 KiB chunks, 36 buffers, took 3 calls, and every call on a
-// loopback or LAN path also pushes its segments through the stack, so calls cost beside bytes.
-//   ec = co_await write_gathered(socket, gather);
+// Where a gather write stands: the part of the list not yet written, offered to one sendmsg
+// at a time (at most kMaxGatherBuffers buffers, Asio's limit for one call), and moved past
+// what each call took. Pure: write_gathered's bookkeeping, tested without sockets.
 inline constexpr std::size_t kMaxGatherBuffers = 64;
+class GatherCursor {
+ public:
+  explicit GatherCursor(std::span<const asio::const_buffer> buffers) : buffers_(buffers) {}
+  bool done() const { return next_ == buffers_.size(); }
+  // The next call's buffers (replacing `call`'s contents): what is left of the first buffer
+  // not wholly written, then the ones after it.
+  void next_call(std::vector<asio::const_buffer>& call) const;
+  // `bytes` more were written, at most what next_call offered.
+  void consume(std::size_t bytes);
+
+ private:
+  std::span<const asio::const_buffer> buffers_;
+  std::size_t next_ = 0;        // the first buffer not wholly written
+  std::size_t written_in_ = 0;  // bytes of it already written
+};
+
+// Writes all of a scatter/gather list (chunk headers and payloads), each sendmsg offered as
+// much of it as one call takes. asio::async_write hands sendmsg at most 16 buffers a call (its
+// consuming_buffers), and without a completion condition at most 64 KiB: a 1.1 MB frame in
+// 64 KiB chunks, 36 buffers, took 3 calls, an mtcp batch of 32 chunks 33. The list (not only
+// the bytes it points to) must stay unchanged until the write completes.
+//   ec = co_await write_gathered(socket, gather);
 awaitable<boost::system::error_code> write_gathered(tcp::socket& socket,
                                                     std::span<const asio::const_buffer> buffers);
 
