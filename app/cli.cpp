@@ -428,7 +428,7 @@ Finisher add_demo(CLI::App* command) {
   auto demo = std::make_shared<DemoOptions>();
   auto text = std::make_shared<std::pair<std::string, std::string>>("270M", "20s");
   auto common = std::make_shared<CommonText>();
-  add_streams(*command, demo->streams);
+  CLI::Option* streams = add_streams(*command, demo->streams);
   add_checked(*command, "--rate", text->first, "Bit rate per feed", kRate);
   add_checked(*command, "--duration", text->second, "How long to run; 0 runs until interrupted",
               kDuration);
@@ -440,8 +440,9 @@ Finisher add_demo(CLI::App* command) {
               "auto (display if there is one, else null), null, display, file:PATTERN, "
               "screen:N, multiview[:N] or program[:N]; repeatable");
   add_common(*command, demo->common, *common);
-  return [command, demo, text, common]() -> Command {
+  return [command, demo, text, common, streams]() -> Command {
     finish_common(*command, demo->common, *common);
+    demo->streams_given = streams->count() > 0;
     std::string no_srt;
     load_key(demo->common, TransportKind::tcp, no_srt);
     demo->rate_bps = parse_rate_bps(text->first);

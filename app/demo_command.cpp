@@ -1,21 +1,56 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "app/command_run.hpp"
 #include "app/commands.hpp"
+#include "app/demo_size.hpp"
 #include "app/receivers.hpp"
 #include "app/send_plan.hpp"
 #include "app/senders.hpp"
 #include "common/display_env.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
+#include "media/formats.hpp"
+#include "media_module/media_module.hpp"
 #include "pipeline/media_sources.hpp"
 #include "stats/summary.hpp"
 
 namespace hdstream {
+namespace {
+
+// The demo's default: as many of its feeds as this machine decodes (and shows) within the
+// demo's CPU budget, said in one line when that is fewer; --streams or --source decide alone.
+std::size_t demo_streams(const DemoOptions& options, const FormatPreset& format, bool screens) {
+  if (options.streams_given || !options.sources.empty() || format.default_source != "bars" ||
+      !is_compressed(format.feed.codec)) {
+    return options.streams;
+  }
+  const double seconds = media_module().bars_decode_seconds(format.feed);
+  const DemoSize size = size_demo(options.streams, seconds, format.feed.frames_per_second(),
+                                  std::max(1u, std::thread::hardware_concurrency()), screens);
+  if (size.feeds < size.wanted) {
+    logger("hdstream")->warn("{}", describe(size));
+  } else {
+    logger("hdstream")->info("{}", describe(size));
+  }
+  return size.feeds;
+}
+
+}  // namespace
 
 // Senders and receivers in one process over loopback TCP: the whole data path, no setup.
-int run_demo(const DemoOptions& options) {
-  const PresetStore store = load_presets(options.common.config_file);
+int run_demo(const DemoOptions& requested) {
+  const PresetStore store = load_presets(requested.common.config_file);
+  const FormatPreset format = resolve_format(store, requested.format);
+  const bool gui = want_gui(requested.common, /*default_on=*/true);
+  bool screens = false;
+  for (const auto& spec : requested.outputs) {
+    screens |= spec == "auto" ? display_available() : spec != "null" && !spec.starts_with("file:");
+  }
+  DemoOptions options = requested;
+  options.streams = demo_streams(requested, format, screens || gui);
   CommandRun run(options.common);
   // Sender lines only in JSON: the text console shows the receiving side.
   StatsRegistry& sent =
@@ -26,7 +61,6 @@ int run_demo(const DemoOptions& options) {
   // decoders keep up). Synthetic feeds are not video: nothing to decode.
   // With a screen, "auto" is a multiview beside the panel: every feed at a glance, with the
   // numbers next to it.
-  const bool gui = want_gui(options.common, /*default_on=*/true);
   std::vector<std::string> output_specs = options.outputs;
   bool auto_multiview = false;
   for (auto& spec : output_specs) {
@@ -67,7 +101,7 @@ int run_demo(const DemoOptions& options) {
   plan.options.audio_channels = options.audio_channels;
   plan.options.common.key = options.common.key;
   plan.destination = resolve_destination(store, plan.options.dest);
-  plan.format = resolve_format(store, plan.options.format);
+  plan.format = format;
   plan.endpoints.assign(options.streams, receivers.local_endpoint());
   SenderGroup senders(run.runtime(), sent, plan_feeds(plan), run.part());
   logger("hdstream")

@@ -119,6 +119,7 @@ struct MonitorOptions {
 struct DemoOptions {
   CommonOptions common;
   std::size_t streams = 5;
+  bool streams_given = false;  // --streams: run that many; else as many of 5 as fit (demo_size)
   std::uint64_t rate_bps = 270'000'000;
   std::chrono::nanoseconds duration = 20s;
   std::string format = "dnxhd220";

@@ -9,6 +9,10 @@ set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 # which is what binds the module to the binary's copy of the core.
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
 add_compile_options(-fno-semantic-interposition)
+# Every file compiles as GStreamer's pkg-config asks of its users (-pthread, which defines
+# _REENTRANT): one set of flags, so that the shared precompiled headers
+# (cmake/PrecompiledHeaders.cmake) are valid in every target.
+add_compile_options(-pthread)
 # Install layout: bin/, share/hdstream/, share/doc/hdstream/ under the prefix (GNU conventions).
 include(GNUInstallDirs)
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
@@ -26,12 +30,19 @@ else()
 endif()
 set(HDSTREAM_FUZZ_SECONDS 20 CACHE STRING "Seconds each fuzz target runs in ctest")
 
-# hdstream_target_defaults(<target>): the warning set every project target compiles with.
-function(hdstream_target_defaults target)
+# hdstream_warning_options(<target>): the warning set every project target compiles with.
+function(hdstream_warning_options target)
   # Designated initializers may leave members at their defaults on purpose.
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
                                            -Wno-missing-field-initializers)
   if(HDSTREAM_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
+endfunction()
+
+# hdstream_target_defaults(<target> [TEST]): every project target's warnings, and the
+# precompiled headers of its kind (cmake/PrecompiledHeaders.cmake; TEST: a GoogleTest executable).
+function(hdstream_target_defaults target)
+  hdstream_warning_options(${target})
+  hdstream_use_pch(${target} ${ARGN})
 endfunction()

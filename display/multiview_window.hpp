@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include <QtCore/QRect>
 #include <QtCore/QTimer>
 
 #include "display/feed_view.hpp"
@@ -35,6 +36,9 @@ class MultiviewWindow : public PlacedWindow {
                   Program* program = nullptr);
   ~MultiviewWindow() override;
 
+  // Repaints the tile of views[index] alone (GUI thread): its feed has a new picture.
+  void repaint_tile(std::size_t index);
+
  protected:
   void paintEvent(QPaintEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
@@ -51,6 +55,7 @@ class MultiviewWindow : public PlacedWindow {
   void paint_tile(QPainter& painter, const Tile& tile, const FeedView& view,
                   std::int64_t now_ns) const;
   const FeedRow* row_for(std::uint16_t stream) const;
+  QRect logical(const Rect& device) const;  // device pixels -> the window's coordinates
 
   std::optional<Grid> grid_;
   std::vector<std::shared_ptr<FeedView>> views_;

@@ -227,16 +227,22 @@ void GstAudioSink::picture_ready(std::uint64_t sample, std::int64_t ready_ns) {
   const std::int64_t room = plays_at_locked(sample) - delay - ready_ns;
   steer_room_ns_ = steer_frames_ == 0 ? room : std::min(steer_room_ns_, room);
   if (++steer_frames_ < kSteerFrames) return;
-  constexpr std::int64_t tolerance = 5'000'000;
-  if (steer_room_ns_ < 0) {
+  // A dead band, so that the clock holds still through the pictures' ordinary jitter (a
+  // decode's time varies by a few ms): it moves later only for a picture more than a few ms
+  // late (shown that much behind its sound), earlier only when every picture of the second had
+  // more than a frame's worth of room to spare, and either way to leave the margin.
+  constexpr std::int64_t late_by = 5'000'000;
+  constexpr std::int64_t margin = 10'000'000;
+  constexpr std::int64_t spare = 30'000'000;
+  if (steer_room_ns_ < -late_by) {
     // A picture was late: the sound moves on at once, so that it waits for the pictures.
-    origin_ns_ += static_cast<std::uint64_t>(-steer_room_ns_);
+    origin_ns_ += static_cast<std::uint64_t>(margin - steer_room_ns_);
     ++resyncs_;
-  } else if (steer_room_ns_ > 2 * tolerance) {
+  } else if (steer_room_ns_ > spare) {
     // Every picture had room: the sound moves earlier until the tightest of them would have had
-    // just the tolerance (less latency, the pictures waiting less; never before the pipeline's
+    // just the margin (less latency, the pictures waiting less; never before the pipeline's
     // start).
-    const std::int64_t moved = static_cast<std::int64_t>(origin_ns_) - (steer_room_ns_ - tolerance);
+    const std::int64_t moved = static_cast<std::int64_t>(origin_ns_) - (steer_room_ns_ - margin);
     origin_ns_ = static_cast<std::uint64_t>(std::max<std::int64_t>(moved, 0));
     ++resyncs_;
   }

@@ -86,6 +86,12 @@ class MediaModule {
   virtual FeedSource make_media_source(const std::string& spec, const SoundSpec& sound,
                                        std::uint16_t stream,
                                        const FeedDescriptor& preset) const = 0;
+  // What decoding the bars clip of `feed` costs this machine, in CPU seconds a frame (feed 0's
+  // clip, made once if missing; media/decode_cost.hpp). Throws SpecError.
+  virtual double bars_decode_seconds(const FeedDescriptor& feed) const = 0;
+  // Loads what a received feed's media will need before its first frame comes: GStreamer for
+  // its sound (whose first gst_init on a fresh machine builds the plugin registry).
+  virtual void prepare_feed_media(const Hello& hello) const = 0;
   // One received feed's decoder, recordings and picture sinks (pipeline/media_feed.hpp).
   virtual std::unique_ptr<FeedMedia> make_feed_media(std::uint16_t stream, const Hello& hello,
                                                      const MediaOutput& output,

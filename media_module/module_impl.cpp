@@ -1,9 +1,14 @@
 #include "media_module/module_impl.hpp"
 
+#include <fmt/format.h>
 #include <QtGui/QImage>
 
 #include "gui/host_pictures.hpp"
 #include "gui/panel_app.hpp"
+#include "media/decode_cost.hpp"
+#include "media/gst_runtime.hpp"
+#include "media/media_error.hpp"
+#include "media/sample_clip.hpp"
 #include "media_module/screen_pictures.hpp"
 #include "mux/ts_srt_receiver.hpp"
 #include "mux/ts_stage.hpp"
@@ -19,6 +24,18 @@ FeedSource MediaModuleImpl::make_media_source(const std::string& spec, const Sou
                                               std::uint16_t stream,
                                               const FeedDescriptor& preset) const {
   return hdstream::make_media_source(spec, sound, stream, preset);
+}
+
+double MediaModuleImpl::bars_decode_seconds(const FeedDescriptor& feed) const {
+  try {
+    return decode_cpu_seconds_per_frame(cached_sample_clip(feed, 0), 20);
+  } catch (const MediaError& error) {
+    throw SpecError(fmt::format("the bars clip: {}", error.what()));
+  }
+}
+
+void MediaModuleImpl::prepare_feed_media(const Hello& hello) const {
+  if (hello.feed.audio.present()) ensure_gstreamer();
 }
 
 std::unique_ptr<FeedMedia> MediaModuleImpl::make_feed_media(std::uint16_t stream,

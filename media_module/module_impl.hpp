@@ -12,6 +12,8 @@ class MediaModuleImpl final : public MediaModule {
  public:
   FeedSource make_media_source(const std::string& spec, const SoundSpec& sound,
                                std::uint16_t stream, const FeedDescriptor& preset) const override;
+  double bars_decode_seconds(const FeedDescriptor& feed) const override;
+  void prepare_feed_media(const Hello& hello) const override;
   std::unique_ptr<FeedMedia> make_feed_media(std::uint16_t stream, const Hello& hello,
                                              const MediaOutput& output,
                                              StreamCounters& counters) const override;

@@ -25,6 +25,15 @@ void FeedReceivers::finish_media() {
   }
 }
 
+void FeedReceivers::prepare(std::uint16_t /*stream*/, const Hello& hello) {
+  if (!output_.decodes() || !is_video(hello.feed.codec)) return;
+  try {
+    media_module().prepare_feed_media(hello);
+  } catch (const MediaModuleError&) {
+    // session_started says what it costs the feed.
+  }
+}
+
 void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
   Feed& feed = feeds_[stream];
   feed.codec = hello.feed.codec;

@@ -30,6 +30,9 @@ class FeedReceivers : public FrameConsumer {
   // playable). Call after the transport has stopped, before the final stats sample.
   void finish_media();
 
+  // A video feed that will be decoded: the media module (and GStreamer, for its sound) loads
+  // now, before the sender's first frame.
+  void prepare(std::uint16_t stream, const Hello& hello) override;
   void session_started(std::uint16_t stream, const Hello& hello) override;
   void frame_received(std::uint16_t stream, FramePtr frame) override;
   void session_ended(std::uint16_t stream, bool clean, std::uint64_t next_seq) override;

@@ -99,7 +99,7 @@ AckStatus LegMerge::claim(std::uint16_t stream, const Hello& hello, std::string&
     return AckStatus::bad_stream;
   }
   Feed& feed = *feeds_[stream];
-  std::lock_guard lock(feed.mutex);
+  std::unique_lock lock(feed.mutex);
   if (feed.legs == 0) {
     feed.legs = hello.legs;
     feed.feed_id = hello.feed_id;
@@ -112,6 +112,8 @@ AckStatus LegMerge::claim(std::uint16_t stream, const Hello& hello, std::string&
   }
   feed.leg[hello.leg].claimed = true;
   feed.leg[hello.leg].expected_rtt_ms = hello.expected_rtt_us / 1000.0;
+  lock.unlock();
+  consumer_.prepare(stream, hello);
   return AckStatus::accepted;
 }
 

@@ -96,6 +96,12 @@ class SenderTransport {
 class FrameConsumer {
  public:
   virtual ~FrameConsumer() = default;
+  // A sender's HELLO for `stream` was claimed and is about to be accepted: whatever its frames
+  // will need is made ready now, before the sender's clock starts (the sender sends its first
+  // frame only on the acceptance), so that no frame waits for a cold start. May block the
+  // transport's thread for that long (the media module's first loading: ~30 ms, more on a busy
+  // machine); called on the transport's own thread, before session_started.
+  virtual void prepare(std::uint16_t /*stream*/, const Hello& /*hello*/) {}
   virtual void session_started(std::uint16_t stream, const Hello& hello) = 0;
   virtual void frame_received(std::uint16_t stream, FramePtr frame) = 0;
   // `clean`: the sender said END. Otherwise the session broke (connection reset, peer idle,

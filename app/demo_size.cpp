@@ -1,0 +1,43 @@
+#include "app/demo_size.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace hdstream {
+
+DemoSize size_demo(std::size_t wanted, double decode_seconds_per_frame, double frames_per_second,
+                   unsigned cores, bool screens) {
+  DemoSize size;
+  size.wanted = wanted;
+  size.decode_ms = decode_seconds_per_frame * 1e3;
+  size.cores = std::max(cores, 1u);
+  size.screens = screens;
+  size.cores_per_feed = decode_seconds_per_frame * frames_per_second *
+                        (screens ? kFeedCostOnScreens : kFeedCostHeadless);
+  size.feeds = wanted;
+  if (!(size.cores_per_feed > 0)) return size;  // nothing measured: as asked
+  const double fit = std::floor(kDemoBudgetShare * size.cores / size.cores_per_feed);
+  if (fit < static_cast<double>(wanted)) {
+    size.feeds = std::max<std::size_t>(1, static_cast<std::size_t>(std::max(fit, 0.0)));
+  }
+  return size;
+}
+
+std::string describe(const DemoSize& size) {
+  const std::string cost =
+      fmt::format("its bars clip decodes in {:.1f} ms of CPU a frame here, so {} feeds {} would "
+                  "need ~{:.1f} of {} cores",
+                  size.decode_ms, size.wanted, size.screens ? "on screens" : "decoded",
+                  size.cores_per_feed * static_cast<double>(size.wanted), size.cores);
+  if (size.feeds >= size.wanted) {
+    return fmt::format("demo: {} feeds: {} (within the {:.0f} % it keeps to)", size.feeds, cost,
+                       kDemoBudgetShare * 100);
+  }
+  return fmt::format("demo: {} of {} feeds: {} and the demo keeps to {:.0f} % (--streams {} runs "
+                     "them all)",
+                     size.feeds, size.wanted, cost, kDemoBudgetShare * 100, size.wanted);
+}
+
+}  // namespace hdstream
