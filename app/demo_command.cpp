@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <thread>
 
 #include "app/command_run.hpp"
@@ -22,7 +24,24 @@ namespace {
 
 // The demo's default: as many of its feeds as this machine decodes (and shows) within the
 // demo's CPU budget, said in one line when that is fewer; --streams or --source decide alone.
-std::size_t demo_streams(const DemoOptions& options, const FormatPreset& format, bool screens) {
+// Where the pictures go when the demo shows them: Qt's choice of platform (QT_QPA_PLATFORM, else
+// Wayland where only a compositor is there).
+DemoScreens demo_screens(bool shown) {
+  if (!shown) return DemoScreens::none;
+  const auto set = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' ? std::string_view(value) : std::string_view();
+  };
+  const std::string_view platform = set("QT_QPA_PLATFORM");
+  if (platform.starts_with("wayland")) return DemoScreens::wayland;
+  if (platform.empty() && set("DISPLAY").empty() && !set("WAYLAND_DISPLAY").empty()) {
+    return DemoScreens::wayland;
+  }
+  return DemoScreens::x11;
+}
+
+std::size_t demo_streams(const DemoOptions& options, const FormatPreset& format,
+                         DemoScreens screens) {
   if (options.streams_given || !options.sources.empty() || format.default_source != "bars" ||
       !is_compressed(format.feed.codec)) {
     return options.streams;
@@ -50,7 +69,7 @@ int run_demo(const DemoOptions& requested) {
     screens |= spec == "auto" ? display_available() : spec != "null" && !spec.starts_with("file:");
   }
   DemoOptions options = requested;
-  options.streams = demo_streams(requested, format, screens || gui);
+  options.streams = demo_streams(requested, format, demo_screens(screens || gui));
   CommandRun run(options.common);
   // Sender lines only in JSON: the text console shows the receiving side.
   StatsRegistry& sent =

@@ -8,14 +8,16 @@
 namespace hdstream {
 
 DemoSize size_demo(std::size_t wanted, double decode_seconds_per_frame, double frames_per_second,
-                   unsigned cores, bool screens) {
+                   unsigned cores, DemoScreens screens) {
   DemoSize size;
   size.wanted = wanted;
   size.decode_ms = decode_seconds_per_frame * 1e3;
   size.cores = std::max(cores, 1u);
   size.screens = screens;
-  size.cores_per_feed = decode_seconds_per_frame * frames_per_second *
-                        (screens ? kFeedCostOnScreens : kFeedCostHeadless);
+  const double factor = screens == DemoScreens::wayland ? kFeedCostOnWayland
+                        : screens == DemoScreens::x11   ? kFeedCostOnX
+                                                        : kFeedCostHeadless;
+  size.cores_per_feed = decode_seconds_per_frame * frames_per_second * factor;
   size.feeds = wanted;
   if (!(size.cores_per_feed > 0)) return size;  // nothing measured: as asked
   const double fit = std::floor(kDemoBudgetShare * size.cores / size.cores_per_feed);
@@ -29,7 +31,8 @@ std::string describe(const DemoSize& size) {
   const std::string cost =
       fmt::format("its bars clip decodes in {:.1f} ms of CPU a frame here, so {} feeds {} would "
                   "need ~{:.1f} of {} cores",
-                  size.decode_ms, size.wanted, size.screens ? "on screens" : "decoded",
+                  size.decode_ms, size.wanted,
+                  size.screens == DemoScreens::none ? "decoded" : "on screens",
                   size.cores_per_feed * static_cast<double>(size.wanted), size.cores);
   if (size.feeds >= size.wanted) {
     return fmt::format("demo: {} feeds: {} (within the {:.0f} % it keeps to)", size.feeds, cost,

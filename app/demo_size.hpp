@@ -2,7 +2,7 @@
 // the five as fit in the demo's CPU budget, from what decoding its own bars clip costs here
 // (media/decode_cost.hpp). The demo is judged at <= 75 % of the machine (docs/PERFORMANCE.md);
 // it plans for kDemoBudgetShare, the rest a margin for the model's error.
-//   const DemoSize size = size_demo(5, 0.0097, 29.97, 2, /*screens=*/true);   // 2 feeds
+//   const DemoSize size = size_demo(5, 0.0097, 29.97, 2, DemoScreens::x11);   // 2 feeds
 //   log->info("{}", describe(size));   // what was measured, and how to insist
 #pragma once
 
@@ -15,11 +15,18 @@ namespace hdstream {
 inline constexpr double kDemoBudgetShare = 0.7;
 // A feed costs its decodes times these, everything else of the feed included: its sender
 // (file read, hash, TCP), its receiver (TCP, verify, sound, meters) and, with screens, the
-// multiview's scaling and painting, the panel and the X server. Measured on the demo itself (5
-// feeds for 20 s on 2 cores, AMD EPYC, bars clip 4.1 ms a frame: 0.95 cores decoded and
+// multiview's scaling and painting, the panel and the display server. Measured on the demo
+// itself (5 feeds on 2 cores, AMD EPYC, bars clip 4.1 ms a frame: 0.95 cores decoded and
 // discarded, 1.26 with the multiview and panel under Xvfb, the X server included), rounded up.
+// Under Wayland, Qt's shared-memory buffers and the compositor cost more than an X server:
+// 1.44 cores for the same 5 feeds under weston (pixman), the compositor included.
 inline constexpr double kFeedCostHeadless = 1.7;
-inline constexpr double kFeedCostOnScreens = 2.1;
+inline constexpr double kFeedCostOnX = 2.1;
+inline constexpr double kFeedCostOnWayland = 2.4;
+
+// Where the demo's pictures go: nowhere (decoded and discarded), an X server, a Wayland
+// compositor.
+enum class DemoScreens { none, x11, wayland };
 
 struct DemoSize {
   std::size_t wanted = 0;          // the feeds the demo runs by default
@@ -27,11 +34,11 @@ struct DemoSize {
   double decode_ms = 0;            // one frame of the bars clip, CPU ms
   double cores_per_feed = 0;       // a feed's whole cost, predicted
   unsigned cores = 0;              // of the machine
-  bool screens = false;            // pictures shown (a display), or decoded and discarded
+  DemoScreens screens = DemoScreens::none;
 };
 
 DemoSize size_demo(std::size_t wanted, double decode_seconds_per_frame, double frames_per_second,
-                   unsigned cores, bool screens);
+                   unsigned cores, DemoScreens screens);
 
 // One line for the log: what was measured and why the demo runs fewer feeds than it would.
 std::string describe(const DemoSize& size);

@@ -19,18 +19,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import ROOT, Runner, ffmpeg_feeds, hdstream_media, machine  # noqa: E402
+from run import ROOT, Runner, ffmpeg_feeds, hdstream_media, machine, make_dnxhd_clip  # noqa: E402
 
 FPS = 30000 / 1001
-
-
-def bars_clip(hdstream, work):
-    """The demo's feed-0 clip, made by hdstream itself exactly as `hdstream demo` makes it."""
-    env = dict(os.environ, HDSTREAM_MEDIA_CACHE=str(work))
-    subprocess.run([hdstream, "demo", "--streams", "1", "--duration", "1s", "--output", "null",
-                    "--audio-output", "null", "--log-level", "warn"],
-                   env=env, check=True, timeout=300, stdout=subprocess.DEVNULL)
-    return next(Path(work).glob("bars-sync-dnxhd-*-feed0.mov"))
 
 
 def lavfi_clip(work, name, source):
@@ -56,7 +47,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         size = "size=1920x1080:rate=30000/1001"
         clips = [
-            ("bars (the demo's own, hdstream demo's feed 0)", bars_clip(hdstream, work)),
+            ("bars (the demo's own, hdstream demo's feed 0)", make_dnxhd_clip(hdstream, work)),
             ("noise (harder)", lavfi_clip(work, "noise", f"nullsrc={size},geq=random(1)*255:128:128")),
             ("testsrc2 (easier)", lavfi_clip(work, "testsrc2", f"testsrc2={size}")),
         ]

@@ -93,8 +93,10 @@ def media_section(media):
         w(f"hdstream side not measured: {media.get('why')}.\n")
         return "\n".join(out)
     d = media.get("duration_s")
-    w("Both sides carry and decode **the same frames**: one 10 s 1080p29.97 DNxHD 220 clip "
-      "(ffmpeg `testsrc2`, CID 1238, 917,504 bytes a frame), looped at 29.97 fps for "
+    w("Both sides carry and decode **the same frames**: the demo's own 1080p29.97 DNxHD 220 "
+      "bars clip (as `hdstream demo` makes it: CID 1238, 917,504 bytes a frame, with its "
+      "sound; `bench/decode_clips.py` sets it beside harder and easier content), looped at "
+      "29.97 fps for "
       f"{d} s per feed. hdstream: `hdstream send --format dnxhd220 --source file:clip.mov` "
       "(frames as stored) into `hdstream recv --output null`, which verifies every chunk and "
       "decodes every frame with libavcodec (one decoder thread per feed, the xvid IDCT for "

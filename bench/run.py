@@ -353,14 +353,15 @@ def media_available(hdstream):
     return True, ""
 
 
-def make_dnxhd_clip(directory, seconds):
-    """One clip for both sides: 1080p29.97 DNxHD 220 (CID 1238, 917,504 bytes a frame)."""
-    clip = directory / "dnxhd220.mov"
-    subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                    f"testsrc2=size=1920x1080:rate=30000/1001:duration={seconds}",
-                    "-c:v", "dnxhd", "-b:v", "220M", "-pix_fmt", "yuv422p", str(clip)],
-                   check=True, timeout=300)
-    return clip
+def make_dnxhd_clip(hdstream, directory):
+    """One clip for both sides: the demo's own, as `hdstream demo` makes it (1080p29.97 DNxHD
+    220, CID 1238, 917,504 bytes a frame: scrolling bars, the feed's number, a flash and a beep
+    once a second, 2 s looped). bench/decode_clips.py compares it with harder and easier ones."""
+    env = dict(os.environ, HDSTREAM_MEDIA_CACHE=str(directory))
+    subprocess.run([str(hdstream), "demo", "--streams", "1", "--duration", "1s", "--output",
+                    "null", "--audio-output", "null", "--log-level", "warn"],
+                   env=env, check=True, timeout=300, stdout=subprocess.DEVNULL)
+    return next(Path(directory).glob("bars-sync-dnxhd-*-feed0.mov"))
 
 
 def last_progress_frame(text):
@@ -445,7 +446,7 @@ def run_media(runner, duration_s, work, reps, steps):
     available, why = media_available(runner.hdstream)
     result = {"available": available, "why": why, "duration_s": duration_s}
     try:
-        clip = make_dnxhd_clip(work, 10)
+        clip = make_dnxhd_clip(runner.hdstream, work)
     except (subprocess.SubprocessError, OSError) as error:
         result["ffmpeg_error"] = str(error)
         return result

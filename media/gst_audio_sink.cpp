@@ -226,7 +226,10 @@ void GstAudioSink::picture_ready(std::uint64_t sample, std::int64_t ready_ns) {
   // The room this picture had: how long before it must be shown (a delay before its sound).
   const std::int64_t room = plays_at_locked(sample) - delay - ready_ns;
   steer_room_ns_ = steer_frames_ == 0 ? room : std::min(steer_room_ns_, room);
-  if (++steer_frames_ < kSteerFrames) return;
+  // The first correction after half a second of pictures (the clock settles on the path within
+  // the first second), then one a second.
+  if (++steer_frames_ < (steered_ ? kSteerFrames : kSteerFrames / 2)) return;
+  steered_ = true;
   // A dead band, so that the clock holds still through the pictures' ordinary jitter (a
   // decode's time varies by a few ms): it moves later only for a picture more than a few ms
   // late (shown that much behind its sound), earlier only when every picture of the second had

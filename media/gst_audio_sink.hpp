@@ -71,11 +71,13 @@ class GstAudioSink {
   std::optional<std::int64_t> plays_at_ns(std::uint64_t sample) const;
   // The picture of the frame whose sound starts at `sample` was decoded at `ready_ns` (steady
   // clock); the caller shows it kSoundPlayoutDelay before its sound plays (plays_at_ns), or at
-  // once if it is later than that. Over each second of pictures the sound's clock is steered so
-  // that the latest-ready picture of the second was ready just in time: later at once when one
-  // was late (it would have been shown behind its sound), earlier when all had room (less
-  // latency). The pictures' own path (network, decode queue, decode) sets when the
-  // sound plays, and the pictures wait for it: both follow one clock.
+  // once if it is later than that. After the first half second of pictures, then over each
+  // second, the sound's clock is steered so that the latest-ready picture would have been ready
+  // a 10 ms margin ahead: later at once when one was more than 5 ms late (it would have been
+  // shown behind its sound), earlier when all had more than 30 ms to spare (less latency), and
+  // not at all between (a decoder's ordinary jitter). The pictures' own path (network, decode
+  // queue, decode) sets when the sound plays, and the pictures wait for it: both follow one
+  // clock.
   void picture_ready(std::uint64_t sample, std::int64_t ready_ns);
   std::uint64_t resyncs() const { return resyncs_; }
   // What the sink is: "autoaudiosink", "fakesink (no sound device)", "alsasink hw:1,0".
@@ -102,7 +104,7 @@ class GstAudioSink {
   static constexpr int kSteerFrames = 30;
   std::int64_t steer_room_ns_ = 0;
   int steer_frames_ = 0;
-  bool steered_ = false;                 // the first correction was made
+  bool steered_ = false;                 // the first half second's correction was made
   mutable std::int64_t latency_ns_ = 0;  // the pipeline's, asked once a second
   mutable std::int64_t latency_asked_ns_ = 0;
   mutable std::mutex mutex_;  // play() on the network strand, picture_shown() on the decoder's

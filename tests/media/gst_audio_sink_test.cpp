@@ -66,39 +66,43 @@ TEST(GstAudioSink, SilenceIsPlayedButNotHeard) {
   sink.finish();
 }
 
-// The pictures steer the sound's clock each second (30 pictures here): not through the ordinary
-// jitter of their decode times, later for a picture that was late, earlier when every picture
-// had far more room than it needed. The samples asked about are not pushed yet, so their
-// times follow the clock.
+// The pictures steer the sound's clock, after their first half second and then each second (30
+// pictures here): not through the ordinary jitter of their decode times, later for a picture
+// that was late, earlier when every picture had far more room than it needed. The samples asked
+// about are not pushed yet, so their times follow the clock.
 TEST(GstAudioSink, PicturesSteerTheClockOnlyBeyondTheirJitter) {
   GstAudioSink sink("null", kStereo16);
   play(sink, 0, 1);  // the first samples set the clock
   const std::int64_t delay = std::chrono::nanoseconds(kSoundPlayoutDelay).count();
   std::uint64_t next = 100;  // in frames, well past what was pushed
-  // A second of pictures, each ready `room(i)` before it must be shown (a delay before its
-  // sound); returns how far the clock moved (positive: later).
-  const auto second = [&](auto room) {
+  // `count` pictures, each ready `room(i)` before it must be shown (a delay before its sound);
+  // returns how far the clock moved (positive: later).
+  const auto pictures = [&](int count, auto room) {
     const std::uint64_t probe = 1000 * kChunk;
     const std::int64_t before = *sink.plays_at_ns(probe);
-    for (int i = 0; i < 30; ++i, ++next) {
+    for (int i = 0; i < count; ++i, ++next) {
       const std::uint64_t sample = next * kChunk;
       sink.picture_ready(sample, *sink.plays_at_ns(sample) - delay - room(i));
     }
     return *sink.plays_at_ns(probe) - before;
   };
   constexpr std::int64_t ms = 1'000'000;
-  // Decode times that vary by 15 ms, every picture with 12 to 27 ms to spare: held still.
-  EXPECT_NEAR(second([](int i) { return (12 + 5 * (i % 4)) * ms; }), 0, ms / 2);
-  EXPECT_EQ(sink.resyncs(), 0u);
-  // One picture 2 ms late, within the dead band: still held.
-  EXPECT_NEAR(second([](int i) { return i == 7 ? -2 * ms : 15 * ms; }), 0, ms / 2);
-  EXPECT_EQ(sink.resyncs(), 0u);
-  // One picture 20 ms late: the sound moves 30 ms later (the 20 and a 10 ms margin) at once.
-  EXPECT_NEAR(second([](int i) { return i == 7 ? -20 * ms : 15 * ms; }), 30 * ms, ms / 2);
+  // The first half second: every picture with 60 ms or more to spare, so the clock comes 50 ms
+  // earlier at once, leaving a 10 ms margin.
+  EXPECT_NEAR(pictures(15, [](int i) { return (60 + i) * ms; }), -50 * ms, ms / 2);
   EXPECT_EQ(sink.resyncs(), 1u);
-  // Every picture with 50 ms or more to spare: 40 ms earlier, leaving the margin.
-  EXPECT_NEAR(second([](int i) { return (50 + i) * ms; }), -40 * ms, ms / 2);
+  // Then a second at a time. Decode times that vary by 15 ms, every picture with 12 to 27 ms to
+  // spare: held still.
+  EXPECT_NEAR(pictures(30, [](int i) { return (12 + 5 * (i % 4)) * ms; }), 0, ms / 2);
+  // One picture 2 ms late, within the dead band: still held.
+  EXPECT_NEAR(pictures(30, [](int i) { return i == 7 ? -2 * ms : 15 * ms; }), 0, ms / 2);
+  EXPECT_EQ(sink.resyncs(), 1u);
+  // One picture 20 ms late: the sound moves 30 ms later (the 20 and the margin) at once.
+  EXPECT_NEAR(pictures(30, [](int i) { return i == 7 ? -20 * ms : 15 * ms; }), 30 * ms, ms / 2);
   EXPECT_EQ(sink.resyncs(), 2u);
+  // Every picture with 50 ms or more to spare: 40 ms earlier, leaving the margin.
+  EXPECT_NEAR(pictures(30, [](int i) { return (50 + i) * ms; }), -40 * ms, ms / 2);
+  EXPECT_EQ(sink.resyncs(), 3u);
   sink.finish();
 }
 
