@@ -22,8 +22,6 @@
 namespace hdstream {
 namespace {
 
-// The demo's default: as many of its feeds as this machine decodes (and shows) within the
-// demo's CPU budget, said in one line when that is fewer; --streams or --source decide alone.
 // Where the pictures go when the demo shows them: Qt's choice of platform (QT_QPA_PLATFORM, else
 // Wayland where only a compositor is there).
 DemoScreens demo_screens(bool shown) {
@@ -40,6 +38,9 @@ DemoScreens demo_screens(bool shown) {
   return DemoScreens::x11;
 }
 
+// The demo's default: as many of its feeds as this machine decodes (and shows) within the
+// demo's CPU budget, said in one line (a warning when that is fewer); --streams or --source
+// decide alone.
 std::size_t demo_streams(const DemoOptions& options, const FormatPreset& format,
                          DemoScreens screens) {
   if (options.streams_given || !options.sources.empty() || format.default_source != "bars" ||

@@ -28,19 +28,19 @@ DemoSize size_demo(std::size_t wanted, double decode_seconds_per_frame, double f
 }
 
 std::string describe(const DemoSize& size) {
-  const std::string cost =
-      fmt::format("its bars clip decodes in {:.1f} ms of CPU a frame here, so {} feeds {} would "
-                  "need ~{:.1f} of {} cores",
-                  size.decode_ms, size.wanted,
-                  size.screens == DemoScreens::none ? "decoded" : "on screens",
-                  size.cores_per_feed * static_cast<double>(size.wanted), size.cores);
+  const std::string cost = fmt::format(
+      "its bars clip decodes in {:.1f} ms of CPU a frame here, so {} feeds {} would "
+      "need ~{:.1f} of {} cores",
+      size.decode_ms, size.wanted, size.screens == DemoScreens::none ? "decoded" : "on screens",
+      size.cores_per_feed * static_cast<double>(size.wanted), size.cores);
   if (size.feeds >= size.wanted) {
     return fmt::format("demo: {} feeds: {} (within the {:.0f} % it keeps to)", size.feeds, cost,
                        kDemoBudgetShare * 100);
   }
-  return fmt::format("demo: {} of {} feeds: {} and the demo keeps to {:.0f} % (--streams {} runs "
-                     "them all)",
-                     size.feeds, size.wanted, cost, kDemoBudgetShare * 100, size.wanted);
+  return fmt::format(
+      "demo: {} of {} feeds: {} and the demo keeps to {:.0f} % (--streams {} runs "
+      "them all)",
+      size.feeds, size.wanted, cost, kDemoBudgetShare * 100, size.wanted);
 }
 
 }  // namespace hdstream

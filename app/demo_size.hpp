@@ -29,11 +29,11 @@ inline constexpr double kFeedCostOnWayland = 2.4;
 enum class DemoScreens { none, x11, wayland };
 
 struct DemoSize {
-  std::size_t wanted = 0;          // the feeds the demo runs by default
-  std::size_t feeds = 0;           // those that fit (at least one)
-  double decode_ms = 0;            // one frame of the bars clip, CPU ms
-  double cores_per_feed = 0;       // a feed's whole cost, predicted
-  unsigned cores = 0;              // of the machine
+  std::size_t wanted = 0;     // the feeds the demo runs by default
+  std::size_t feeds = 0;      // those that fit (at least one)
+  double decode_ms = 0;       // one frame of the bars clip, CPU ms
+  double cores_per_feed = 0;  // a feed's whole cost, predicted
+  unsigned cores = 0;         // of the machine
   DemoScreens screens = DemoScreens::none;
 };
 

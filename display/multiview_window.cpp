@@ -41,7 +41,8 @@ MultiviewWindow::MultiviewWindow(QScreen* screen, std::optional<Grid> grid,
   // A new picture repaints its own tile: five feeds at 29.97 fps repainted the whole window
   // (every tile, label and meter) ~150 times a second.
   for (std::size_t i = 0; i < views_.size(); ++i) {
-    views_[i]->attach(repaint_request(this, [i](MultiviewWindow& window) { window.repaint_tile(i); }));
+    views_[i]->attach(
+        repaint_request(this, [i](MultiviewWindow& window) { window.repaint_tile(i); }));
   }
   // Labels, health and NO SIGNAL move without new pictures: refreshed 5 times a second.
   QObject::connect(&timer_, &QTimer::timeout, this, [this] { refresh(); });

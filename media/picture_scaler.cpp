@@ -35,15 +35,14 @@ void PictureScaler::scale(const Picture& picture, int width, int height, std::ui
     const bool shrinks = width <= picture.width && height <= picture.height;
     const int flags = same_size ? SWS_POINT : shrinks ? SWS_AREA : SWS_BILINEAR;
     sws_freeContext(context_);
-    context_ = sws_getContext(picture.width, picture.height, source, width, height,
-                              AV_PIX_FMT_BGRA, flags, nullptr, nullptr, nullptr);
+    context_ = sws_getContext(picture.width, picture.height, source, width, height, AV_PIX_FMT_BGRA,
+                              flags, nullptr, nullptr, nullptr);
     if (!context_) throw MediaError("display: libswscale cannot convert this picture to RGB");
     // Broadcast levels in (limited range), full-range RGB out; the HD matrix from 720 lines up.
     // Once per geometry: the call rebuilds the conversion tables.
-    const int* matrix =
-        sws_getCoefficients(picture.height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601);
-    sws_setColorspaceDetails(context_, matrix, /*srcRange=*/0, matrix, /*dstRange=*/1, 0,
-                             1 << 16, 1 << 16);
+    const int* matrix = sws_getCoefficients(picture.height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601);
+    sws_setColorspaceDetails(context_, matrix, /*srcRange=*/0, matrix, /*dstRange=*/1, 0, 1 << 16,
+                             1 << 16);
     geometry_ = geometry;
   }
   constexpr int kBlockPixels = 16;  // libswscale's widest store, with room to spare

@@ -30,7 +30,7 @@ TEST(DemoSize, ASlowerMachineRunsWhatFitsAndScreensCostMore) {
 TEST(DemoSize, AlwaysAtLeastOneFeedAndNeverMoreThanWanted) {
   EXPECT_EQ(size_demo(5, 1.0, kFps, 2, DemoScreens::x11).feeds, 1u);  // a second a frame: still one
   EXPECT_EQ(size_demo(3, 0.0001, kFps, 64, DemoScreens::x11).feeds, 3u);
-  EXPECT_EQ(size_demo(5, 0.0, kFps, 2, DemoScreens::x11).feeds, 5u);  // nothing measured: as asked
+  EXPECT_EQ(size_demo(5, 0.0, kFps, 2, DemoScreens::x11).feeds, 5u);   // nothing measured: as asked
   EXPECT_EQ(size_demo(5, 0.01, kFps, 0, DemoScreens::x11).feeds, 1u);  // no core count: one core
 }
 

@@ -162,10 +162,9 @@ TEST(Demo, OnAnXScreenEveryFeedIsShownHealthyInSyncAndWhole) {
   const auto dir = test::scratch_dir("demo-x");
   auto x = test::XServer::xvfb({"1920x1080"}, dir);
   std::string why;
-  const DemoRun run = run_demo("x", {x->environment(), "WAYLAND_DISPLAY=", "QT_QPA_PLATFORM="},
-                               [&](std::size_t feeds) {
-                                 return every_tile_healthy(x->capture(0), feeds, why);
-                               });
+  const DemoRun run =
+      run_demo("x", {x->environment(), "WAYLAND_DISPLAY=", "QT_QPA_PLATFORM="},
+               [&](std::size_t feeds) { return every_tile_healthy(x->capture(0), feeds, why); });
   EXPECT_TRUE(run.watched) << why;
   expect_a_clean_show(run);
 }
@@ -190,8 +189,8 @@ TEST(Demo, OnWaylandEveryFeedIsShownHealthyInSyncAndWhole) {
       return false;
     }
   });
-  EXPECT_TRUE(run.watched) << green << " pixels of healthy borders for " << run.feeds
-                           << " feeds " << why;
+  EXPECT_TRUE(run.watched) << green << " pixels of healthy borders for " << run.feeds << " feeds "
+                           << why;
   expect_a_clean_show(run);
 }
 
