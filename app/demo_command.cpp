@@ -65,29 +65,28 @@ int run_demo(const DemoOptions& requested) {
   const PresetStore store = load_presets(requested.common.config_file);
   const FormatPreset format = resolve_format(store, requested.format);
   const bool gui = want_gui(requested.common, /*default_on=*/true);
-  bool screens = false;
-  for (const auto& spec : requested.outputs) {
-    screens |= spec == "auto" ? display_available() : spec != "null" && !spec.starts_with("file:");
+  // Moving pictures when there is a screen; otherwise decode and discard (still proves the
+  // decoders keep up). Synthetic feeds are not video: nothing to decode.
+  // With a screen, "auto" is a multiview beside the panel: every feed at a glance, with the
+  // numbers next to it.
+  std::vector<std::string> output_specs = requested.outputs;
+  bool auto_multiview = false;
+  bool screens = gui;
+  for (auto& spec : output_specs) {
+    if (spec == "auto") {
+      auto_multiview = display_available();
+      spec = auto_multiview ? "multiview" : "null";
+    }
+    screens |= spec != "null" && !spec.starts_with("file:");
   }
   DemoOptions options = requested;
-  options.streams = demo_streams(requested, format, demo_screens(screens || gui));
+  options.streams = demo_streams(requested, format, demo_screens(screens));
   CommandRun run(options.common);
   // Sender lines only in JSON: the text console shows the receiving side.
   StatsRegistry& sent =
       run.add_registry(Role::send, options.streams, "tcp", {.lines = Lines::json_only});
   StatsRegistry& received = run.add_registry(Role::recv, options.streams, "tcp");
 
-  // Moving pictures when there is a screen; otherwise decode and discard (still proves the
-  // decoders keep up). Synthetic feeds are not video: nothing to decode.
-  // With a screen, "auto" is a multiview beside the panel: every feed at a glance, with the
-  // numbers next to it.
-  std::vector<std::string> output_specs = options.outputs;
-  bool auto_multiview = false;
-  for (auto& spec : output_specs) {
-    if (spec != "auto") continue;
-    auto_multiview = display_available();
-    spec = auto_multiview ? "multiview" : "null";
-  }
   MediaOutput media;
   try {
     media = parse_outputs(output_specs, options.streams, options.fullscreen, options.layout);
