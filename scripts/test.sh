@@ -30,19 +30,45 @@ report() {
 trap report EXIT
 
 stage "packages + build (normal)" bash scripts/build.sh
-stage "tests (normal)" ctest --preset default -j "$(nproc)" "$@"
+
+# The sanitizer trees build while the normal stage's tests run. Those tests move frames in real
+# time and leave much of the CPU idle; the builds take only what is idle: SCHED_IDLE and nice 19,
+# in a session of their own whose scheduling group (autogroup) has the lowest weight, so that a
+# running test never waits for a compiler. What is left of the builds finishes after the tests.
+sanitizers=1
+if [ "${HDSTREAM_SKIP_ASAN:-0}" = 1 ] && [ "${HDSTREAM_SKIP_TSAN:-0}" = 1 ]; then sanitizers=0; fi
+if [ $sanitizers = 1 ]; then
+  setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null || true
+                  exec chrt --idle 0 nice -n 19 bash scripts/build-sanitizers.sh' \
+    >build/sanitizer-builds.log 2>&1 &
+  builds=$!
+fi
+tests_start=$SECONDS
+normal_tests=0
+ctest --preset default -j "$(nproc)" "$@" || normal_tests=$?
+stages+=("$(printf '%-34s %6d s' "tests (normal)" $((SECONDS - tests_start)))")
+if [ $normal_tests != 0 ]; then
+  [ $sanitizers = 0 ] || kill -- -$builds 2>/dev/null || true
+  exit $normal_tests
+fi
+if [ $sanitizers = 1 ]; then
+  waited=$SECONDS
+  builds_status=0
+  wait $builds || builds_status=$?
+  while IFS=$'\t' read -r name seconds; do
+    stages+=("$(printf '%-34s %6d s  (from the start of the tests)' "$name" "$seconds")")
+  done <build/sanitizer-build-times.txt
+  stages+=("$(printf '%-34s %6d s' "  of which after the tests" $((SECONDS - waited)))")
+  if [ $builds_status != 0 ]; then
+    tail -40 build/sanitizer-builds.log
+    echo "test.sh: the sanitizer builds failed; see build/sanitizer-builds.log"
+    exit $builds_status
+  fi
+fi
 
 # The unit and loopback integration tests again under ASan + UBSan (build-asan/, preset asan).
 # HDSTREAM_SKIP_ASAN=1 skips this stage.
 if [ "${HDSTREAM_SKIP_ASAN:-0}" != 1 ]; then
-  cmake --preset asan >/dev/null
-  # Only what these tests need (the Qt panel tests, WAN runner and link emulator are skipped).
-  stage "build (ASan + UBSan)" cmake --build --preset asan --target hdstream protocol_tests \
-    transport_tests presets_tests fuzz_regressions_tests stats_tests common_tests \
-    pipeline_tests media_tests telemetry_tests \
-    fuzz_replay_wire_reassembler fuzz_replay_handshake fuzz_replay_receiver_reports \
-    fuzz_replay_presets fuzz_replay_audio_block security_process_tests loopback_tests mux_tests \
-    mux_unit_tests feedback_tests display_layout_tests acceptance_tests
   # Every unit test, GStreamer's included (their LeakSanitizer set-up: GSTREAMER in
   # tests/CMakeLists.txt, lsan.supp). The micro-benchmark smoke run is not built here; it runs in
   # the normal build above.
@@ -56,9 +82,5 @@ fi
 # preset tsan; suppressions in tsan.supp). A data race aborts the process (halt_on_error), so the
 # test fails with the report in its output. HDSTREAM_SKIP_TSAN=1 skips this stage.
 if [ "${HDSTREAM_SKIP_TSAN:-0}" != 1 ]; then
-  cmake --preset tsan >/dev/null
-  stage "build (TSan)" cmake --build --preset tsan --target hdstream common_tests \
-    transport_tests mtcp_transport_tests loopback_tests security_process_tests feedback_tests \
-    check_probe_tests
   stage "tests (TSan)" ctest --preset tsan -R "$(grep -v '^#' scripts/tsan-tests.txt | paste -sd'|')"
 fi
