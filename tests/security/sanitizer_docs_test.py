@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Pins docs/SECURITY.md to what actually runs: every fuzz target (tests/fuzz, fuzz/), every
-binary the ASan and TSan stages of scripts/test.sh build, and every test pattern of
-scripts/asan-integration-tests.txt and scripts/tsan-tests.txt must be named in it.
+binary the ASan and TSan stages of scripts/test.sh build (scripts/build-sanitizers.sh), and every
+test pattern of scripts/asan-integration-tests.txt and scripts/tsan-tests.txt must be named in it.
    python3 tests/security/sanitizer_docs_test.py SOURCE_DIR"""
 import pathlib
 import re
@@ -30,10 +30,10 @@ def readable(pattern):
 
 
 def build_targets(script, preset):
-    """The --target list of `cmake --build --preset PRESET`, over continuation lines."""
-    match = re.search(rf"cmake --build --preset {preset} --target ((?:.*\\\n)*.*)", script)
+    """The targets of `tree PRESET "NAME" TARGET...`, over continuation lines."""
+    match = re.search(rf'tree {preset} "[^"]*" ((?:.*\\\n)*.*)', script)
     if not match:
-        problems.append(f"scripts/test.sh has no `cmake --build --preset {preset}` line")
+        problems.append(f"scripts/build-sanitizers.sh builds no {preset} tree")
         return []
     return match.group(1).replace("\\\n", " ").split()
 
@@ -43,10 +43,11 @@ for listing in ["asan-integration-tests.txt", "tsan-tests.txt"]:
         if line.strip() and not line.startswith("#"):
             named(readable(line), f"scripts/{listing}: {line}")
 
-script = (root / "scripts/test.sh").read_text()
+builds = (root / "scripts/build-sanitizers.sh").read_text()
 for preset in ["asan", "tsan"]:
-    for target in build_targets(script, preset):
-        named(target, f"scripts/test.sh, {preset} stage")
+    for target in build_targets(builds, preset):
+        named(target, f"scripts/build-sanitizers.sh, {preset} tree")
+script = (root / "scripts/test.sh").read_text()
 for excluded in re.findall(r"-E '\^\(?([^']*?)\)?\$?'", script):
     for pattern in excluded.split("|"):
         named(readable("^" + pattern), "scripts/test.sh, excluded from the asan stage")
