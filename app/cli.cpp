@@ -46,6 +46,7 @@ struct CommonText {
   std::string interval = "1s";
   std::string config;
   std::string key_file;
+  std::string control_key_file;
 };
 
 // Where a receiving command's frames go (--output, repeatable) and how screens show them.
@@ -94,6 +95,14 @@ void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
   command.add_option("--metrics-listen", options.metrics_listen,
                      "Serve /metrics and /stats.json over HTTP on [HOST]:PORT (host 127.0.0.1 "
                      "when only :PORT is given)");
+  command.add_option("--metrics-name", options.metrics_names,
+                     "A name clients reach --metrics-listen by (their Host header), besides its "
+                     "address, localhost and this machine's name; repeatable");
+  command
+      .add_option("--control-key-file", text.control_key_file,
+                  "Key file (mode 600, 64 hex digits) that POST /program needs as "
+                  "'Authorization: Bearer <its text>'; without it HTTP control is off")
+      ->envname("HDSTREAM_CONTROL_KEY_FILE");
   command.add_option("--log-level", options.log_level, "Log level on stderr")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
@@ -131,6 +140,13 @@ void finish_common(const CLI::App& command, CommonOptions& options, const Common
   }
   if (!text.config.empty()) options.config_file = text.config;
   options.key_file = text.key_file;
+  if (!text.control_key_file.empty()) {
+    try {
+      options.control_key = load_key_file(text.control_key_file);
+    } catch (const KeyFileError& error) {
+      throw CLI::ValidationError("--control-key-file", error.what());
+    }
+  }
   for (const CLI::Option* option : command.get_options()) {
     if (option->count() > 0) options.explicit_options.insert(option->get_single_name());
   }

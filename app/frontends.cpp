@@ -10,6 +10,7 @@
 #include "media_module/media_module.hpp"
 #include "pipeline/media_sources.hpp"
 #include "telemetry/metrics_server.hpp"
+#include "transport/key_file.hpp"
 
 namespace hdstream {
 namespace {
@@ -130,6 +131,12 @@ void run_with_frontends(Runtime& runtime, const CommonOptions& common,
       server_options.listen = parse_metrics_listen(common.metrics_listen);
     } catch (const EndpointError& error) {
       throw UsageError(std::string("--metrics-listen: ") + error.what());
+    }
+    server_options.guard.names = common.metrics_names;
+    if (common.control_key) {
+      server_options.guard.control_token = [key = *common.control_key](std::string_view token) {
+        return token_matches_key(token, key);
+      };
     }
     if (pictures) {
       server_options.cut_program = pictures->program_cut();

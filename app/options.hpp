@@ -33,6 +33,9 @@ struct CommonOptions {
   std::optional<PresharedKey> key;  // --key-file: sessions authenticate with it (docs/SECURITY.md)
   std::optional<bool> gui;          // --gui / --no-gui; unset: the command's default
   std::string metrics_listen;       // --metrics-listen ADDR; empty: no telemetry server
+  std::vector<std::string> metrics_names;  // --metrics-name: Host names the server answers to
+  // --control-key-file: POST /program needs it as a bearer token; unset: HTTP control is off.
+  std::optional<PresharedKey> control_key;
 };
 
 struct SendOptions {

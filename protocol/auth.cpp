@@ -39,7 +39,9 @@ std::vector<std::byte> message(MessageType type, std::uint16_t stream_id,
 
 }  // namespace
 
-Challenge make_challenge() { return Challenge{kAuthSchemeHmacSha256, random_nonce()}; }
+Challenge make_challenge() {
+  return Challenge{kAuthSchemeHmacSha256, random_nonce()};
+}
 
 Mac auth_mac(const PresharedKey& key, const Nonce& receiver_nonce, const Nonce& sender_nonce,
              std::uint16_t stream_id, std::span<const std::byte> hello_body) {
@@ -69,6 +71,10 @@ AuthResponse answer_challenge(const PresharedKey& key, const Challenge& challeng
   auth.sender_nonce = random_nonce();
   auth.mac = auth_mac(key, challenge.receiver_nonce, auth.sender_nonce, stream_id, hello_body);
   return auth;
+}
+
+bool same_key(const PresharedKey& a, const PresharedKey& b) {
+  return gnutls_memcmp(a.data(), b.data(), kKeyBytes) == 0;
 }
 
 bool verify_auth(const PresharedKey& key, const Challenge& challenge, std::uint16_t stream_id,

@@ -51,6 +51,9 @@ Mac auth_mac(const PresharedKey& key, const Nonce& receiver_nonce, const Nonce& 
 AuthResponse answer_challenge(const PresharedKey& key, const Challenge& challenge,
                               std::uint16_t stream_id, std::span<const std::byte> hello_body);
 
+// Whether two keys are the same, compared in constant time.
+bool same_key(const PresharedKey& a, const PresharedKey& b);
+
 // Recomputes the MAC and compares it in constant time.
 bool verify_auth(const PresharedKey& key, const Challenge& challenge, std::uint16_t stream_id,
                  std::span<const std::byte> hello_body, const AuthResponse& auth);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/printable.hpp"
 #include "protocol/audio_block.hpp"
 #include "protocol/byte_order.hpp"
 #include "protocol/checksum.hpp"
@@ -291,14 +292,11 @@ std::optional<HelloAck> decode_hello_ack(std::span<const std::byte> body) {
 
 std::string named_receiver(const HelloAck& ack) {
   if (ack.status != AckStatus::accepted) return {};
-  std::string name = ack.reason.substr(0, kMaxReceiverNameBytes);
-  std::ranges::replace_if(
-      name,
-      [](char c) {
-        return static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e;
-      },
-      '?');
-  return name;
+  return printable(ack.reason, kMaxReceiverNameBytes);
+}
+
+std::string refusal_reason(const HelloAck& ack) {
+  return printable(ack.reason, kMaxReasonBytes);
 }
 
 std::string older_receiver_hint(const Hello& hello, const HelloAck& ack) {

@@ -131,6 +131,10 @@ inline constexpr std::size_t kMaxReasonBytes = 512;
 std::string named_receiver(const HelloAck& ack);
 inline constexpr std::size_t kMaxReceiverNameBytes = 128;
 
+// The reason a refusing HELLO_ACK gives, safe to print anywhere as named_receiver() is: the
+// receiver may be anyone the sender was pointed at.
+std::string refusal_reason(const HelloAck& ack);
+
 // What a refusal means when the receiver is older than what `hello` asks for (SRT stripes,
 // audio), as a parenthesis to append to the sender's error line; empty otherwise.
 std::string older_receiver_hint(const Hello& hello, const HelloAck& ack);

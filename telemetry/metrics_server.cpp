@@ -46,13 +46,39 @@ std::optional<int> feed_in_query(std::string_view query) {
   return feed;
 }
 
-// POST /program?feed=K.
+http::response<http::string_body> refusal_response(const Refusal& refusal) {
+  auto response =
+      make_response(static_cast<http::status>(refusal.status), refusal.reason + "\n", "text/plain");
+  if (refusal.wants_credentials) {
+    response.set(http::field::www_authenticate, "Bearer realm=\"hdstream\"");
+  }
+  return response;
+}
+
+std::string_view header(const http::request<http::empty_body>& request, std::string_view name) {
+  const auto value = request[boost::beast::string_view(name.data(), name.size())];
+  return {value.data(), value.size()};
+}
+
+// POST /program?feed=K from `peer`, past the guard's check(). Every cut asked for over HTTP,
+// made or refused, is logged once with who asked (rate-limited: a client can repeat it).
 http::response<http::string_body> program_response(const MetricsServerOptions& options,
-                                                   http::verb method, std::string_view query) {
-  if (method != http::verb::post) {
+                                                   const RequestGuard& guard,
+                                                   const http::request<http::empty_body>& request,
+                                                   std::string_view query, const std::string& peer,
+                                                   LogRateLimit& log_limit) {
+  if (request.method() != http::verb::post) {
     auto response = make_response(http::status::method_not_allowed, "only POST\n", "text/plain");
     response.set(http::field::allow, "POST");
     return response;
+  }
+  if (auto refusal = guard.check_control(header(request, "Authorization"))) {
+    if (auto held_back = log_limit.admit()) {
+      log()->warn("program: refused a cut asked for by {}: {}{}", peer,
+                  refusal->status == 401 ? "no control key" : "HTTP control is off",
+                  held_back_note(*held_back));
+    }
+    return refusal_response(*refusal);
   }
   if (!options.cut_program) {
     return make_response(http::status::not_found, "no program output here (--output program)\n",
@@ -66,7 +92,10 @@ http::response<http::string_body> program_response(const MetricsServerOptions& o
   if (auto problem = options.cut_program(*feed)) {
     return make_response(http::status::conflict, *problem + "\n", "text/plain");
   }
-  log()->info("program: cut to feed {} requested over HTTP", *feed);
+  if (auto held_back = log_limit.admit()) {
+    log()->info("program: cut to feed {} asked for over HTTP by {}{}", *feed, peer,
+                held_back_note(*held_back));
+  }
   return make_response(http::status::ok, fmt::format("program: cut to feed {}\n", *feed),
                        "text/plain");
 }
@@ -125,6 +154,7 @@ MetricsServer::MetricsServer(asio::io_context& context, MetricsServerOptions opt
                              Provider provider)
     : context_(context),
       options_(std::move(options)),
+      guard_(options_.guard),
       provider_(std::move(provider)),
       listener_(std::make_shared<TcpListener>(
           context, "metrics", TcpListenerOptions{.max_sessions = options_.max_connections})),
@@ -238,9 +268,25 @@ awaitable<void> MetricsServer::serve(Connection* connection) {
         question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
     target = target.substr(0, question);
 
+    error_code address_ec;
+    const auto reached = stream.socket().local_endpoint(address_ec).address().to_string();
+    const auto peer_endpoint = stream.socket().remote_endpoint(address_ec);
+    const std::string peer = address_ec ? std::string("a client")
+                                        : fmt::format("{}:{}", peer_endpoint.address().to_string(),
+                                                      peer_endpoint.port());
+
     http::response<http::string_body> response;
-    if (target == "/program") {
-      response = program_response(options_, request.method(), query);
+    if (auto refusal = guard_.check({.host = header(request, "Host"),
+                                     .origin = header(request, "Origin"),
+                                     .fetch_site = header(request, "Sec-Fetch-Site")},
+                                    reached)) {
+      if (auto held_back = refusals_log_.admit()) {
+        log()->warn("refused {} {} from {}: {}{}", std::string(request.method_string()), target,
+                    peer, refusal->reason, held_back_note(*held_back));
+      }
+      response = refusal_response(*refusal);
+    } else if (target == "/program") {
+      response = program_response(options_, guard_, request, query, peer, control_log_);
     } else if (request.method() != http::verb::get) {
       response = make_response(http::status::method_not_allowed, "only GET\n", "text/plain");
       response.set(http::field::allow, "GET");

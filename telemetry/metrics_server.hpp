@@ -2,7 +2,9 @@
 // JPEG) over HTTP/1.1 with Boost.Beast, on the run's io_context, and takes POST /program?feed=K
 // (cut the program output) when asked to.
 // Defensive: bounded header size, no request bodies, a deadline per request (slowloris), a cap on
-// concurrent connections; a bad client only ever loses its own connection.
+// concurrent connections; a bad client only ever loses its own connection. Who may ask what is
+// telemetry/request_guard.hpp's: this server's own name in Host, no other origin, and the control
+// key for a cut.
 //   auto server = std::make_shared<MetricsServer>(io, parse_metrics_listen(":9100"), provider);
 //   server->start();  ...  server->stop();
 #pragma once
@@ -18,8 +20,10 @@
 
 #include "common/asio.hpp"
 #include "common/endpoint.hpp"
+#include "common/log_rate_limit.hpp"
 #include "common/tcp_listener.hpp"
 #include "stats/labeled_snapshot.hpp"
+#include "telemetry/request_guard.hpp"
 
 namespace hdstream {
 
@@ -32,9 +36,11 @@ struct MetricsServerOptions {
   std::size_t max_header_bytes = 8 * 1024;
   std::size_t max_connections = 64;
   std::size_t max_requests_per_connection = 1000;
-  // POST /program?feed=K: cut the program output to feed K (a remote operator, a script).
-  // Returns the error to answer with (409), or nothing on success. Unset: 404 (no program
-  // output here). Called on the io_context's threads.
+  // Host names besides the address, and the control key (RequestGuard).
+  RequestGuardOptions guard;
+  // POST /program?feed=K: cut the program output to feed K (a remote operator, a script), for a
+  // request with the control key. Returns the error to answer with (409), or nothing on success.
+  // Unset: 404 (no program output here). Called on the io_context's threads.
   std::function<std::optional<std::string>(int feed)> cut_program;
   // GET /thumbnail?feed=K: feed K's latest thumbnail as a JPEG, or nothing (404) when it has
   // none (not decoded here, or no picture yet). Called on the io_context's threads.
@@ -69,7 +75,10 @@ class MetricsServer : public std::enable_shared_from_this<MetricsServer> {
 
   asio::io_context& context_;
   MetricsServerOptions options_;
+  RequestGuard guard_;
   Provider provider_;
+  LogRateLimit refusals_log_{10, std::chrono::seconds(10)};  // requests a client can repeat
+  LogRateLimit control_log_{20, std::chrono::seconds(10)};
   std::shared_ptr<TcpListener> listener_;  // the accept loop and the open connections
   asio::steady_timer refresh_timer_;
   mutable std::mutex mutex_;  // guards the members below

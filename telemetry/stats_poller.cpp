@@ -4,6 +4,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "common/printable.hpp"
 #include "stats/snapshot_json.hpp"
 #include "telemetry/http_client.hpp"
 
@@ -46,7 +47,11 @@ awaitable<void> StatsPoller::poll_loop(std::size_t index) {
                           std::max(options_.interval * 2, std::chrono::milliseconds(1000)));
     std::vector<LabeledSnapshot> parsed;
     if (reply.error.empty() && reply.status != 200) {
-      reply.error = fmt::format("{} answered HTTP {}", address.to_string(), reply.status);
+      // The body's first line says why (a Host this server does not answer to, ...); printed as
+      // plain ASCII, since the host may be anyone's.
+      const std::string_view body(reply.body);
+      reply.error = fmt::format("{} answered HTTP {}: {}", address.to_string(), reply.status,
+                                printable(body.substr(0, body.find('\n')), 200));
     }
     if (reply.error.empty()) {
       try {

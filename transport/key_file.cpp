@@ -48,6 +48,15 @@ PresharedKey parse_key_text(std::string_view contents, const std::string& origin
   return key;
 }
 
+bool token_matches_key(std::string_view token, const PresharedKey& key) {
+  if (token.size() != 2 * kKeyBytes) return false;  // also keeps raw bytes out
+  try {
+    return same_key(parse_key_text(token, "token"), key);
+  } catch (const KeyFileError&) {
+    return false;
+  }
+}
+
 PresharedKey load_key_file(const std::filesystem::path& path) {
   const std::string name = path.string();
   struct stat info {};

@@ -23,4 +23,8 @@ PresharedKey load_key_file(const std::filesystem::path& path);
 // Parses the file's contents (no permission check); throws KeyFileError naming `origin`.
 PresharedKey parse_key_text(std::string_view contents, const std::string& origin);
 
+// Whether `token` is `key` written as its 64 hex digits (an HTTP bearer token: the control key
+// file's text), compared in constant time. Anything else is false.
+bool token_matches_key(std::string_view token, const PresharedKey& key);
+
 }  // namespace hdstream

@@ -120,7 +120,7 @@ bool SrtSender::connect_and_handshake() {
   if (!ack) return false;
   if (ack->status != AckStatus::accepted) {
     srt_log()->error("stream {}: receiver refused the feed: {}{}{}{}", options_.stream_id,
-                     to_string(ack->status), ack->reason.empty() ? "" : ": ", ack->reason,
+                     to_string(ack->status), ack->reason.empty() ? "" : ": ", refusal_reason(*ack),
                      older_receiver_hint(options_.hello, *ack));
     return false;
   }
@@ -139,7 +139,7 @@ bool SrtSender::connect_and_handshake() {
     if (!stripe_ack) return false;
     if (stripe_ack->status != AckStatus::accepted) {
       srt_log()->error("stream {}: receiver refused stripe {}: {}: {}", options_.stream_id, stripe,
-                       to_string(stripe_ack->status), stripe_ack->reason);
+                       to_string(stripe_ack->status), refusal_reason(*stripe_ack));
       return false;
     }
   }

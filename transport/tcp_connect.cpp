@@ -191,7 +191,7 @@ awaitable<HandshakeOutcome> client_handshake(tcp::socket& socket, std::span<cons
   if (ack->status != AckStatus::accepted) {
     const auto sent = decode_hello(std::span(hello).subspan(kHeaderBytes));
     outcome.error = fmt::format("receiver refused the feed: {}{}{}{}", to_string(ack->status),
-                                ack->reason.empty() ? "" : ": ", ack->reason,
+                                ack->reason.empty() ? "" : ": ", refusal_reason(*ack),
                                 sent ? older_receiver_hint(*sent, *ack) : "");
     co_return outcome;
   }

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/security/process_helpers.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/wayland_server.hpp"
@@ -265,7 +266,8 @@ TEST(DisplayOutput, EveryFeedHasItsOwnWindowAndNoneHidesAnother) {
   EXPECT_EQ(recv.wait(30s), 130) << recv.err();
 }
 
-// POST to the receiver's telemetry port (a remote operator's cut); the status line's code.
+// POST to the receiver's telemetry port (a remote operator's cut, with the receiver's control
+// key: 64 'c's); the status line's code.
 int post(int port, const std::string& target) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
@@ -277,7 +279,8 @@ int post(int port, const std::string& target) {
     return -1;
   }
   const std::string request =
-      "POST " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+      "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+      "\r\nAuthorization: Bearer " + std::string(64, 'c') + "\r\nConnection: close\r\n\r\n";
   ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
   char reply[64] = {};
   const auto n = ::recv(fd, reply, sizeof reply - 1, MSG_WAITALL);
@@ -293,7 +296,8 @@ TEST(ProgramOutput, ACutShowsTheNewFeedWithinTwoFramePeriodsAndNeverBlack) {
   const int metrics = test::free_port();
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "3", "--output",
                       "multiview", "--output", "program:1", "--metrics-listen",
-                      "127.0.0.1:" + std::to_string(metrics), "--duration", "60s"},
+                      "127.0.0.1:" + std::to_string(metrics), "--control-key-file",
+                      test::write_key_file(dir, "control.key", 'c').string(), "--duration", "60s"},
                      dir, "recv", {x->environment()});
   test::Process send(sender(address,
                             {"videotestsrc pattern=red", "videotestsrc pattern=blue",
@@ -355,6 +359,10 @@ TEST(ProgramOutput, ACutShowsTheNewFeedWithinTwoFramePeriodsAndNeverBlack) {
   EXPECT_EQ(send.wait(30s), 130) << send.err();  // interrupted, as an operator ends a show
   EXPECT_EQ(recv.wait(30s), 130) << recv.err();
   EXPECT_NE(recv.err().find("program: feed 0 on air"), std::string::npos) << recv.err();
+  // Each cut asked for over HTTP is logged with who asked.
+  EXPECT_NE(recv.err().find("program: cut to feed 2 asked for over HTTP by 127.0.0.1:"),
+            std::string::npos)
+      << recv.err();
 }
 
 TEST(Multiview, EveryFeedInItsTileLabelledWithHealthAlarmsAndNoSignalWithinASecond) {
@@ -510,17 +518,22 @@ TEST(ProgramOutput, TheProgramsSoundFollowsItsCut) {
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
   const int metrics = test::free_port();
   const auto stats = dir / "r.jsonl";
-  test::Process recv({HDSTREAM_BINARY,    "recv",
-                      "--listen",         address,
-                      "--streams",        "2",
-                      "--output",         "program",
-                      "--audio-output",   "null",
-                      "--metrics-listen", "127.0.0.1:" + std::to_string(metrics),
-                      "--duration",       "60s",
-                      "--stats",          "json",
-                      "--stats-file",     stats.string(),
-                      "--interval",       "250ms"},
+  const std::string key = test::write_key_file(dir, "control.key", 'c').string();
+  // One option and its value a line.
+  // clang-format off
+  test::Process recv({HDSTREAM_BINARY,      "recv",
+                      "--listen",           address,
+                      "--streams",          "2",
+                      "--output",           "program",
+                      "--audio-output",     "null",
+                      "--metrics-listen",   "127.0.0.1:" + std::to_string(metrics),
+                      "--control-key-file", key,
+                      "--duration",         "60s",
+                      "--stats",            "json",
+                      "--stats-file",       stats.string(),
+                      "--interval",         "250ms"},
                      dir, "recv", {x->environment()});
+  // clang-format on
   auto args = sender(address, {"videotestsrc", "videotestsrc"}, "60s");
   args.insert(args.end(), {"--audio-source", "audiotestsrc wave=sine", "--audio-source",
                            "audiotestsrc wave=sine freq=1000"});

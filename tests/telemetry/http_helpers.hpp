@@ -51,7 +51,7 @@ struct RawConnection {
 // One request with "Connection: close"; returns the raw response.
 inline std::string http_exchange(std::uint16_t port, const std::string& target) {
   RawConnection connection(port);
-  connection.send("GET " + target + " HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+  connection.send("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   return connection.read_all();
 }
 

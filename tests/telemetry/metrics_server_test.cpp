@@ -244,23 +244,28 @@ TEST_F(MetricsServerTest, BeastClientFetchesStatsJson) {
 TEST_F(MetricsServerTest, UnknownPathsAndMethodsAreAnswered) {
   EXPECT_EQ(http_exchange(port_, "/nope").rfind("HTTP/1.1 404", 0), 0u);
   RawConnection post(port_);
-  post.send("DELETE /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  post.send("DELETE /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(post.read_all().rfind("HTTP/1.1 405", 0), 0u);
 }
 
-// POST /program?feed=K reaches the program output's cut; anything else is refused with the
-// status that says why, and the cut never sees it.
+// POST /program?feed=K with the control key reaches the program output's cut; anything else is
+// refused with the status that says why, and the cut never sees it.
 TEST_F(MetricsServerTest, ProgramCutsArePostsNamingAFeedAndNothingElseReachesTheCut) {
-  // Without a program output: 404.
-  RawConnection none(port_);
-  none.send("POST /program?feed=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-  EXPECT_EQ(none.read_all().rfind("HTTP/1.1 404", 0), 0u);
+  // Without a control key, HTTP control is off: 403, whatever the request carries.
+  RawConnection off(port_);
+  off.send(
+      "POST /program?feed=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret\r\n"
+      "Connection: close\r\n\r\n");
+  const std::string off_reply = off.read_all();
+  EXPECT_EQ(off_reply.rfind("HTTP/1.1 403", 0), 0u) << off_reply;
+  EXPECT_NE(off_reply.find("HTTP control is off"), std::string::npos) << off_reply;
 
   std::mutex mutex;  // cuts are made on the io_context's threads
   std::vector<int> cuts;
   MetricsServerOptions options;
   options.listen = Endpoint{"127.0.0.1", 0};
   options.request_timeout = 500ms;
+  options.guard.control_token = [](std::string_view token) { return token == "s3cret"; };
   options.cut_program = [&mutex, &cuts](int feed) -> std::optional<std::string> {
     if (feed > 2) return "no feed " + std::to_string(feed) + ": this receiver serves feeds 0 to 2";
     std::lock_guard lock(mutex);
@@ -271,11 +276,21 @@ TEST_F(MetricsServerTest, ProgramCutsArePostsNamingAFeedAndNothingElseReachesThe
                                                 [] { return std::vector<LabeledSnapshot>{}; });
   server->start();
   const auto port = server->local_endpoint().port;
-  auto post = [port](const std::string& target, const std::string& method = "POST") {
+  auto post = [port](const std::string& target, const std::string& method = "POST",
+                     const std::string& token = "s3cret") {
     RawConnection connection(port);
-    connection.send(method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    connection.send(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                    (token.empty() ? "" : "Authorization: Bearer " + token + "\r\n") +
+                    "Connection: close\r\n\r\n");
     return connection.read_all();
   };
+  // Without the key, or with another: 401, asking for a bearer token.
+  for (const std::string token : {"", "s3cre", "S3CRET"}) {
+    const std::string refused = post("/program?feed=1", "POST", token);
+    EXPECT_EQ(refused.rfind("HTTP/1.1 401", 0), 0u) << refused;
+    EXPECT_NE(refused.find("WWW-Authenticate: Bearer realm=\"hdstream\""), std::string::npos)
+        << refused;
+  }
   const std::string ok = post("/program?feed=2");
   EXPECT_EQ(ok.rfind("HTTP/1.1 200", 0), 0u) << ok;
   EXPECT_NE(ok.find("program: cut to feed 2"), std::string::npos) << ok;
@@ -294,13 +309,54 @@ TEST_F(MetricsServerTest, ProgramCutsArePostsNamingAFeedAndNothingElseReachesThe
   EXPECT_NE(get.find("Allow: POST"), std::string::npos) << get;
   server->stop();
   std::lock_guard lock(mutex);
-  EXPECT_EQ(cuts, (std::vector<int>{2, 0}));
+  EXPECT_EQ(cuts, (std::vector<int>{2, 0}));  // the refused ones never reached it
+}
+
+// A web page on the operator's machine, or one whose name was rebound to this address (DNS
+// rebinding), gets nothing: every request names this server in its Host, and none comes from a
+// page of another origin.
+TEST_F(MetricsServerTest, ARequestNamingAnotherHostOrFromAnotherOriginGetsNothing) {
+  auto ask = [](std::uint16_t port, const std::string& target, const std::string& headers) {
+    RawConnection connection(port);
+    connection.send("GET " + target + " HTTP/1.1\r\n" + headers + "Connection: close\r\n\r\n");
+    return connection.read_all();
+  };
+  const std::string own = "Host: 127.0.0.1:" + std::to_string(port_) + "\r\n";
+  for (const char* target : {"/stats.json", "/metrics", "/thumbnail?feed=0", "/"}) {
+    SCOPED_TRACE(target);
+    const std::string rebound = ask(port_, target, "Host: evil.example:9321\r\n");
+    EXPECT_EQ(rebound.rfind("HTTP/1.1 403", 0), 0u) << rebound;
+    EXPECT_NE(rebound.find("'evil.example' is not a name of this server"), std::string::npos);
+    EXPECT_EQ(rebound.find("hdstream_"), std::string::npos);  // no figures
+    EXPECT_EQ(rebound.find("\"streams\""), std::string::npos);
+    const std::string page = ask(port_, target, own + "Origin: http://evil.example\r\n");
+    EXPECT_EQ(page.rfind("HTTP/1.1 403", 0), 0u) << page;
+    EXPECT_NE(page.find("cross-origin requests are refused"), std::string::npos) << page;
+    const std::string image = ask(port_, target, own + "Sec-Fetch-Site: cross-site\r\n");
+    EXPECT_EQ(image.rfind("HTTP/1.1 403", 0), 0u) << image;
+    EXPECT_EQ(ask(port_, target, "").rfind("HTTP/1.1 400", 0), 0u);  // no Host at all
+  }
+  EXPECT_EQ(ask(port_, "/stats.json", own).rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_EQ(ask(port_, "/stats.json", "Host: localhost\r\n").rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_EQ(ask(port_, "/stats.json", "Host: studio-a\r\n").rfind("HTTP/1.1 403", 0), 0u);
+
+  // A name given with --metrics-name is this server's too.
+  MetricsServerOptions options;
+  options.listen = Endpoint{"127.0.0.1", 0};
+  options.guard.names = {"studio-a"};
+  auto named = std::make_shared<MetricsServer>(feeds_->io(), options,
+                                               [] { return std::vector<LabeledSnapshot>{}; });
+  named->start();
+  const auto port = named->local_endpoint().port;
+  EXPECT_EQ(ask(port, "/stats.json", "Host: Studio-A:9100\r\n").rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_EQ(ask(port, "/stats.json", "Host: studio-b\r\n").rfind("HTTP/1.1 403", 0), 0u);
+  named->stop();
 }
 
 TEST_F(MetricsServerTest, ThumbnailsAreJpegsOfTheFeedAskedForAndNothingElse) {
   // Without decoded feeds: 404 for any feed.
   RawConnection none(port_);
-  none.send("GET /thumbnail?feed=0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  none.send("GET /thumbnail?feed=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(none.read_all().rfind("HTTP/1.1 404", 0), 0u);
 
   // A JPEG's bytes, NULs and all, as the board would give them (pipeline/thumbnails is tested
@@ -319,7 +375,8 @@ TEST_F(MetricsServerTest, ThumbnailsAreJpegsOfTheFeedAskedForAndNothingElse) {
   const auto port = server->local_endpoint().port;
   auto ask = [port](const std::string& target, const std::string& method = "GET") {
     RawConnection connection(port);
-    connection.send(method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    connection.send(method + " " + target +
+                    " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     return connection.read_all();
   };
   const std::string ok = ask("/thumbnail?feed=1");
@@ -351,7 +408,7 @@ TEST_F(MetricsServerTest, HostileClientsAreClosedWithoutDisturbingTheServer) {
 
   // Headers far beyond the limit.
   RawConnection huge(port_);
-  std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+  std::string request = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n";
   for (int i = 0; i < 2000; ++i)
     request += "X-Filler-" + std::to_string(i) + ": " + std::string(40, 'a') + "\r\n";
   request += "\r\n";
@@ -363,14 +420,14 @@ TEST_F(MetricsServerTest, HostileClientsAreClosedWithoutDisturbingTheServer) {
 
   // A body where none is allowed.
   RawConnection body(port_);
-  body.send("GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
+  body.send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello");
   closed = false;
   EXPECT_EQ(body.read_all(&closed).find("HTTP/1.1 200"), std::string::npos);
 
   // Slowloris: half a request, then nothing. The server keeps answering others meanwhile and
   // closes the slow one at its deadline (500 ms here).
   RawConnection slow(port_);
-  slow.send("GET /metrics HTTP/1.1\r\nHost: x\r\n");
+  slow.send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n");
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(http_exchange(port_, "/metrics").rfind("HTTP/1.1 200", 0), 0u);
   closed = false;
@@ -383,7 +440,8 @@ TEST_F(MetricsServerTest, HostileClientsAreClosedWithoutDisturbingTheServer) {
   // Keep-alive still works after all that.
   RawConnection keep(port_);
   keep.send(
-      "GET /stats.json HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\nConnection: "
+      "GET /stats.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /metrics HTTP/1.1\r\nHost: "
+      "127.0.0.1\r\nConnection: "
       "close\r\n\r\n");
   const std::string both = keep.read_all();
   EXPECT_EQ(both.rfind("HTTP/1.1 200", 0), 0u);

@@ -48,5 +48,19 @@ TEST(KeyFile, WrongSizePermissionsOrDigitsAreOneClearLine) {
   expect_error(test::scratch_dir("keys-missing") / "none", "No such file");
 }
 
+// The control key's bearer token (--control-key-file): the key's 64 hex digits, nothing else.
+TEST(KeyFile, ATokenMatchesTheKeyOnlyAsItsSixtyFourHexDigits) {
+  const PresharedKey key = parse_key_text(std::string(64, 'a'), "test");
+  EXPECT_TRUE(token_matches_key(std::string(64, 'a'), key));
+  EXPECT_TRUE(token_matches_key(std::string(64, 'A'), key));  // the same bytes
+  EXPECT_FALSE(token_matches_key(std::string(64, 'b'), key));
+  EXPECT_FALSE(token_matches_key(std::string(63, 'a'), key));
+  EXPECT_FALSE(token_matches_key(std::string(65, 'a'), key));
+  EXPECT_FALSE(token_matches_key(std::string(63, 'a').append("g"), key));
+  EXPECT_FALSE(token_matches_key(std::string(63, 'a').append("\n"), key));
+  EXPECT_FALSE(token_matches_key(std::string(32, '\xaa'), key));  // the raw bytes are no token
+  EXPECT_FALSE(token_matches_key("", key));
+}
+
 }  // namespace
 }  // namespace hdstream
