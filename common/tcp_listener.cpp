@@ -38,9 +38,22 @@ Endpoint TcpListener::local_endpoint() const {
   return Endpoint{local.address().to_string(), local.port()};
 }
 
+std::string TcpListener::no_room_for(const asio::ip::address& peer) const {
+  if (sessions_.size() >= options_.max_sessions) {
+    return fmt::format("{} connections already open", sessions_.size());
+  }
+  const auto of_peer = sessions_per_address_.find(peer);
+  if (of_peer != sessions_per_address_.end() &&
+      of_peer->second >= options_.max_sessions_per_address) {
+    return fmt::format("{} connections from {} already open", of_peer->second, peer.to_string());
+  }
+  return {};
+}
+
 awaitable<void> TcpListener::accept_loop(MakeSession make_session) {
   auto log = logger(component_);
   LogRateLimit failures_logged(5, std::chrono::seconds(10));
+  LogRateLimit refusals_logged(5, std::chrono::seconds(10));  // a flood must not flood the log
   for (;;) {
     error_code ec;
     auto socket = co_await acceptor_.async_accept(asio::make_strand(context_), nothrow(ec));
@@ -66,11 +79,17 @@ awaitable<void> TcpListener::accept_loop(MakeSession make_session) {
       }
       continue;
     }
+    error_code peer_ec;
+    const asio::ip::address peer = socket.remote_endpoint(peer_ec).address();
+    if (peer_ec) continue;  // gone already
     {
       std::lock_guard lock(mutex_);
       if (stopped_) co_return;  // the socket closes as it goes out of scope
-      if (sessions_.size() >= options_.max_sessions) {
-        log->warn("refusing a connection: {} already open", sessions_.size());
+      if (const std::string why = no_room_for(peer); !why.empty()) {
+        if (auto held_back = refusals_logged.admit()) {
+          log->warn("refusing a connection from {}: {}{}", peer.to_string(), why,
+                    held_back_note(*held_back));
+        }
         continue;
       }
     }
@@ -85,7 +104,8 @@ awaitable<void> TcpListener::accept_loop(MakeSession make_session) {
     {
       std::lock_guard lock(mutex_);
       if (stopped_) co_return;
-      sessions_.insert(session);
+      sessions_.emplace(session, peer);
+      ++sessions_per_address_[peer];
     }
     launch(std::move(session), std::move(executor));
   }
@@ -110,7 +130,13 @@ void TcpListener::launch(std::shared_ptr<TcpSession> session, asio::any_io_execu
 
 void TcpListener::forget(const std::shared_ptr<TcpSession>& session) {
   std::lock_guard lock(mutex_);
-  sessions_.erase(session);
+  const auto found = sessions_.find(session);
+  if (found == sessions_.end()) return;
+  const auto of_peer = sessions_per_address_.find(found->second);
+  if (of_peer != sessions_per_address_.end() && --of_peer->second == 0) {
+    sessions_per_address_.erase(of_peer);
+  }
+  sessions_.erase(found);
 }
 
 void TcpListener::stop() {
@@ -118,7 +144,7 @@ void TcpListener::stop() {
   {
     std::lock_guard lock(mutex_);
     stopped_ = true;
-    live.assign(sessions_.begin(), sessions_.end());
+    for (const auto& [session, peer] : sessions_) live.push_back(session);
   }
   asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
     error_code ignored;

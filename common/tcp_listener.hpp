@@ -13,10 +13,11 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "common/asio.hpp"
 #include "common/endpoint.hpp"
@@ -36,8 +37,10 @@ class TcpSession {
 };
 
 struct TcpListenerOptions {
-  // Beyond this many live sessions a new connection is closed at once (logged).
+  // Beyond this many live sessions a new connection is closed at once (logged, rate-limited).
   std::size_t max_sessions = std::numeric_limits<std::size_t>::max();
+  // The same for the live sessions of one peer address: one client cannot take every session.
+  std::size_t max_sessions_per_address = std::numeric_limits<std::size_t>::max();
   // Out of file descriptors (EMFILE, ENFILE, ENOBUFS, ENOMEM): accepting again at once would
   // fail again at once, so the loop pauses this long. The connection waits in the backlog.
   std::chrono::milliseconds exhausted_pause{100};
@@ -69,6 +72,8 @@ class TcpListener : public std::enable_shared_from_this<TcpListener> {
 
  private:
   awaitable<void> accept_loop(MakeSession make_session);
+  // Why a connection from `peer` is refused now, or empty when there is room. Under mutex_.
+  std::string no_room_for(const asio::ip::address& peer) const;
   void launch(std::shared_ptr<TcpSession> session, asio::any_io_executor executor);
   void forget(const std::shared_ptr<TcpSession>& session);
 
@@ -78,7 +83,8 @@ class TcpListener : public std::enable_shared_from_this<TcpListener> {
   tcp::acceptor acceptor_;
   asio::steady_timer pause_;  // on the listener's strand
   mutable std::mutex mutex_;  // guards the members below
-  std::unordered_set<std::shared_ptr<TcpSession>> sessions_;
+  std::unordered_map<std::shared_ptr<TcpSession>, asio::ip::address> sessions_;  // -> its peer
+  std::map<asio::ip::address, std::size_t> sessions_per_address_;
   std::uint64_t accept_failures_ = 0;
   bool stopped_ = false;
 };

@@ -157,7 +157,9 @@ MetricsServer::MetricsServer(asio::io_context& context, MetricsServerOptions opt
       guard_(options_.guard),
       provider_(std::move(provider)),
       listener_(std::make_shared<TcpListener>(
-          context, "metrics", TcpListenerOptions{.max_sessions = options_.max_connections})),
+          context, "metrics",
+          TcpListenerOptions{.max_sessions = options_.max_connections,
+                             .max_sessions_per_address = options_.max_connections_per_address})),
       refresh_timer_(asio::make_strand(context)) {
   if (options_.host_label.empty()) options_.host_label = host_name();
 }

@@ -35,6 +35,9 @@ struct MetricsServerOptions {
   std::chrono::milliseconds request_timeout{5000};  // whole request, headers included
   std::size_t max_header_bytes = 8 * 1024;
   std::size_t max_connections = 64;
+  // Per client address: Prometheus, a monitor and a browser need a few; one client holding
+  // connections open cannot lock the others out.
+  std::size_t max_connections_per_address = 8;
   std::size_t max_requests_per_connection = 1000;
   // Host names besides the address, and the control key (RequestGuard).
   RequestGuardOptions guard;

@@ -206,6 +206,35 @@ TEST_F(TcpListenerTest, ConnectionsBeyondTheCapAreClosedAndTheOthersCarryOn) {
   EXPECT_TRUE(echoes(next, 'n'));
 }
 
+// One client holding connections open cannot take every session: another address still gets in.
+TEST_F(TcpListenerTest, ConnectionsFromOneAddressBeyondItsCapAreClosedAndOthersGetIn) {
+  listen(TcpListenerOptions{.max_sessions_per_address = 2});
+  auto from = [this](const char* address) {
+    tcp::socket socket(client_io_);
+    socket.open(tcp::v4());
+    socket.bind(tcp::endpoint(asio::ip::make_address(address), 0));
+    socket.connect(endpoint_);
+    timeval timeout{10, 0};
+    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    return socket;
+  };
+  std::vector<tcp::socket> hog;
+  for (int i = 0; i < 2; ++i) {
+    hog.push_back(from("127.0.0.1"));
+    ASSERT_TRUE(echoes(hog.back(), 'h'));
+  }
+  auto third = from("127.0.0.1");
+  EXPECT_TRUE(closed_by_server(third));
+  auto other = from("127.0.0.2");
+  EXPECT_TRUE(echoes(other, 'o'));
+  for (auto& client : hog) EXPECT_TRUE(echoes(client, 'm'));
+  // The address has room again once one of its connections ends.
+  hog.front().close();
+  ASSERT_TRUE(wait_until([&] { return listener_->live_sessions() == 2; }));
+  auto again = from("127.0.0.1");
+  EXPECT_TRUE(echoes(again, 'a'));
+}
+
 TEST_F(TcpListenerTest, ASessionThatThrowsIsForgottenAndTheListenerCarriesOn) {
   bind();
   int made = 0;
