@@ -18,6 +18,7 @@ extern "C" {
 
 #include "media/av_formats.hpp"
 #include "media/media_error.hpp"
+#include "protocol/feed_limits.hpp"
 
 namespace hdstream {
 namespace {
@@ -81,8 +82,11 @@ FileReader::FileReader(std::string path, const FeedDescriptor& fallback) : path_
       rate = AVRational{static_cast<int>(fallback.frame_rate_num),
                         static_cast<int>(fallback.frame_rate_den)};
     }
-    feed_.frame_rate_num = static_cast<std::uint32_t>(rate.num);
-    feed_.frame_rate_den = static_cast<std::uint32_t>(rate.den);
+    // The closest rate whose terms a HELLO may carry (a container's average can be anything).
+    int num = 0, den = 0;
+    av_reduce(&num, &den, rate.num, rate.den, kMaxFrameRateTerm);
+    feed_.frame_rate_num = static_cast<std::uint32_t>(num);
+    feed_.frame_rate_den = static_cast<std::uint32_t>(std::max(den, 1));
 
     // Measure the rate from the frames themselves (container bit rates are often absent).
     std::vector<std::byte> scratch;

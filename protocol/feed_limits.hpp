@@ -15,6 +15,9 @@ namespace hdstream {
 // docs/PROTOCOL.md). mtcp senders default to 10 x RTT and srt ones to 4 x RTT: 10 s covers a
 // 1 s RTT (a geostationary hop is ~0.6 s), and no live feed is worth holding longer.
 inline constexpr std::uint32_t kMaxLatencyBudgetMs = 10'000;
+// A frame rate's numerator and denominator: every broadcast rate fits (60000/1001), and both
+// stay far inside the int that libavformat and GStreamer take them as.
+inline constexpr std::uint32_t kMaxFrameRateTerm = 1'000'000;
 // Beyond any link hdstream can fill (the same ceiling the SRT stream id accepts).
 inline constexpr std::uint64_t kMaxBitRateBps = 400'000'000'000;
 // The RTT a sender plans for only sizes socket buffers (rate x RTT); a minute is beyond Earth.

@@ -196,7 +196,8 @@ std::string validate_hello(const Hello& hello) {
     }
   }
   if (hello.feed.frame_rate_num == 0 || hello.feed.frame_rate_den == 0 ||
-      hello.feed.frames_per_second() > 1000.0) {
+      hello.feed.frame_rate_num > kMaxFrameRateTerm ||
+      hello.feed.frame_rate_den > kMaxFrameRateTerm || hello.feed.frames_per_second() > 1000.0) {
     return fmt::format("frame rate {}/{} out of range", hello.feed.frame_rate_num,
                        hello.feed.frame_rate_den);
   }

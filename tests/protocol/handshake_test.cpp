@@ -136,6 +136,13 @@ TEST(Handshake, ValidationNamesTheProblem) {
   hello = sample_hello();
   hello.feed.frame_rate_den = 0;
   EXPECT_EQ(validate_hello(hello), "frame rate 30000/0 out of range");
+  // A rate of 1 fps, but terms libavformat would take as negative ints.
+  hello.feed.frame_rate_num = hello.feed.frame_rate_den = 4'000'000'000u;
+  EXPECT_EQ(validate_hello(hello), "frame rate 4000000000/4000000000 out of range");
+  hello.feed.frame_rate_num = hello.feed.frame_rate_den = 1'000'001;
+  EXPECT_NE(validate_hello(hello), "");
+  hello.feed.frame_rate_num = hello.feed.frame_rate_den = 1'000'000;
+  EXPECT_EQ(validate_hello(hello), "");
   hello = sample_hello();
   hello.chunk_bytes = 0;
   EXPECT_NE(validate_hello(hello), "");
