@@ -33,7 +33,17 @@ std::string RecordingNames::claim(const std::string& base) {
     // Created here, exclusively: between a check for the name and the writer's open, another
     // receiver recording into the same directory could take it.
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0 && errno == EEXIST) continue;
+    if (fd < 0 && errno == EEXIST) {
+      // A name in use is kept, unless it is no file at all but a place to write to (a FIFO
+      // another program reads, a device): then the recording is meant to go there.
+      std::error_code ignored;
+      const auto type = std::filesystem::status(path, ignored).type();
+      if (type != std::filesystem::file_type::fifo &&
+          type != std::filesystem::file_type::character) {
+        continue;
+      }
+      return path;
+    }
     // Any other failure (no such directory, no permission) is the writer's to report when it
     // opens the same path.
     if (fd >= 0) ::close(fd);

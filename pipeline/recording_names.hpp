@@ -3,7 +3,8 @@
 // pattern's name (rec/feed0.mov); when that exists, or when the feed's recording must go on in
 // another file (its picture format changed, its sender started over), the next numbered name
 // beside it: rec/feed0-2.mov, rec/feed0-3.mov, ... With --overwrite, files from before this run
-// are replaced, in the same order; this run's own files still never are.
+// are replaced, in the same order; this run's own files still never are. A FIFO or a device at
+// the name is no file to keep but where the recording is meant to go (another program reads it).
 //   RecordingNames names(/*overwrite=*/false);          // one per receiver, shared by its feeds
 //   std::string path = names.claim("rec/feed0.mov");    // "rec/feed0-2.mov" if feed0.mov exists
 #pragma once

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -109,6 +110,15 @@ TEST(RecordingNames, AGivenBackNameLeavesNoEmptyFile) {
   write(dir / "kept.mov", "data");
   RecordingNames::give_back((dir / "kept.mov").string());  // not empty: never removed
   EXPECT_TRUE(fs::exists(dir / "kept.mov"));
+}
+
+TEST(RecordingNames, AFifoOrADeviceAtTheNameIsWhereTheRecordingGoes) {
+  const auto dir = fresh_dir("fifo");
+  const auto fifo = dir / "feed0.mkv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  RecordingNames names;
+  EXPECT_EQ(names.claim(fifo.string()), fifo.string());  // another program reads it
+  EXPECT_EQ(names.claim("/dev/null"), "/dev/null");
 }
 
 TEST(RecordingNames, AMissingDirectoryIsLeftToTheWriterToReport) {
