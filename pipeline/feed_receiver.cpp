@@ -89,7 +89,7 @@ void FeedReceivers::keep_or_finish_media(std::uint16_t stream, Feed& feed, const
     // frames' places in them count from the recording's first frame, so the outage stays a gap,
     // and its sound's gap is written as silence of the same length).
     const auto outage = std::chrono::nanoseconds(
-        feed.broke_at_ns > 0 ? std::max<std::int64_t>(wall_clock_ns() - feed.broke_at_ns, 0) : 0);
+        feed.broke_at_ns > 0 ? std::max<std::int64_t>(steady_clock_ns() - feed.broke_at_ns, 0) : 0);
     const std::string why = recording_break(feed.media_feed, feed.next_seq_at_break, hello, outage);
     const bool records = output_.find(OutputTarget::Kind::file) != nullptr;
     if (why.empty()) {
@@ -145,7 +145,7 @@ void FeedReceivers::session_ended(std::uint16_t stream, bool clean, std::uint64_
     counters.state.store(StreamState::waiting, std::memory_order_relaxed);
     counters.outage.begin(wall_clock_ns());
     feed.next_seq_at_break = next_seq;
-    feed.broke_at_ns = wall_clock_ns();
+    feed.broke_at_ns = steady_clock_ns();
     logger("feed")->warn("stream {}: session lost; waiting for the sender's next session", stream);
     return;
   }

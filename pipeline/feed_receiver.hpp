@@ -46,7 +46,7 @@ class FeedReceivers : public FrameConsumer {
     bool has_latency = false;
     bool ended = false;
     std::uint64_t next_seq_at_break = 0;  // every frame below was delivered or counted
-    std::int64_t broke_at_ns = 0;         // wall clock at the last session's break (0: none)
+    std::int64_t broke_at_ns = 0;         // steady clock at the last session's break (0: none)
     // Video feeds with an --output. Kept open across an outage (its recordings go on in the
     // same files) until the feed ends, resumes in another format, or the receiver stops.
     std::unique_ptr<FeedMedia> media;
