@@ -382,6 +382,10 @@ Finisher add_recv(CLI::App* command) {
               "screen:N (fullscreen on screen N; screen:{stream}: feed i on screen i) or "
               "multiview[:N] (every feed tiled on screen N) or program[:N] (the feed "
               "cut to, on screen N). Repeat it to send every feed to several outputs");
+  command->add_flag("--overwrite", recv->overwrite,
+                    "Recordings (--output file:) replace existing files; without it an existing "
+                    "file is kept and the recording takes the next free numbered name beside it "
+                    "(feed0-2.mov)");
   command
       ->add_option("--decode-queue", recv->decode_queue_frames,
                    "Frames waiting for each decoder before the oldest is dropped")
@@ -433,6 +437,11 @@ Finisher add_recv(CLI::App* command) {
     recv->mux = finish_mux(*mux, recv->transport);
     if (std::ranges::count(recv->outputs, "auto") > 0) {
       throw CLI::ValidationError("--output", "auto is for demo only");
+    }
+    if (recv->overwrite && std::ranges::none_of(recv->outputs, [](const std::string& output) {
+          return output.starts_with("file:");
+        })) {
+      throw CLI::ValidationError("--overwrite", "only applies to --output file:PATTERN");
     }
     recv->debug_decode_delay =
         std::chrono::duration_cast<std::chrono::microseconds>(parse_duration(*decode_delay));

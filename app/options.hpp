@@ -84,6 +84,7 @@ struct RecvOptions {
   std::vector<std::string> outputs{"null"};     // each: null | display | file:PATTERN
   std::string audio_output = "auto";            // feeds with sound: auto | null | ALSA device
   std::chrono::nanoseconds silence_alarm = 5s;  // every channel below -60 dBFS this long
+  bool overwrite = false;  // recordings replace existing files (else: the next numbered name)
   bool fullscreen = false;
   std::string layout;  // multiview tiles, "COLUMNSxROWS"; empty: from the feed count
   std::size_t decode_queue_frames = 8;

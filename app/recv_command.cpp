@@ -22,6 +22,7 @@ int run_recv(const RecvOptions& options) {
   } catch (const SpecError& error) {
     throw UsageError(error.what());
   }
+  media.recording_names = std::make_shared<RecordingNames>(options.overwrite);
   media.audio_output = options.audio_output;
   media.silence_alarm = options.silence_alarm;
   media.queue_frames = options.decode_queue_frames;

@@ -11,6 +11,7 @@ extern "C" {
 #include "common/log.hpp"
 #include "media/av_formats.hpp"
 #include "media/media_error.hpp"
+#include "media/recording_layout.hpp"
 
 namespace hdstream {
 namespace {
@@ -37,7 +38,8 @@ std::string FileWriter::check(const std::string& path, const FeedDescriptor& fee
   return {};
 }
 
-FileWriter::FileWriter(std::string path, const FeedDescriptor& feed) : path_(std::move(path)) {
+FileWriter::FileWriter(std::string path, const FeedDescriptor& feed, FileLayout layout)
+    : path_(std::move(path)) {
   quiet_libav();
   if (auto problem = check(path_, feed); !problem.empty()) throw MediaError(problem);
   try {
@@ -69,7 +71,11 @@ FileWriter::FileWriter(std::string path, const FeedDescriptor& feed) : path_(std
     if (feed.audio.present()) add_audio_stream(feed.audio);
     av_check(avio_open(&format_->pb, path_.c_str(), AVIO_FLAG_WRITE),
              fmt::format("cannot write '{}'", path_));
-    av_check(avformat_write_header(format_, nullptr), fmt::format("start '{}'", path_));
+    AVDictionary* options = nullptr;
+    if (layout == FileLayout::recording) add_recording_layout(&options, *format_->oformat);
+    const int rc = avformat_write_header(format_, &options);
+    av_dict_free(&options);
+    av_check(rc, fmt::format("start '{}'", path_));
   } catch (...) {
     release();
     throw;

@@ -2,7 +2,7 @@
 // decode, no re-encode. Container from the extension: .mov (DNxHD, v210, UYVY), .mxf (DNxHD),
 // .mkv (DNxHD, v210, UYVY). A feed with audio gets a second stream, its PCM as carried
 // (pcm_s16le / pcm_s24le), beside the picture.
-//   FileWriter writer("feed0.mov", hello.feed);          // throws MediaError
+//   FileWriter writer("feed0.mov", hello.feed, FileLayout::recording);   // throws MediaError
 //   writer.write(picture, frame->seq - first_seq);       // ... writer.finish();
 //   writer.write_audio(pcm, first_sample - first_sample_of_the_recording);
 #pragma once
@@ -19,9 +19,14 @@ struct AVPacket;
 
 namespace hdstream {
 
+// A clip has its index at the end (a MOV's sample table: the fastest to read back, see
+// media/file_reader.cpp). A recording stays readable up to about its last second when the
+// process dies (media/recording_layout.hpp: a fragmented MOV).
+enum class FileLayout : std::uint8_t { clip = 1, recording = 2 };
+
 class FileWriter {
  public:
-  FileWriter(std::string path, const FeedDescriptor& feed);
+  FileWriter(std::string path, const FeedDescriptor& feed, FileLayout layout = FileLayout::clip);
   // Finishes the file (writes the index) if finish() was not called.
   ~FileWriter();
   FileWriter(const FileWriter&) = delete;

@@ -72,13 +72,18 @@ TsFeedMedia::TsFeedMedia(std::uint16_t stream, const AVFormatContext& input, int
   }
   for (const auto& target : output.targets) {
     if (target.kind != OutputTarget::Kind::file) continue;
-    const std::string path = substitute_stream(target.file_pattern, stream_);
+    // Each session of a TS is its own recording: a reconnecting caller's TS has its own clock
+    // and may carry other codecs, so it goes on in the next numbered file (never over the last).
+    const std::string path =
+        output.recording_names->claim(substitute_stream(target.file_pattern, stream_));
     try {
+      if (path.empty()) throw MediaError("no free file name for " + target.file_pattern);
       recordings_.push_back(std::make_unique<TsRecording>(path, *input.streams[video_],
                                                           format_.value_or(AudioFormat{})));
       log()->info("stream {}: recording to {}", stream_, path);
     } catch (const MediaError& error) {
       log()->error("stream {}: {}", stream_, error.what());
+      RecordingNames::give_back(path);
     }
   }
 }

@@ -1,7 +1,8 @@
 // A recording of an incoming MPEG-TS (`recv --mux ts --output file:...`): its video packets as
 // they came (no decode, no re-encode; from the first key frame) and its sound as PCM
 // (pcm_s16le/pcm_s24le, what TsAudioDecoder made of it: 302M's samples exactly), in the
-// container the extension names (.mkv, .mov), both on the TS's own clock.
+// container the extension names (.mkv, .mov), both on the TS's own clock, laid out to stay
+// readable up to about its last second if the receiver dies (media/recording_layout.hpp).
 //   TsRecording file("ingest0.mkv", *format->streams[video], sound.format());  // MediaError
 //   file.write_video(*packet, start_pts);  file.write_audio(pcm, sample_index);  file.finish();
 #pragma once

@@ -4,6 +4,7 @@
 #include "common/log.hpp"
 #include "media/formats.hpp"
 #include "media_module/media_module.hpp"
+#include "pipeline/recording_resumption.hpp"
 #include "pipeline/synthetic.hpp"
 
 namespace hdstream {
@@ -59,21 +60,54 @@ void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
                          static_cast<double>(outage_ns) / 1e9);
   }
   if (!output_.decodes()) return;
+  keep_or_finish_media(stream, feed, hello);
+  if (feed.media) {
+    feed.media_open = true;
+    return;
+  }
   if (!is_video(hello.feed.codec)) {
     logger("feed")->warn("stream {}: {} frames are not video; --output {} ignored for it", stream,
                          to_string(hello.feed.codec), output_.describe());
     return;
   }
-  // A new session on the same stream finishes the previous one's file first.
-  if (feed.media) feed.media->finish();
   try {
     feed.media = media_module().make_feed_media(stream, hello, output_, stats_.stream(stream));
+    feed.media_feed = hello.feed;
+    feed.media_open = true;
   } catch (const MediaModuleError& error) {
     // Only with --output null (other outputs load the module at start): the feed is received,
     // verified and counted as before, and not decoded.
     feed.media.reset();
     logger("feed")->error("stream {}: not decoded: {}", stream, error.what());
   }
+}
+
+void FeedReceivers::keep_or_finish_media(std::uint16_t stream, Feed& feed, const Hello& hello) {
+  if (!feed.media) return;
+  if (feed.media_open) {
+    // The sender's next session after a break: the same feed goes on in the same files (its
+    // frames' places in them count from the recording's first frame, so the outage stays a gap,
+    // and its sound's gap is written as silence of the same length).
+    const auto outage = std::chrono::nanoseconds(
+        feed.broke_at_ns > 0 ? std::max<std::int64_t>(steady_clock_ns() - feed.broke_at_ns, 0) : 0);
+    const std::string why = recording_break(feed.media_feed, feed.next_seq_at_break, hello, outage);
+    const bool records = output_.find(OutputTarget::Kind::file) != nullptr;
+    if (why.empty()) {
+      if (records) {
+        logger("feed")->info("stream {}: the same feed from frame {}: its recordings go on", stream,
+                             hello.first_frame_seq);
+      }
+      return;
+    }
+    // Never into the open files: they are finalized as they are, and the feed goes on in new
+    // ones (pipeline/recording_names.hpp).
+    logger("feed")->warn("stream {}: {}{}", stream, why,
+                         records ? "; its recordings go on in new files" : "");
+  }
+  // A feed that ended (END) and starts again: a new recording beside the last.
+  feed.media->finish();
+  feed.media.reset();
+  feed.media_open = false;
 }
 
 void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
@@ -103,17 +137,20 @@ void FeedReceivers::frame_received(std::uint16_t stream, FramePtr frame) {
 
 void FeedReceivers::session_ended(std::uint16_t stream, bool clean, std::uint64_t next_seq) {
   Feed& feed = feeds_[stream];
-  if (feed.media) feed.media->close();  // the worker drains what is queued, then finalizes
   StreamCounters& counters = stats_.stream(stream);
   if (!clean) {
     // An outage: the show goes on. The stream's slot waits for the sender's next session;
     // frames below `next_seq` were delivered or counted, the rest is counted on resumption.
+    // Its media stays open: the next session of the same feed continues its recordings.
     counters.state.store(StreamState::waiting, std::memory_order_relaxed);
     counters.outage.begin(wall_clock_ns());
     feed.next_seq_at_break = next_seq;
+    feed.broke_at_ns = steady_clock_ns();
     logger("feed")->warn("stream {}: session lost; waiting for the sender's next session", stream);
     return;
   }
+  if (feed.media) feed.media->close();  // the worker drains what is queued, then finalizes
+  feed.media_open = false;
   if (feed.ended) return;
   feed.ended = true;
   if (ended_.fetch_add(1) + 1 == feeds_.size() && on_all_ended_) on_all_ended_();

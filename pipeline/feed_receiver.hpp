@@ -21,7 +21,8 @@ namespace hdstream {
 class FeedReceivers : public FrameConsumer {
  public:
   // `on_all_ended` runs once every stream has had a session that ended with END. A session
-  // that broke is an outage, not an end: the stream waits for the sender's next session.
+  // that broke is an outage, not an end: the stream waits for the sender's next session, and
+  // its decoder, sound and recordings wait with it (the outage is a gap in each recording).
   // `output` (default: none) decodes video feeds on a worker per feed and sends them to a sink.
   FeedReceivers(StatsRegistry& stats, std::function<void()> on_all_ended, MediaOutput output = {});
   ~FeedReceivers() override;
@@ -45,8 +46,17 @@ class FeedReceivers : public FrameConsumer {
     bool has_latency = false;
     bool ended = false;
     std::uint64_t next_seq_at_break = 0;  // every frame below was delivered or counted
-    std::unique_ptr<FeedMedia> media;     // video feeds with an --output
+    std::int64_t broke_at_ns = 0;         // steady clock at the last session's break (0: none)
+    // Video feeds with an --output. Kept open across an outage (its recordings go on in the
+    // same files) until the feed ends, resumes in another format, or the receiver stops.
+    std::unique_ptr<FeedMedia> media;
+    FeedDescriptor media_feed;  // the format `media` decodes and records
+    bool media_open = false;    // `media` takes frames: its session is live or broke off
   };
+
+  // Whether `feed`'s open media goes on with the session `hello` starts; if not, finishes it
+  // (its files finalized).
+  void keep_or_finish_media(std::uint16_t stream, Feed& feed, const Hello& hello);
 
   StatsRegistry& stats_;
   std::function<void()> on_all_ended_;

@@ -72,8 +72,9 @@ MediaFeed::MediaFeed(std::uint16_t stream, const Hello& hello, const MediaOutput
   }
   for (const auto& target : output_.targets) {
     if (target.kind != OutputTarget::Kind::file) continue;
-    recorders_.push_back(std::make_unique<Recorder>(
-        stream, hello, target.file_pattern, output_.record_queue_for(hello.feed), counters));
+    recorders_.push_back(
+        std::make_unique<Recorder>(stream, hello, target.file_pattern, output_.recording_names,
+                                   output_.record_queue_for(hello.feed), counters));
   }
   worker_ = std::jthread([this] { run(); });
 }

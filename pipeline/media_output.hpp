@@ -13,6 +13,7 @@
 
 #include "media/picture.hpp"
 #include "pipeline/picture_sink.hpp"
+#include "pipeline/recording_names.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/handshake.hpp"
 
@@ -68,6 +69,10 @@ struct MediaOutput {
   // stalled recordings hold at most 640 MiB.
   std::size_t record_queue_frames = 60;
   std::uint64_t record_queue_bytes = 128ull << 20;
+  // Which file each recording goes into (never one that exists, unless recv --overwrite): one
+  // for the receiver, shared by every copy of its output, so that a feed's next file and another
+  // feed's never take a name this run already wrote.
+  std::shared_ptr<RecordingNames> recording_names = std::make_shared<RecordingNames>();
   int decoder_threads = 1;
 
   // Where decoded pictures go besides the targets: the display layer's windows (screen,

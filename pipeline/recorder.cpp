@@ -31,10 +31,12 @@ void write_silence(FileWriter& writer, const AudioFormat& audio, std::uint64_t s
 }  // namespace
 
 Recorder::Recorder(std::uint16_t stream, const Hello& hello, std::string pattern,
-                   std::size_t queue_frames, StreamCounters& counters)
+                   std::shared_ptr<RecordingNames> names, std::size_t queue_frames,
+                   StreamCounters& counters)
     : stream_(stream),
       hello_(hello),
       pattern_(std::move(pattern)),
+      names_(std::move(names)),
       counters_(counters),
       queue_(queue_frames) {
   worker_ = std::jthread([this] { run(); });
@@ -58,12 +60,15 @@ void Recorder::finish() {
 void Recorder::run() {
   // A file that cannot be opened is logged; the feed's other outputs and the network carry on.
   std::optional<FileWriter> writer;
+  const std::string path = names_->claim(substitute_stream(pattern_, stream_));
   try {
-    writer.emplace(substitute_stream(pattern_, stream_), hello_.feed);
+    if (path.empty()) throw MediaError("no free file name");
+    writer.emplace(path, hello_.feed, FileLayout::recording);
     log()->info("stream {}: recording to {}", stream_, writer->path());
   } catch (const MediaError& error) {
     log()->error("stream {}: --output file:{}: {}; the feed's other outputs continue", stream_,
                  pattern_, error.what());
+    RecordingNames::give_back(path);
   }
   // The sound is written on the feed's sample clock from the recording's first frame on; where
   // frames never came, silence of exactly their length keeps it in step with the picture.
