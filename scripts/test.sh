@@ -22,6 +22,8 @@ stage() {  # stage NAME COMMAND...: runs it and records its wall time
 }
 report() {
   local status=$?
+  # The background builds do not outlive a run that stopped early.
+  [ -z "${builds:-}" ] || kill -- -"$builds" 2>/dev/null || true
   echo
   echo "test.sh: stage times (wall, $(nproc) cores)"
   for line in "${stages[@]}"; do echo "  $line"; done
@@ -34,41 +36,44 @@ stage "packages + build (normal)" bash scripts/build.sh
 # The sanitizer trees build while the normal stage's tests run. Those tests move frames in real
 # time and leave much of the CPU idle; the builds take only what is idle: SCHED_IDLE and nice 19,
 # in a session of their own whose scheduling group (autogroup) has the lowest weight, so that a
-# running test never waits for a compiler. What is left of the builds finishes after the tests.
+# running test never waits for a compiler. What is left of them goes on after the tests: the
+# ASan tree first, whose tests then run while the TSan tree finishes, again at idle priority.
 sanitizers=1
 if [ "${HDSTREAM_SKIP_ASAN:-0}" = 1 ] && [ "${HDSTREAM_SKIP_TSAN:-0}" = 1 ]; then sanitizers=0; fi
+times=build/sanitizer-build-times.txt
+rm -f "$times"
 if [ $sanitizers = 1 ]; then
   setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null || true
                   exec chrt --idle 0 nice -n 19 bash scripts/build-sanitizers.sh' \
     >build/sanitizer-builds.log 2>&1 &
   builds=$!
 fi
+built() {  # built NAME: waits until the background builds finished the tree NAME
+  local start=$SECONDS
+  while ! grep -q "^$1"$'\t' "$times" 2>/dev/null; do
+    if ! kill -0 "$builds" 2>/dev/null; then
+      wait "$builds" || true
+      tail -40 build/sanitizer-builds.log
+      echo "test.sh: the sanitizer builds failed; see build/sanitizer-builds.log"
+      exit 1
+    fi
+    sleep 1
+  done
+  local seconds
+  seconds=$(sed -n "s/^$1"$'\t'"//p" "$times")
+  stages+=("$(printf '%-34s %6d s  (%d s waited for)' "$1" "$seconds" $((SECONDS - start)))")
+}
+
 tests_start=$SECONDS
 normal_tests=0
 ctest --preset default -j "$(nproc)" "$@" || normal_tests=$?
 stages+=("$(printf '%-34s %6d s' "tests (normal)" $((SECONDS - tests_start)))")
-if [ $normal_tests != 0 ]; then
-  [ $sanitizers = 0 ] || kill -- -$builds 2>/dev/null || true
-  exit $normal_tests
-fi
-if [ $sanitizers = 1 ]; then
-  waited=$SECONDS
-  builds_status=0
-  wait $builds || builds_status=$?
-  while IFS=$'\t' read -r name seconds; do
-    stages+=("$(printf '%-34s %6d s  (from the start of the tests)' "$name" "$seconds")")
-  done <build/sanitizer-build-times.txt
-  stages+=("$(printf '%-34s %6d s' "  of which after the tests" $((SECONDS - waited)))")
-  if [ $builds_status != 0 ]; then
-    tail -40 build/sanitizer-builds.log
-    echo "test.sh: the sanitizer builds failed; see build/sanitizer-builds.log"
-    exit $builds_status
-  fi
-fi
+[ $normal_tests = 0 ] || exit $normal_tests
 
 # The unit and loopback integration tests again under ASan + UBSan (build-asan/, preset asan).
 # HDSTREAM_SKIP_ASAN=1 skips this stage.
 if [ "${HDSTREAM_SKIP_ASAN:-0}" != 1 ]; then
+  built "build (ASan + UBSan)"
   # Every unit test, GStreamer's included (their LeakSanitizer set-up: GSTREAMER in
   # tests/CMakeLists.txt, lsan.supp). The micro-benchmark smoke run is not built here; it runs in
   # the normal build above.
@@ -82,5 +87,6 @@ fi
 # preset tsan; suppressions in tsan.supp). A data race aborts the process (halt_on_error), so the
 # test fails with the report in its output. HDSTREAM_SKIP_TSAN=1 skips this stage.
 if [ "${HDSTREAM_SKIP_TSAN:-0}" != 1 ]; then
+  built "build (TSan)"
   stage "tests (TSan)" ctest --preset tsan -R "$(grep -v '^#' scripts/tsan-tests.txt | paste -sd'|')"
 fi

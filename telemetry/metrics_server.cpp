@@ -237,6 +237,64 @@ awaitable<void> MetricsServer::refresh_loop() {
   }
 }
 
+// Answers one request from the client on `socket`: the guard's refusal, or what was asked for.
+struct MetricsServer::Responder {
+  static http::response<http::string_body> respond(MetricsServer& server,
+                                                   const http::request<http::empty_body>& request,
+                                                   const tcp::socket& socket) {
+    const MetricsServerOptions& options = server.options_;
+    std::string_view target(request.target().data(), request.target().size());
+    const auto question = target.find('?');
+    const std::string_view query =
+        question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
+    target = target.substr(0, question);
+
+    error_code ec;
+    const auto reached = socket.local_endpoint(ec).address().to_string();
+    const auto peer_endpoint = socket.remote_endpoint(ec);
+    const std::string peer =
+        ec ? std::string("a client")
+           : fmt::format("{}:{}", peer_endpoint.address().to_string(), peer_endpoint.port());
+
+    if (auto refusal = server.guard_.check({.host = header(request, "Host"),
+                                            .origin = header(request, "Origin"),
+                                            .fetch_site = header(request, "Sec-Fetch-Site")},
+                                           reached)) {
+      if (auto held_back = server.refusals_log_.admit()) {
+        log()->warn("refused {} {} from {}: {}{}", std::string(request.method_string()), target,
+                    peer, refusal->reason, held_back_note(*held_back));
+      }
+      return refusal_response(*refusal);
+    }
+    if (target == "/program") {
+      return program_response(options, server.guard_, request, query, peer, server.control_log_);
+    }
+    if (request.method() != http::verb::get) {
+      auto response = make_response(http::status::method_not_allowed, "only GET\n", "text/plain");
+      response.set(http::field::allow, "GET");
+      return response;
+    }
+    if (target == "/metrics") {
+      return make_response(http::status::ok, prometheus_text(server.latest()),
+                           kPrometheusContentType);
+    }
+    if (target == "/thumbnail") return thumbnail_response(options, query);
+    if (target == "/stats.json") {
+      return make_response(http::status::ok,
+                           stats_document(options.host_label, server.latest()).dump() + "\n",
+                           "application/json");
+    }
+    if (target == "/") {
+      return make_response(http::status::ok,
+                           "hdstream telemetry: /metrics (Prometheus), /stats.json, "
+                           "/thumbnail?feed=K (JPEG); POST /program?feed=K cuts the "
+                           "program output\n",
+                           "text/plain");
+    }
+    return make_response(http::status::not_found, "not found\n", "text/plain");
+  }
+};
+
 awaitable<void> MetricsServer::serve(Connection* connection) {
   auto& stream = connection->stream;
   beast::flat_buffer buffer(options_.max_header_bytes + 1024);
@@ -264,53 +322,9 @@ awaitable<void> MetricsServer::serve(Connection* connection) {
       break;
     }
     const auto& request = parser.get();
-    std::string_view target(request.target().data(), request.target().size());
-    const auto question = target.find('?');
-    const std::string_view query =
-        question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
-    target = target.substr(0, question);
-
-    error_code address_ec;
-    const auto reached = stream.socket().local_endpoint(address_ec).address().to_string();
-    const auto peer_endpoint = stream.socket().remote_endpoint(address_ec);
-    const std::string peer = address_ec ? std::string("a client")
-                                        : fmt::format("{}:{}", peer_endpoint.address().to_string(),
-                                                      peer_endpoint.port());
-
-    http::response<http::string_body> response;
-    if (auto refusal = guard_.check({.host = header(request, "Host"),
-                                     .origin = header(request, "Origin"),
-                                     .fetch_site = header(request, "Sec-Fetch-Site")},
-                                    reached)) {
-      if (auto held_back = refusals_log_.admit()) {
-        log()->warn("refused {} {} from {}: {}{}", std::string(request.method_string()), target,
-                    peer, refusal->reason, held_back_note(*held_back));
-      }
-      response = refusal_response(*refusal);
-    } else if (target == "/program") {
-      response = program_response(options_, guard_, request, query, peer, control_log_);
-    } else if (request.method() != http::verb::get) {
-      response = make_response(http::status::method_not_allowed, "only GET\n", "text/plain");
-      response.set(http::field::allow, "GET");
-    } else if (target == "/metrics") {
-      const auto sources = latest();
-      response = make_response(http::status::ok, prometheus_text(sources), kPrometheusContentType);
-    } else if (target == "/thumbnail") {
-      response = thumbnail_response(options_, query);
-    } else if (target == "/stats.json") {
-      const auto sources = latest();
-      response = make_response(http::status::ok,
-                               stats_document(options_.host_label, sources).dump() + "\n",
-                               "application/json");
-    } else if (target == "/") {
-      response = make_response(http::status::ok,
-                               "hdstream telemetry: /metrics (Prometheus), /stats.json, "
-                               "/thumbnail?feed=K (JPEG); POST /program?feed=K cuts the "
-                               "program output\n",
-                               "text/plain");
-    } else {
-      response = make_response(http::status::not_found, "not found\n", "text/plain");
-    }
+    // Built outside the coroutine: its frame stays small (GCC 12 misreads a large one's
+    // allocation as mismatched, -Wmismatched-new-delete).
+    auto response = Responder::respond(*this, request, stream.socket());
     response.keep_alive(request.keep_alive());
     response.prepare_payload();
     stream.expires_after(options_.request_timeout);

@@ -73,6 +73,7 @@ class MetricsServer : public std::enable_shared_from_this<MetricsServer> {
  private:
   awaitable<void> refresh_loop();
   struct Connection;
+  struct Responder;  // builds a request's response (telemetry/metrics_server.cpp)
   awaitable<void> serve(Connection* connection);  // kept alive by the listener
   void refresh();
 
