@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "tests/app/recorded_file.hpp"
 #include "tests/media/clip_fixture.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
@@ -32,25 +33,6 @@ std::vector<std::string> packet_md5s(const std::filesystem::path& file,
     md5s.push_back(line.substr(line.rfind(',') + 1));
   }
   return md5s;
-}
-
-// ffprobe's codec name and packet count for a file's first video stream ("" / -1 if unreadable).
-std::pair<std::string, long> probe(const std::filesystem::path& file,
-                                   const std::filesystem::path& dir) {
-  const auto out = dir / (file.filename().string() + ".probe");
-  const std::string command =
-      "ffprobe -v error -count_packets -select_streams v:0 -show_entries "
-      "stream=codec_name,nb_read_packets -of default=nw=1 '" +
-      file.string() + "' > '" + out.string() + "'";
-  if (std::system(command.c_str()) != 0) return {"", -1};
-  std::map<std::string, std::string> fields;
-  std::istringstream in(test::read_file(out));
-  for (std::string line; std::getline(in, line);) {
-    auto eq = line.find('=');
-    if (eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return {fields["codec_name"],
-          fields.count("nb_read_packets") ? std::stol(fields["nb_read_packets"]) : -1};
 }
 
 std::vector<nlohmann::json> media_lines(const std::string& text, int stream) {
@@ -116,7 +98,7 @@ TEST_F(MediaLoopback, PassThroughClipIsRecordedBitExactFrameForFrameWhileShown) 
   ASSERT_EQ(source.size(), 30u);
   for (int stream = 0; stream < 2; ++stream) {
     const auto file = dir / ("feed" + std::to_string(stream) + ".mov");
-    const auto [codec, packets] = probe(file, dir);
+    const auto [codec, packets] = test::probe(file, dir);
     EXPECT_EQ(codec, "dnxhd");
     EXPECT_EQ(packets, 90);
     const auto recorded = packet_md5s(file, dir);
@@ -155,7 +137,7 @@ TEST_F(MediaLoopback, RecordingInterruptedBySigintIsStillPlayable) {
 
   auto summary = test::find_line(recv.out(), "summary");
   ASSERT_TRUE(summary);
-  const auto [codec, packets] = probe(dir / "feed0.mkv", dir);
+  const auto [codec, packets] = test::probe(dir / "feed0.mkv", dir);
   EXPECT_EQ(codec, "dnxhd");
   EXPECT_GE(packets, 20);
   EXPECT_EQ(packets, (*summary)["frames"].get<long>());

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/support/process.hpp"
@@ -54,17 +56,29 @@ inline std::vector<RecordedPacket> recorded_packets(const std::filesystem::path&
   return packets;
 }
 
+// ffprobe's codec name and packet count for a file's first video stream ("" / -1 if unreadable).
+inline std::pair<std::string, long> probe(const std::filesystem::path& file,
+                                          const std::filesystem::path& scratch) {
+  const auto out = scratch / (file.filename().string() + ".probe");
+  const std::string command =
+      "ffprobe -v error -count_packets -select_streams v:0 -show_entries "
+      "stream=codec_name,nb_read_packets -of default=nw=1 '" +
+      file.string() + "' > '" + out.string() + "' 2>/dev/null";
+  if (std::system(command.c_str()) != 0) return {"", -1};
+  std::map<std::string, std::string> fields;
+  std::istringstream in(read_file(out));
+  for (std::string line; std::getline(in, line);) {
+    const auto eq = line.find('=');
+    if (eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return {fields["codec_name"],
+          fields.count("nb_read_packets") ? std::stol(fields["nb_read_packets"]) : -1};
+}
+
 // ffprobe's count of the first video stream's packets (-1 if the file is unreadable).
 inline long probed_packets(const std::filesystem::path& file,
                            const std::filesystem::path& scratch) {
-  const auto out = scratch / (file.filename().string() + ".count");
-  const std::string command =
-      "ffprobe -v error -count_packets -select_streams v:0 -show_entries stream=nb_read_packets "
-      "-of csv=p=0 '" +
-      file.string() + "' > '" + out.string() + "' 2>/dev/null";
-  if (std::system(command.c_str()) != 0) return -1;
-  const std::string text = read_file(out);
-  return text.empty() ? -1 : std::stol(text);
+  return probe(file, scratch).second;
 }
 
 }  // namespace hdstream::test
