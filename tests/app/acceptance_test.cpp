@@ -154,7 +154,8 @@ TEST_P(Acceptance, ACleanPathPassesWithEveryFrameAccountedForSecondBySecond) {
   EXPECT_EQ((*line)["verdict"], "pass");
 }
 
-INSTANTIATE_TEST_SUITE_P(Transports, Acceptance, ::testing::Values("tcp", "mtcp", "srt"));
+INSTANTIATE_TEST_SUITE_P(Transports, Acceptance, ::testing::Values("tcp", "mtcp", "srt"),
+                         [](const auto& transport) { return transport.param; });
 
 TEST(AcceptanceVerdict, ACriterionAtTheEdgeFlipsItWithTheFigureThatFailed) {
   const auto dir = test::scratch_dir("acceptance-edge");

@@ -21,15 +21,6 @@ constexpr int kFeeds = 2;          // on stream ids 0 and 1
 constexpr int kStreamsServed = 3;  // stream 2 has no feed
 constexpr double kProbeMbpsPerStream = 40.0;
 
-// A base port with the ports above it free a moment ago (SRT serves stream i on base + i).
-int free_port_range(int count) {
-  for (int attempt = 0; attempt < 20; ++attempt) {
-    const int base = test::free_port();
-    if (base + count < 65000) return base;
-  }
-  return 40000;
-}
-
 std::size_t count_lines(const std::string& text, const std::string& needle) {
   std::size_t count = 0;
   std::istringstream in(text);
@@ -42,7 +33,7 @@ class CapacityProbe : public ::testing::TestWithParam<std::string> {};
 TEST_P(CapacityProbe, MeasuresThePathBesideRunningFeedsWhichLoseNothingAndNeverSeeIt) {
   const std::string transport = GetParam();
   auto dir = test::scratch_dir("check-probe-" + transport);
-  const std::string address = "127.0.0.1:" + std::to_string(free_port_range(kStreamsServed));
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port(kStreamsServed));
   // --latency 1s everywhere: this test is about the probe's isolation, not latency, and SRT
   // drops packets it cannot play within its latency; under ThreadSanitizer on a loaded 2-core
   // machine a process stalls beyond 120 ms (seen: 4 probe frames lost to "too late to play").
@@ -142,7 +133,7 @@ TEST_P(CapacityProbe, MeasuresThePathBesideRunningFeedsWhichLoseNothingAndNeverS
 TEST_P(CapacityProbe, AProbeHelloWithAbsurdValuesIsRefusedInOneLine) {
   const TransportKind kind = *transport_from_string(GetParam());
   auto dir = test::scratch_dir("check-probe-hostile-" + GetParam());
-  const int port = free_port_range(1);
+  const int port = test::free_port(1);
   test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + std::to_string(port),
                       "--streams", "1", "--transport", GetParam()},
                      dir, "recv");
@@ -172,7 +163,8 @@ TEST_P(CapacityProbe, AProbeHelloWithAbsurdValuesIsRefusedInOneLine) {
   EXPECT_EQ(recv.wait(20s), 130) << recv.err();
 }
 
-INSTANTIATE_TEST_SUITE_P(Transports, CapacityProbe, ::testing::Values("tcp", "mtcp", "srt"));
+INSTANTIATE_TEST_SUITE_P(Transports, CapacityProbe, ::testing::Values("tcp", "mtcp", "srt"),
+                         [](const auto& transport) { return transport.param; });
 
 }  // namespace
 }  // namespace hdstream

@@ -176,7 +176,8 @@ TEST_P(MemoryBound, AStrangerCannotMakeTheReceiverAllocateBeyondItsBudgetAndTheF
   EXPECT_LE(budget_lines, 10u) << log;  // of 1 + flood refusals
 }
 
-INSTANTIATE_TEST_SUITE_P(Transports, MemoryBound, ::testing::Values("tcp", "mtcp", "srt"));
+INSTANTIATE_TEST_SUITE_P(Transports, MemoryBound, ::testing::Values("tcp", "mtcp", "srt"),
+                         [](const auto& transport) { return transport.param; });
 
 }  // namespace
 }  // namespace hdstream

@@ -15,10 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +23,7 @@
 extern char** environ;
 
 #include "tests/support/eventually.hpp"
+#include "tests/support/free_port.hpp"
 
 namespace hdstream::test {
 
@@ -107,18 +105,5 @@ class Process {
   std::filesystem::path stdout_path_;
   std::filesystem::path stderr_path_;
 };
-
-// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released).
-inline int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 }  // namespace hdstream::test

@@ -19,6 +19,7 @@
 #include "http_helpers.hpp"
 #include "loopback_feeds.hpp"
 #include "telemetry/stats_poller.hpp"
+#include "tests/support/free_port.hpp"
 #include "tests/support/tcp_relay.hpp"
 
 extern char** environ;
@@ -28,12 +29,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A free loopback port: bound by the kernel, released, then used by a child (a small race that
-// only ever fails loudly, with "cannot listen").
+// A port from tests/support/free_port.hpp, as the Endpoint type holds it.
 std::uint16_t free_port() {
-  asio::io_context io;
-  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-  return acceptor.local_endpoint().port();
+  return static_cast<std::uint16_t>(test::free_port());
 }
 
 // A child hdstream process; interrupted and reaped on destruction.

@@ -114,8 +114,10 @@ TEST_F(WanAcceptance, FrameDelayIsHalfTheEmulatedRttOrTheOneWayDelay) {
   start("rtt = \"400ms\"\nrate = \"1G\"\nmtu = 9000\n");
   // Half the RTT: TCP's smoothed RTT. (A frame of an odd number of segments leaves its last
   // one to the receiver's delayed ACK, which TCP's RTT includes: 20 Mbps frames are 10.)
-  // (A 200 ms path is beyond the default 150 ms criterion: this test is about the figure.)
-  auto [code, r] = run("half-rtt", "20M", "3s", {"--max-delay", "1s"});
+  // (A 200 ms path is beyond the default 150 ms criterion, and a loaded machine can stretch
+  // the 10 ms delay-variation one: this test is about the delay figure, not the verdict.)
+  const std::vector<std::string> figure_only{"--max-delay", "1s", "--max-delay-variation", "1s"};
+  auto [code, r] = run("half-rtt", "20M", "3s", figure_only);
   ASSERT_EQ(code, 0) << r.dump(1);
   for (const auto& p : r["phases"]) {
     EXPECT_EQ(p["delay_basis"], "half_rtt");
@@ -127,8 +129,9 @@ TEST_F(WanAcceptance, FrameDelayIsHalfTheEmulatedRttOrTheOneWayDelay) {
   // ready to its last byte's arrival, so it is the path's 200 ms plus the frame's own time on
   // the 1 Gbps link (20 Mbps / 29.97 fps = 83 kB, 0.67 ms). With cubic the frame leaves as one
   // burst; bbr would pace it out over several ms more (its own choice, not the path's).
-  std::tie(code, r) =
-      run("one-way", "20M", "3s", {"--one-way-delay", "--cc", "cubic", "--max-delay", "1s"});
+  auto one_way = figure_only;
+  one_way.insert(one_way.end(), {"--one-way-delay", "--cc", "cubic"});
+  std::tie(code, r) = run("one-way", "20M", "3s", one_way);
   ASSERT_EQ(code, 0) << r.dump(1);
   const double expected_ms = 200.0 + 20e6 / kFps / 1e9 * 1e3;
   for (const auto& p : r["phases"]) {
@@ -171,6 +174,10 @@ struct LossCase {
   const char* link;  // the [link] table's loss keys
   double mean_loss;  // per packet
 };
+// Named by its case in test names (not by its bytes, which hold pointers).
+void PrintTo(const LossCase& loss, std::ostream* out) {
+  *out << loss.name;
+}
 
 class WanAcceptanceLoss : public WanAcceptance, public ::testing::WithParamInterface<LossCase> {};
 
@@ -237,14 +244,13 @@ TEST_F(WanAcceptance, ALinkFlapShowsAsSeverelyErroredSecondsWhereItHappened) {
         std::ifstream in(file("flap.out"));
         std::stringstream text;
         text << in.rdbuf();
+        // The newest progress line: where the soak is as the cut is made.
         for (const auto& line : test::json_lines(text.str())) {
-          if (line["type"] == "acceptance_progress" && line["phase"] == "soak" &&
-              line["measured_s"].get<double>() >= 4) {
+          if (line["type"] == "acceptance_progress" && line["phase"] == "soak") {
             flap_at = line["measured_s"];
-            return true;
           }
         }
-        return false;
+        return flap_at >= 4;
       },
       60s));
   wan_->set_link_down(true);
