@@ -28,8 +28,8 @@ std::string_view to_string(ChunkResult result) {
 }
 
 namespace {
-// Per frame in flight besides its bytes: the map node, the Frame, its control block and its
-// buffer's kFrameSlackBytes.
+// Per frame in flight besides its bytes: the hash and set nodes, the Frame, its control block and
+// its buffer's kFrameSlackBytes.
 constexpr std::uint64_t kFrameOverheadBytes = 512;
 
 // What the header alone says about a chunk's place in its frame, checked before the frame is
@@ -145,6 +145,7 @@ Reassembler::Slot Reassembler::begin_chunk(const MessageHeader& h, std::int64_t 
     fresh.chunk_count = h.chunk_count;
     fresh.chunks.assign(h.chunk_count, ChunkState::missing);
     it = pending_.emplace(h.frame_seq, std::move(fresh)).first;
+    order_.insert(h.frame_seq);
   }
   Pending& pending = it->second;
   if (auto geometry = check_geometry(pending, h); geometry != ChunkResult::accepted) {
@@ -187,6 +188,7 @@ ChunkResult Reassembler::commit_chunk(const MessageHeader& h, std::int64_t now_n
   ++counters_.chunks_accepted;
   pending.fingerprint += chunk_fingerprint(h.payload_xxh3, h.chunk_index);
   if (pending.complete()) {
+    complete_.insert(h.frame_seq);
     pending.complete_ns = now_ns;
     pending.frame->arrival_ns = now_ns;
     pending.frame->content_fingerprint = pending.fingerprint;
@@ -305,35 +307,38 @@ void Reassembler::drop_head() {
     }
     return;
   }
-  auto head = pending_.begin();
-  if (head->first > next_seq_) {
-    give_up(next_seq_, head->first - next_seq_, nullptr);  // never seen at all
-    next_seq_ = head->first;
+  const std::uint64_t head = *order_.begin();
+  if (head > next_seq_) {
+    give_up(next_seq_, head - next_seq_, nullptr);  // never seen at all
+    next_seq_ = head;
     return;
   }
-  give_up(next_seq_, 1, &head->second);  // seen but incomplete
-  pending_.erase(head);
+  give_up(next_seq_, 1, &pending_.at(head));  // seen but incomplete
+  erase(head);
   ++next_seq_;
+}
+
+void Reassembler::erase(std::uint64_t seq) {
+  pending_.erase(seq);
+  order_.erase(seq);
+  complete_.erase(seq);
 }
 
 bool Reassembler::should_give_up_head(std::int64_t now_ns) const {
   if (finished_) return true;
   if (pending_.size() > config_.max_frames_in_flight) return true;
   // A later frame is complete: wait for the earlier ones no longer than the latency budget.
-  for (const auto& [seq, pending] : pending_) {
-    if (seq != next_seq_ && pending.complete()) {
-      return now_ns - pending.complete_ns >= config_.latency_budget_ns;
-    }
-  }
-  return false;
+  auto later = complete_.begin();
+  if (later != complete_.end() && *later == next_seq_) ++later;
+  if (later == complete_.end()) return false;
+  return now_ns - pending_.at(*later).complete_ns >= config_.latency_budget_ns;
 }
 
 FramePtr Reassembler::pop(std::int64_t now_ns) {
   for (;;) {
-    auto head = pending_.begin();
-    if (head != pending_.end() && head->first == next_seq_ && head->second.complete()) {
-      FramePtr frame = std::move(head->second.frame);
-      pending_.erase(head);
+    if (!complete_.empty() && *complete_.begin() == next_seq_) {
+      FramePtr frame = std::move(pending_.at(next_seq_).frame);
+      erase(next_seq_);
       Settled& settled = settled_[next_seq_ % kSettledFrames];
       settled.seq = next_seq_;
       settled.delivered = true;
@@ -352,14 +357,14 @@ void Reassembler::finish(std::uint64_t frames_sent) {
   finished_ = true;
   end_seq_ = std::max(frames_sent, next_seq_);
   // Chunks of frames the sender says it never produced are inconsistent; drop them now.
-  while (!pending_.empty() && std::prev(pending_.end())->first >= end_seq_) {
-    pending_.erase(std::prev(pending_.end()));
+  while (!order_.empty() && *order_.rbegin() >= end_seq_) {
+    erase(*order_.rbegin());
     ++counters_.rejected_chunks;
   }
 }
 
 void Reassembler::abandon() {
-  const std::uint64_t end = pending_.empty() ? next_seq_ : std::prev(pending_.end())->first + 1;
+  const std::uint64_t end = order_.empty() ? next_seq_ : *order_.rbegin() + 1;
   finish(end);
 }
 

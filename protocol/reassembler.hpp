@@ -10,9 +10,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <set>
 #include <span>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "protocol/frame.hpp"
@@ -171,12 +172,18 @@ class Reassembler {
   void note_order(const MessageHeader& header);
   void give_up(std::uint64_t first_seq, std::uint64_t count, Pending* pending);
   void drop_head();
+  void erase(std::uint64_t seq);
   bool should_give_up_head(std::int64_t now_ns) const;
 
   std::uint16_t stream_id_;
   ReassemblerConfig config_;
   FramePool& pool_;
-  std::map<std::uint64_t, Pending> pending_;
+  // Frames in flight: a chunk finds its frame with one hash lookup, whatever their number (a
+  // stranger's HELLO may ask for thousands of tiny frames, then send duplicates). Their seqs in
+  // order, and those of the complete ones, change only as a frame starts, completes or ends.
+  std::unordered_map<std::uint64_t, Pending> pending_;
+  std::set<std::uint64_t> order_;
+  std::set<std::uint64_t> complete_;
   std::uint64_t next_seq_;
   std::uint64_t end_seq_ = 0;
   bool finished_ = false;
