@@ -13,12 +13,16 @@ cd "$(dirname "$0")/.."
 export HDSTREAM_MEDIA_CACHE="$PWD/build/media-cache"
 rm -rf "$HDSTREAM_MEDIA_CACHE"
 
+# A stage that fails does not stop the run: the later stages still say what they find, and the
+# run fails at the end, naming every stage that failed.
 stages=()
-stage() {  # stage NAME COMMAND...: runs it and records its wall time
-  local name=$1 start=$SECONDS
+failed=0
+stage() {  # stage NAME COMMAND...: runs it and records its wall time and outcome
+  local name=$1 start=$SECONDS status=0
   shift
-  "$@"
-  stages+=("$(printf '%-34s %6d s' "$name" $((SECONDS - start)))")
+  "$@" || status=$?
+  stages+=("$(printf '%-34s %6d s' "$name" $((SECONDS - start)))$([ $status -eq 0 ] || echo '  FAILED')")
+  [ $status -eq 0 ] || failed=1
 }
 report() {
   local status=$?
@@ -35,6 +39,7 @@ report() {
 trap report EXIT
 
 stage "packages + build (normal)" bash scripts/build.sh
+[ $failed -eq 0 ] || exit 1
 
 # The sanitizer trees build while the normal stage's pairable tests run: those move frames in
 # real time and leave much of the CPU idle, and the builds take only what is idle (SCHED_IDLE and
@@ -97,3 +102,5 @@ if [ "${HDSTREAM_SKIP_TSAN:-0}" != 1 ]; then
   built "build (TSan)"
   stage "tests (TSan)" ctest --preset tsan -R "$(grep -v '^#' scripts/tsan-tests.txt | paste -sd'|')"
 fi
+
+exit $failed

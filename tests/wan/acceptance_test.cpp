@@ -144,8 +144,10 @@ TEST_F(WanAcceptance, FrameDelayIsHalfTheEmulatedRttOrTheOneWayDelay) {
 
 TEST_F(WanAcceptance, DelayVariationFollowsTheEmulatedJitter) {
   // The same path without jitter and with +-4 ms on every packet (a frame's transit is its
-  // last packet's): the variation rises by about the jitter's span, and stays within it.
-  std::map<std::string, double> p95;
+  // last packet's): the variation's median rises by about half the jitter's span, and its p95
+  // stays within the span. (Only the median is compared: linkemu forwards in user space, so a
+  // loaded machine adds a tail of its own to both runs, p95 4.3 ms without jitter in one CI run.)
+  std::map<std::string, double> p50;
   for (const std::string jitter : {"0ms", "4ms"}) {
     wan_.reset();
     recv_.reset();
@@ -155,7 +157,7 @@ TEST_F(WanAcceptance, DelayVariationFollowsTheEmulatedJitter) {
     ASSERT_EQ(code, 0) << r.dump(1);
     const auto& soak = r["phases"].back();
     const auto& v = soak["delay_variation_ms"];
-    p95[jitter] = v["p95"].get<double>();
+    p50[jitter] = v["p50"].get<double>();
     std::printf(
         "[ jitter %s ] soak: variation p50 %.3f p95 %.3f p99 %.3f max %.3f ms, jitter %.3f\n",
         jitter.c_str(), v["p50"].get<double>(), v["p95"].get<double>(), v["p99"].get<double>(),
@@ -165,7 +167,7 @@ TEST_F(WanAcceptance, DelayVariationFollowsTheEmulatedJitter) {
       EXPECT_LT(v["p95"].get<double>(), 8.0 + 5.0);
     }
   }
-  EXPECT_GT(p95["4ms"], p95["0ms"] + 2.0);
+  EXPECT_GT(p50["4ms"], p50["0ms"] + 2.0);
 }
 
 // The emulated loss, random or in Gilbert-Elliott bursts, and what the report counts of it.
