@@ -1,5 +1,6 @@
 #include "common/tcp_listener.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <exception>
 #include <vector>
@@ -47,7 +48,45 @@ std::string TcpListener::no_room_for(const asio::ip::address& peer) const {
       of_peer->second >= options_.max_sessions_per_address) {
     return fmt::format("{} connections from {} already open", of_peer->second, peer.to_string());
   }
+  const auto pending_of_peer = pending_per_address_.find(peer);
+  if (pending_of_peer != pending_per_address_.end() &&
+      pending_of_peer->second >= options_.max_pending_per_address) {
+    return fmt::format("{} connections from {} still without a handshake", pending_of_peer->second,
+                       peer.to_string());
+  }
   return {};
+}
+
+std::shared_ptr<TcpSession> TcpListener::make_pending_room() {
+  if (pending_ < options_.max_pending) return nullptr;
+  // Only under a flood: a scan of at most max_pending sessions per accepted connection.
+  const auto busiest =
+      std::max_element(pending_per_address_.begin(), pending_per_address_.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  Live* oldest = nullptr;
+  for (auto& [raw, live] : sessions_) {
+    if (live.pending && live.peer == busiest->first &&
+        (oldest == nullptr || live.accepted < oldest->accepted)) {
+      oldest = &live;
+    }
+  }
+  if (oldest == nullptr) return nullptr;
+  oldest->pending = false;  // counted out now; forgotten once its run() ends
+  --pending_;
+  if (--pending_per_address_[oldest->peer] == 0) pending_per_address_.erase(oldest->peer);
+  return oldest->session;
+}
+
+void TcpListener::mark_established(TcpSession* session) {
+  std::lock_guard lock(mutex_);
+  const auto found = sessions_.find(session);
+  if (found == sessions_.end() || !found->second.pending) return;
+  found->second.pending = false;
+  --pending_;
+  const auto of_peer = pending_per_address_.find(found->second.peer);
+  if (of_peer != pending_per_address_.end() && --of_peer->second == 0) {
+    pending_per_address_.erase(of_peer);
+  }
 }
 
 awaitable<void> TcpListener::accept_loop(MakeSession make_session) {
@@ -101,11 +140,25 @@ awaitable<void> TcpListener::accept_loop(MakeSession make_session) {
       log->warn("cannot serve a connection: {}", error.what());
     }
     if (!session) continue;
+    std::shared_ptr<TcpSession> evicted;
     {
       std::lock_guard lock(mutex_);
       if (stopped_) co_return;
-      sessions_.emplace(session, peer);
+      evicted = make_pending_room();
+      session->on_established_ = [self = weak_from_this(), raw = session.get()] {
+        if (auto listener = self.lock()) listener->mark_established(raw);
+      };
+      sessions_.emplace(session.get(), Live{session, peer, accepted_++});
       ++sessions_per_address_[peer];
+      ++pending_per_address_[peer];
+      ++pending_;
+    }
+    if (evicted) {
+      if (auto held_back = refusals_logged.admit()) {
+        log->warn("closing a connection without a handshake to make room for one from {}{}",
+                  peer.to_string(), held_back_note(*held_back));
+      }
+      evicted->close();
     }
     launch(std::move(session), std::move(executor));
   }
@@ -130,11 +183,19 @@ void TcpListener::launch(std::shared_ptr<TcpSession> session, asio::any_io_execu
 
 void TcpListener::forget(const std::shared_ptr<TcpSession>& session) {
   std::lock_guard lock(mutex_);
-  const auto found = sessions_.find(session);
+  const auto found = sessions_.find(session.get());
   if (found == sessions_.end()) return;
-  const auto of_peer = sessions_per_address_.find(found->second);
+  const asio::ip::address& peer = found->second.peer;
+  const auto of_peer = sessions_per_address_.find(peer);
   if (of_peer != sessions_per_address_.end() && --of_peer->second == 0) {
     sessions_per_address_.erase(of_peer);
+  }
+  if (found->second.pending) {
+    --pending_;
+    const auto pending_of_peer = pending_per_address_.find(peer);
+    if (pending_of_peer != pending_per_address_.end() && --pending_of_peer->second == 0) {
+      pending_per_address_.erase(pending_of_peer);
+    }
   }
   sessions_.erase(found);
 }
@@ -144,7 +205,7 @@ void TcpListener::stop() {
   {
     std::lock_guard lock(mutex_);
     stopped_ = true;
-    for (const auto& [session, peer] : sessions_) live.push_back(session);
+    for (const auto& [raw, entry] : sessions_) live.push_back(entry.session);
   }
   asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
     error_code ignored;
@@ -158,6 +219,11 @@ void TcpListener::stop() {
 std::size_t TcpListener::live_sessions() const {
   std::lock_guard lock(mutex_);
   return sessions_.size();
+}
+
+std::size_t TcpListener::pending_sessions() const {
+  std::lock_guard lock(mutex_);
+  return pending_;
 }
 
 std::uint64_t TcpListener::accept_failures() const {

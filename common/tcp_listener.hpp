@@ -18,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "common/asio.hpp"
 #include "common/endpoint.hpp"
@@ -34,6 +35,18 @@ class TcpSession {
   // Closes the connection; called from any thread (post to the socket's strand). run() then
   // ends soon after.
   virtual void close() = 0;
+
+ protected:
+  // Its peer has proved itself (a feed's HELLO accepted): the connection no longer counts among
+  // the listener's pending ones. Once, on the session's strand; a session that never calls it
+  // stays pending until it ends.
+  void established() {
+    if (auto done = std::exchange(on_established_, nullptr)) done();
+  }
+
+ private:
+  friend class TcpListener;
+  std::function<void()> on_established_;
 };
 
 struct TcpListenerOptions {
@@ -41,6 +54,12 @@ struct TcpListenerOptions {
   std::size_t max_sessions = std::numeric_limits<std::size_t>::max();
   // The same for the live sessions of one peer address: one client cannot take every session.
   std::size_t max_sessions_per_address = std::numeric_limits<std::size_t>::max();
+  // Connections not yet established (TcpSession::established()) cost a descriptor and a little
+  // memory for whoever opens them. Per peer address, a connection beyond this many is closed at
+  // once. In total, at this many the oldest pending connection of the address holding the most
+  // is closed to make room: a flood from some addresses cannot keep out a sender from another.
+  std::size_t max_pending = std::numeric_limits<std::size_t>::max();
+  std::size_t max_pending_per_address = std::numeric_limits<std::size_t>::max();
   // Out of file descriptors (EMFILE, ENFILE, ENOBUFS, ENOMEM): accepting again at once would
   // fail again at once, so the loop pauses this long. The connection waits in the backlog.
   std::chrono::milliseconds exhausted_pause{100};
@@ -67,6 +86,7 @@ class TcpListener : public std::enable_shared_from_this<TcpListener> {
   void stop();
 
   std::size_t live_sessions() const;
+  std::size_t pending_sessions() const;
   // Accepts that failed (each logged, rate-limited); the loop carries on after each.
   std::uint64_t accept_failures() const;
 
@@ -74,6 +94,9 @@ class TcpListener : public std::enable_shared_from_this<TcpListener> {
   awaitable<void> accept_loop(MakeSession make_session);
   // Why a connection from `peer` is refused now, or empty when there is room. Under mutex_.
   std::string no_room_for(const asio::ip::address& peer) const;
+  // At max_pending: the pending session to close for a newcomer. Under mutex_.
+  std::shared_ptr<TcpSession> make_pending_room();
+  void mark_established(TcpSession* session);
   void launch(std::shared_ptr<TcpSession> session, asio::any_io_executor executor);
   void forget(const std::shared_ptr<TcpSession>& session);
 
@@ -83,8 +106,17 @@ class TcpListener : public std::enable_shared_from_this<TcpListener> {
   tcp::acceptor acceptor_;
   asio::steady_timer pause_;  // on the listener's strand
   mutable std::mutex mutex_;  // guards the members below
-  std::unordered_map<std::shared_ptr<TcpSession>, asio::ip::address> sessions_;  // -> its peer
+  struct Live {
+    std::shared_ptr<TcpSession> session;
+    asio::ip::address peer;
+    std::uint64_t accepted = 0;  // accept order: the oldest pending goes first
+    bool pending = true;
+  };
+  std::unordered_map<TcpSession*, Live> sessions_;
   std::map<asio::ip::address, std::size_t> sessions_per_address_;
+  std::map<asio::ip::address, std::size_t> pending_per_address_;
+  std::size_t pending_ = 0;
+  std::uint64_t accepted_ = 0;
   std::uint64_t accept_failures_ = 0;
   bool stopped_ = false;
 };

@@ -33,7 +33,8 @@ MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions op
     : context_(context),
       options_(std::move(options)),
       merge_(consumer, stats, {.streams = options_.streams, .skew = options_.skew}),
-      listener_(std::make_shared<TcpListener>(context, "mtcp")),
+      listener_(
+          std::make_shared<TcpListener>(context, "mtcp", feed_listener_options(options_.streams))),
       memory_(options_.max_memory_bytes, options_.streams, 8 * options_.streams + 8, "mtcp"),
       groups_(options_.streams) {
   for (std::size_t i = 0; i < options_.streams * kMaxLegs; ++i)

@@ -4,12 +4,55 @@
 #include <system_error>
 #include <vector>
 
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
 #include "common/log.hpp"
+#include "common/log_rate_limit.hpp"
 #include "common/units.hpp"
 #include "transport/auth_handshake.hpp"
 #include "transport/message_io.hpp"
 
 namespace hdstream {
+namespace {
+// Descriptors an established stream may need: its sub-connections on both legs, plus its
+// recordings, decoder and sound.
+constexpr std::uint64_t kDescriptorsPerStream = kMaxSubconnections * kMaxLegs + 8;
+// The process's own: logs, the telemetry listener, GStreamer's and libsrt's.
+constexpr std::uint64_t kDescriptorsForTheProcess = 64;
+constexpr std::uint64_t kMinPending = 16;
+constexpr std::uint64_t kMaxPending = 1024;
+
+// The lines a stranger can provoke before it has proved anything, held back in a flood and
+// counted; one limit per transport's log, shared by all its connections.
+std::optional<std::uint64_t> admit_stranger_line(const std::string& component) {
+  static std::mutex mutex;
+  static std::map<std::string, LogRateLimit> limits;
+  std::lock_guard lock(mutex);
+  auto it = limits.try_emplace(component, 10, std::chrono::seconds(10)).first;
+  return it->second.admit();
+}
+}  // namespace
+
+TcpListenerOptions feed_listener_options(std::size_t streams, std::uint64_t nofile) {
+  const std::uint64_t reserve = kDescriptorsForTheProcess + streams * kDescriptorsPerStream;
+  const std::uint64_t spare = nofile > reserve ? (nofile - reserve) / 2 : 0;
+  TcpListenerOptions options;
+  options.max_pending = std::clamp(spare, kMinPending, kMaxPending);
+  options.max_pending_per_address = std::min<std::uint64_t>(
+      options.max_pending, std::uint64_t{kMaxSubconnections} * kMaxLegs * streams);
+  return options;
+}
+
+TcpListenerOptions feed_listener_options(std::size_t streams) {
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  return feed_listener_options(streams,
+                               limit.rlim_cur == RLIM_INFINITY ? kMaxPending * 4 : limit.rlim_cur);
+}
 
 void listen_for_feeds(tcp::acceptor& acceptor, const Endpoint& listen, std::size_t streams,
                       bool has_key, const std::string& component) {
@@ -68,22 +111,28 @@ awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds 
   if (!read.error) body_read = co_await read_control_body(socket, read.header, body);
 
   HelloIntake intake;
+  // Why the connection closes before a HELLO: one line, unless a flood holds it back.
+  auto closing = [&](const std::string& why) {
+    if (auto held_back = admit_stranger_line(component)) {
+      log->warn("closing {}: {}{}", peer, why, held_back_note(*held_back));
+    }
+  };
   if (*timed_out) {
-    log->warn("closing {}: no handshake within {}", peer, format_duration(timeout));
+    closing(fmt::format("no handshake within {}", format_duration(timeout)));
     co_return intake;
   }
   if (read.detail != HeaderError::none) {
-    log->warn("closing {}: {}", peer, to_string(read.detail));
+    closing(std::string(to_string(read.detail)));
     co_return intake;
   }
   if (read.error || body_read.error) {
     const auto& ec = read.error ? read.error : body_read.error;
-    log->warn("closing {}: connection ended before a complete HELLO: {}", peer, ec.message());
+    closing("connection ended before a complete HELLO: " + ec.message());
     co_return intake;
   }
   if (read.header.type != MessageType::hello || !body_read.checksum_ok) {
-    log->warn("closing {}: expected a HELLO, got {}", peer,
-              body_read.checksum_ok ? "another message" : "a corrupted message");
+    closing(fmt::format("expected a HELLO, got {}",
+                        body_read.checksum_ok ? "another message" : "a corrupted message"));
     co_return intake;
   }
   intake.stream_id = read.header.stream_id;
@@ -92,10 +141,13 @@ awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds 
     auto check = co_await demand_auth(socket, *key, intake.stream_id, body);
     if (!check.ok) {
       if (check.connection_lost) {
-        log->warn("refused feed from {} (stream {}): {}: {}", peer, intake.stream_id,
-                  to_string(AckStatus::unauthorized),
-                  *timed_out ? "no answer to the challenge in time"
-                             : "the sender left without answering the challenge (no --key-file?)");
+        if (auto held_back = admit_stranger_line(component)) {
+          log->warn("refused feed from {} (stream {}): {}: {}{}", peer, intake.stream_id,
+                    to_string(AckStatus::unauthorized),
+                    *timed_out ? "no answer to the challenge in time"
+                               : "the sender left without answering the challenge (no --key-file?)",
+                    held_back_note(*held_back));
+        }
       } else {
         intake.reply = true;
         intake.status = AckStatus::unauthorized;
@@ -124,8 +176,10 @@ awaitable<bool> send_hello_ack(tcp::socket& socket, std::uint16_t stream_id, Ack
                                std::string reason, const std::string& peer,
                                const std::string& component, bool log) {
   if (status != AckStatus::accepted && log) {
-    logger(component)->warn("refused feed from {} (stream {}): {}: {}", peer, stream_id,
-                            to_string(status), reason);
+    if (auto held_back = admit_stranger_line(component)) {
+      logger(component)->warn("refused feed from {} (stream {}): {}: {}{}", peer, stream_id,
+                              to_string(status), reason, held_back_note(*held_back));
+    }
   }
   auto ack = encode_hello_ack(stream_id, HelloAck{status, std::move(reason)});
   error_code ec;

@@ -11,6 +11,7 @@
 
 #include "common/asio.hpp"
 #include "common/endpoint.hpp"
+#include "common/tcp_listener.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
 
@@ -21,6 +22,15 @@ namespace hdstream {
 // without a key. `component` names the logger and the transport ("tcp", "mtcp").
 void listen_for_feeds(tcp::acceptor& acceptor, const Endpoint& listen, std::size_t streams,
                       bool has_key, const std::string& component);
+
+// The limits of a feed listener serving `streams` under a process descriptor limit of `nofile`
+// (RLIMIT_NOFILE; docs/SECURITY.md, "Connections"): descriptors are kept in reserve for what an
+// established feed needs (every sub-connection of both legs of every stream, its recordings,
+// GStreamer's and libsrt's own), and half of the rest may be connections without a handshake;
+// one address may hold as many of those as a sender of every stream opens at once.
+TcpListenerOptions feed_listener_options(std::size_t streams, std::uint64_t nofile);
+// The same under this process's own descriptor limit.
+TcpListenerOptions feed_listener_options(std::size_t streams);
 
 // "host:port" of the socket's peer, for log lines.
 std::string peer_name(const tcp::socket& socket);

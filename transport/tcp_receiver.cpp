@@ -150,6 +150,7 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
     co_return std::nullopt;
   }
   if (probe) probe_.emplace(log(), stream_id, peer_);
+  established();
   co_return intake.hello;
 }
 
@@ -325,7 +326,8 @@ TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, Sta
     : options_(std::move(options)),
       stats_(stats),
       merge_(consumer, stats, {.streams = options_.streams, .skew = options_.skew}),
-      listener_(std::make_shared<TcpListener>(context, "tcp")),
+      listener_(
+          std::make_shared<TcpListener>(context, "tcp", feed_listener_options(options_.streams))),
       memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "tcp"),
       max_probes_(max_capacity_probes(options_.streams)) {}
 

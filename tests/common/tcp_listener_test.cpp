@@ -55,7 +55,8 @@ bool wait_until(const std::function<bool()>& condition) {
   return true;
 }
 
-// Echoes bytes until the peer closes or close() is called.
+// Echoes bytes until the peer closes or close() is called; an 'E' establishes it (as a feed's
+// accepted HELLO does), so it no longer counts as pending.
 class EchoSession : public TcpSession, public std::enable_shared_from_this<EchoSession> {
  public:
   EchoSession(tcp::socket socket, Tally& tally) : socket_(std::move(socket)), tally_(tally) {}
@@ -66,6 +67,7 @@ class EchoSession : public TcpSession, public std::enable_shared_from_this<EchoS
       error_code ec;
       const std::size_t n = co_await socket_.async_read_some(asio::buffer(buffer), nothrow(ec));
       if (ec) break;
+      if (buffer[0] == 'E') established();
       co_await asio::async_write(socket_, asio::buffer(buffer.data(), n), nothrow(ec));
       if (ec) break;
     }
@@ -233,6 +235,58 @@ TEST_F(TcpListenerTest, ConnectionsFromOneAddressBeyondItsCapAreClosedAndOthersG
   ASSERT_TRUE(wait_until([&] { return listener_->live_sessions() == 2; }));
   auto again = from("127.0.0.1");
   EXPECT_TRUE(echoes(again, 'a'));
+}
+
+// Connections that never establish themselves are limited per address; an established one no
+// longer counts.
+TEST_F(TcpListenerTest,
+       PendingConnectionsBeyondTheirAddressCapAreClosedAndEstablishedOnesFreeRoom) {
+  listen(TcpListenerOptions{.max_pending_per_address = 2});
+  std::vector<tcp::socket> pending;
+  for (int i = 0; i < 2; ++i) {
+    pending.push_back(connect());
+    ASSERT_TRUE(echoes(pending.back(), 'p'));
+  }
+  EXPECT_EQ(listener_->pending_sessions(), 2u);
+  auto third = connect();
+  EXPECT_TRUE(closed_by_server(third));
+  // One establishes itself: room for one more pending connection, and it stays served.
+  ASSERT_TRUE(echoes(pending.front(), 'E'));
+  ASSERT_TRUE(wait_until([&] { return listener_->pending_sessions() == 1; }));
+  auto fourth = connect();
+  EXPECT_TRUE(echoes(fourth, 'q'));
+  EXPECT_EQ(listener_->pending_sessions(), 2u);
+  EXPECT_EQ(listener_->live_sessions(), 3u);
+  for (auto& client : pending) EXPECT_TRUE(echoes(client, 'm'));
+}
+
+// At the total, a newcomer evicts the oldest pending connection of the address that holds the
+// most; established connections are never evicted.
+TEST_F(TcpListenerTest, AtThePendingTotalTheOldestOfTheBusiestAddressMakesRoom) {
+  listen(TcpListenerOptions{.max_pending = 3});
+  auto from = [this](const char* address) {
+    tcp::socket socket(client_io_);
+    socket.open(tcp::v4());
+    socket.bind(tcp::endpoint(asio::ip::make_address(address), 0));
+    socket.connect(endpoint_);
+    timeval timeout{10, 0};
+    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    return socket;
+  };
+  auto feed = from("127.0.0.2");
+  ASSERT_TRUE(echoes(feed, 'E'));  // established: outside the pending count
+  auto oldest = from("127.0.0.2");
+  ASSERT_TRUE(echoes(oldest, 'a'));
+  auto newer = from("127.0.0.2");
+  ASSERT_TRUE(echoes(newer, 'b'));
+  auto other = from("127.0.0.3");
+  ASSERT_TRUE(echoes(other, 'c'));
+  ASSERT_EQ(listener_->pending_sessions(), 3u);
+  auto newcomer = from("127.0.0.4");
+  EXPECT_TRUE(echoes(newcomer, 'd'));
+  EXPECT_TRUE(closed_by_server(oldest));
+  for (auto* client : {&feed, &newer, &other, &newcomer}) EXPECT_TRUE(echoes(*client, 'm'));
+  EXPECT_EQ(listener_->pending_sessions(), 3u);
 }
 
 TEST_F(TcpListenerTest, ASessionThatThrowsIsForgottenAndTheListenerCarriesOn) {
