@@ -105,6 +105,10 @@ void SrtReceiver::start() {
   // feed at the configured latency. Stripe listeners are made from the same plan: the same
   // passphrase and FEC.
   socket_plan_ = srt_plan(1'000'000'000, options_.srt, std::chrono::milliseconds(1));
+  // A caller announcing a huge rate and latency gets at most its stream's share of --max-memory
+  // in libsrt's buffers.
+  socket_plan_.max_buffered_bytes =
+      memory_.budget().limit_bytes() / std::max<std::size_t>(1, options_.streams);
   const SrtPlan& plan = socket_plan_;
   // A lane per leg: leg B of a protected feed runs beside leg A on the stream's port.
   listeners_.start(

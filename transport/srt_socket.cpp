@@ -184,9 +184,10 @@ bool SrtError::filter_conflict() const {
 SrtBufferSizes plan_srt_buffers(const SrtPlan& plan) {
   const double seconds = std::chrono::duration<double>(plan.rtt + plan.latency).count();
   const double bytes = static_cast<double>(plan.rate_bps) / 8.0 * seconds;
-  // Twice the bytes in flight, at most 1 GB (the plan may come from a remote caller), never
-  // below libsrt's defaults (25600 packets, 8 MiB).
-  const double buffered = std::min(2 * bytes, 1e9);
+  // Twice the bytes in flight, at most the plan's ceiling (1 GB, or a receiver's share of its
+  // memory: the plan may come from a remote caller), never below libsrt's defaults (25600
+  // packets, 8 MiB).
+  const double buffered = std::min({2 * bytes, 1e9, static_cast<double>(plan.max_buffered_bytes)});
   SrtBufferSizes sizes;
   sizes.flow_window_packets =
       std::max(25600, static_cast<int>(std::ceil(buffered / plan.payload_bytes)));

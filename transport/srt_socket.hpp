@@ -48,6 +48,9 @@ struct SrtPlan {
   // SRTO_PACKETFILTER (--srt-fec); srt_plan() then leaves its header room in payload_bytes.
   // A listener without one takes a caller's filter; with one, it must agree with the caller's.
   std::optional<SrtFec> fec;
+  // The most a connection's buffers may hold, whatever a caller announces (its plan may come
+  // from a stranger): a receiver gives its stream's share of --max-memory.
+  std::uint64_t max_buffered_bytes = 1'000'000'000;
 };
 inline constexpr int kSrtMaxPayloadBytes = 1456;  // SRT_LIVE_MAX_PLSIZE
 inline constexpr int kSrtTsPayloadBytes = 1316;   // 7 x 188: what MPEG-TS tools expect

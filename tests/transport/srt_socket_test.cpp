@@ -132,6 +132,12 @@ TEST(SrtSocket, BufferPlansStayBoundedForTheLargestAnnouncedFeed) {
   EXPECT_LE(std::int64_t{sizes.receive_buffer_bytes},
             std::int64_t{sizes.flow_window_packets} * (kSrtMaxPayloadBytes - 28));
 
+  // A receiver's ceiling (its stream's share of --max-memory) holds against the same plan.
+  huge.max_buffered_bytes = 64u << 20;
+  const SrtBufferSizes capped = plan_srt_buffers(huge);
+  EXPECT_EQ(capped.flow_window_packets, (int{64 << 20} + 1455) / 1456);
+  EXPECT_LE(capped.receive_buffer_bytes, 64 << 20);
+
   SrtPlan tiny;  // and the smallest never goes below libsrt's defaults
   tiny.rate_bps = 1;
   tiny.latency = 0ms;
@@ -157,6 +163,17 @@ TEST(SrtSocket, ACallerAnnouncingTheLargestPlanGetsBoundedBuffers) {
   EXPECT_LE(accepted->buffer_sizes().receive_buffer_bytes, 1'000'000'000);
   ASSERT_EQ(caller.send(bytes_of("still works")), SrtIo::ok);
   EXPECT_EQ(test::receive_message(*accepted), "still works");
+
+  // A receiver's listener caps them at its stream's share of --max-memory.
+  SrtPlan sharing = loopback_plan();
+  sharing.max_buffered_bytes = 64u << 20;
+  SrtSocket capped_listener = SrtSocket::listener(sharing, Endpoint{"127.0.0.1", 0});
+  SrtSocket second = SrtSocket::caller(greedy);
+  second.connect(Endpoint{"127.0.0.1", capped_listener.local_port()});
+  std::optional<SrtSocket> capped = capped_listener.accept(5s);
+  ASSERT_TRUE(capped.has_value());
+  EXPECT_LE(capped->buffer_sizes().receive_buffer_bytes, 64 << 20);
+  EXPECT_EQ(capped->buffer_sizes().flow_window_packets, ((64 << 20) + 1455) / 1456);
 }
 
 TEST(SrtSocket, ListenersSurviveBeingMoved) {
