@@ -1,17 +1,40 @@
 #include "stats/snapshot_json.hpp"
 
+#include <limits>
+#include <type_traits>
+#include <utility>
+
 #include <fmt/format.h>
 
+#include "common/printable.hpp"
 #include "common/units.hpp"
 #include "stats/json_fields.hpp"
 
 namespace hdstream {
 namespace {
 
+// Deeper than any document hdstream writes (8 levels): a hostile host's 8 MiB of "[" would
+// otherwise become millions of nested values in the monitor's memory.
+constexpr int kMaxDocumentDepth = 16;
+
+// A field's value, of the type hdstream writes it as: an integer field must hold an integer that
+// fits, never a float or a value nlohmann would wrap or truncate on conversion.
 template <typename T>
 T field(const nlohmann::json& object, const char* name, T fallback = T{}) {
   auto it = object.find(name);
   if (it == object.end() || it->is_null()) return fallback;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const bool fits =
+        it->is_number_unsigned()
+            ? it->get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+        : it->is_number_integer() ? std::in_range<T>(it->get<std::int64_t>())
+                                  : false;
+    if (!fits) {
+      throw StatsDocumentError(fmt::format(
+          "malformed /stats.json: '{}' is not an integer within {}..{}: {}", name,
+          std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), printable(it->dump(), 40)));
+    }
+  }
   return it->get<T>();
 }
 
@@ -171,7 +194,14 @@ nlohmann::ordered_json stats_document(std::string_view host,
 
 std::vector<LabeledSnapshot> parse_stats_document(std::string_view text) {
   try {
-    const auto doc = nlohmann::json::parse(text);
+    const auto doc =
+        nlohmann::json::parse(text, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+          if (depth > kMaxDocumentDepth) {
+            throw StatsDocumentError(
+                fmt::format("malformed /stats.json: nested deeper than {}", kMaxDocumentDepth));
+          }
+          return true;
+        });
     if (!doc.is_object() || field<int>(doc, "version") != kStatsDocumentVersion) {
       throw StatsDocumentError("not a version 1 hdstream /stats.json document");
     }

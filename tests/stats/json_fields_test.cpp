@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
+#include <utility>
+#include <vector>
 
 #include "stats/report_json.hpp"
 #include "stats/snapshot_json.hpp"
@@ -378,6 +381,47 @@ TEST(JsonFields, HostileProtectionObjectsAreMalformedDocuments) {
     auto document = protected_document();
     document["snapshots"][0]["streams"][0]["protection"] = "yes";
     EXPECT_FALSE(parse_stats_document(document.dump())[0].snapshot.streams[0].protection.present);
+  }
+}
+
+// Integers that do not fit their field are refused, not wrapped or truncated; a float or a
+// negative count is no integer; deep nesting is refused before it is built.
+TEST(JsonFields, OutOfRangeIntegersAndDeepNestingAreMalformedDocuments) {
+  auto stream_of = [](nlohmann::json& document) -> nlohmann::json& {
+    return document["snapshots"][0]["streams"][0];
+  };
+  const std::vector<std::pair<const char*, nlohmann::json>> hostile = {
+      {"stream", 65536},                          // a uint16 stream id, wrapped to 0 before
+      {"stream", -1},                             // ... and to 65535
+      {"latency_budget_ms", 4294967296},          // uint32
+      {"frames", -5},                             // a count below zero
+      {"drops", 1.5},                             // a count with a fraction
+      {"first_frame_ns", 18446744073709551615u},  // above int64
+  };
+  for (const auto& [name, value] : hostile) {
+    auto document = protected_document();
+    stream_of(document)[name] = value;
+    expect_malformed(document, std::string(name) + " = " + value.dump());
+  }
+  // The largest values that fit still read as themselves.
+  auto document = protected_document();
+  stream_of(document)["stream"] = 65535;
+  stream_of(document)["frames"] = 18446744073709551615u;
+  stream_of(document)["first_frame_ns"] = -9223372036854775807 - 1;
+  const auto s = parse_stats_document(document.dump())[0].snapshot.streams[0];
+  EXPECT_EQ(s.stream, 65535);
+  EXPECT_EQ(s.frames, 18446744073709551615u);
+  EXPECT_EQ(s.first_frame_ns, std::numeric_limits<std::int64_t>::min());
+
+  // 100,000 nested arrays (200 KB) in a field the parser never reads: refused at depth 17.
+  auto deep = protected_document().dump();
+  deep.insert(deep.size() - 1, ",\"x\":" + std::string(100'000, '[') + std::string(100'000, ']'));
+  try {
+    parse_stats_document(deep);
+    ADD_FAILURE() << "deep nesting accepted";
+  } catch (const StatsDocumentError& error) {
+    EXPECT_NE(std::string(error.what()).find("nested deeper than 16"), std::string::npos)
+        << error.what();
   }
 }
 
