@@ -44,7 +44,8 @@ MultiTcpReceiver::Group::Group(std::shared_ptr<MultiTcpReceiver> owner, std::uin
       counters_(probe_ ? probe_->counters() : owner_->merge_.counters(stream, hello)),
       consumer_(owner_->merge_.leg(hello.leg)),
       memory_(std::move(memory)),
-      reassembler_(stream, reassembler_config(hello, owner_->options_), owner_->memory_.pool()),
+      reassembler_(stream, reassembler_config(hello, owner_->options_),
+                   owner_->memory_for(is_capacity_probe(hello)).pool()),
       members_(hello.connections),
       publisher_(log(), stream,
                  fmt::format("given up (missing beyond the {} ms latency budget)",
@@ -133,8 +134,8 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
     if (header.type == MessageType::chunk) {
       auto slot = reassembler_.begin_chunk(header, wall_clock_ns());
       if (slot.result == ChunkResult::too_large) {
-        owner_->memory_.frame_too_large(member.peer, stream_, header,
-                                        reassembler_config(hello_, owner_->options_));
+        owner_->memory_for(probe()).frame_too_large(member.peer, stream_, header,
+                                                    reassembler_config(hello_, owner_->options_));
         end_session(false, /*stopping=*/true);  // gives the frames in flight up
         co_return;
       }

@@ -36,6 +36,7 @@ MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions op
       listener_(
           std::make_shared<TcpListener>(context, "mtcp", feed_listener_options(options_.streams))),
       memory_(options_.max_memory_bytes, options_.streams, 8 * options_.streams + 8, "mtcp"),
+      probe_memory_(options_.max_memory_bytes, options_.streams, 2, "mtcp"),
       groups_(options_.streams) {
   for (std::size_t i = 0; i < options_.streams * kMaxLegs; ++i)
     strands_.push_back(asio::make_strand(context_));
@@ -159,8 +160,8 @@ std::shared_ptr<MultiTcpReceiver::Group> MultiTcpReceiver::admit_probe(
     reason = capacity_probes_busy(max_capacity_probes(options_.streams));
     return nullptr;
   }
-  auto memory = memory_.admit(Group::reassembler_config(hello, options_),
-                              /*readers=*/hello.connections, peer, stream, reason);
+  auto memory = probe_memory_.admit(Group::reassembler_config(hello, options_),
+                                    /*readers=*/hello.connections, peer, stream, reason);
   if (!memory) {
     status = AckStatus::bad_request;
     logged = true;

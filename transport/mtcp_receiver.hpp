@@ -52,6 +52,10 @@ class MultiTcpReceiver : public ReceiverTransport,
   LegMerge merge_;  // the feeds' consumer, merging the legs of protected feeds
   std::shared_ptr<TcpListener> listener_;  // accepts; its sessions are connections in admit()
   FrameMemory memory_;                     // frame buffers of all feeds, within --max-memory
+  // Capacity probes (`check`) reserve from a budget of their own, of the same size: a stranger's
+  // probes never take memory a feed needs.
+  FrameMemory probe_memory_;
+  FrameMemory& memory_for(bool probe) { return probe ? probe_memory_ : memory_; }
   // One strand per stream and leg: every sub-connection of a feed's leg runs on it, so they
   // share one reassembler without locks and the merge sees one caller per stream and leg.
   std::vector<asio::strand<asio::io_context::executor_type>> strands_;  // [stream][leg], flat

@@ -67,7 +67,8 @@ char leg_name(std::uint8_t leg) {
 SrtReceiver::SrtReceiver(ReceiverOptions options, StatsRegistry& stats, FrameConsumer& consumer)
     : options_(std::move(options)),
       merge_(consumer, stats, {.streams = options_.streams, .skew = options_.skew}),
-      memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "srt") {}
+      memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "srt"),
+      probe_memory_(options_.max_memory_bytes, options_.streams, 2, "srt") {}
 
 SrtReceiver::~SrtReceiver() = default;
 
@@ -219,8 +220,8 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
                    mtcp_window_frames(hello->latency_budget_ms, hello->feed.frames_per_second()));
     }
     // A leg of a protected feed also reserves the frames the merge may hold for it.
-    memory = memory_.admit(merge_.reserved_config(*hello, config), /*readers=*/0, peer, stream,
-                           refusal, hello->legs);  // logs a refusal
+    memory = memory_for(probe).admit(merge_.reserved_config(*hello, config), /*readers=*/0, peer,
+                                     stream, refusal, hello->legs);  // logs a refusal
     if (!memory) {
       status = AckStatus::bad_request;
       claim.reset();
@@ -251,7 +252,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
           [&](const MessageHeader& header, std::span<const std::byte> payload) {
             std::lock_guard lock(intake);
             if (reassembler->push(header, payload, wall_clock_ns()) == ChunkResult::too_large) {
-              memory_.frame_too_large(peer, stream, header, config);
+              memory_for(probe).frame_too_large(peer, stream, header, config);
               return false;
             }
             deliver_ready_frames(*reassembler, wall_clock_ns(), nullptr, merge_.leg(hello->leg),
@@ -302,7 +303,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
     consumer.session_started(stream, *hello);
   }
 
-  reassembler.emplace(stream, config, memory_.pool());
+  reassembler.emplace(stream, config, memory_for(probe).pool());
   publisher.emplace(srt_log(), stream,
                     stripes ? fmt::format("given up (missing beyond the {} ms latency budget)",
                                           hello->latency_budget_ms)
@@ -368,7 +369,7 @@ bool SrtReceiver::run_session(std::uint16_t stream, std::uint8_t announced_leg, 
       }
       std::lock_guard lock(intake);
       if (reassembler->push(header, payload, wall_clock_ns()) == ChunkResult::too_large) {
-        memory_.frame_too_large(peer, stream, header, config);
+        memory_for(probe).frame_too_large(peer, stream, header, config);
         break;
       }
       deliver();

@@ -46,6 +46,10 @@ class SrtReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   SrtPlan socket_plan_;  // every listener's, the stripes' too
   LegMerge merge_;       // the feeds' consumer, merging the legs of protected feeds
   FrameMemory memory_;   // frame buffers of all sessions, within --max-memory
+  // Capacity probes (`check`) reserve from a budget of their own, of the same size: a stranger's
+  // probes never take memory a feed needs.
+  FrameMemory probe_memory_;
+  FrameMemory& memory_for(bool probe) { return probe ? probe_memory_ : memory_; }
   std::atomic<std::size_t> probes_running_{0};
   SrtStreamListeners listeners_;  // last: its threads are joined before the rest goes
 };

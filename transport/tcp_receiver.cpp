@@ -133,8 +133,9 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
   }
   reassembly_ = reassembler_config(*intake.hello);
   reassembly_.max_frames_in_flight = owner_->options_.max_frames_in_flight;
-  memory_ = owner_->memory_.admit(owner_->merge_.reserved_config(*intake.hello, reassembly_),
-                                  /*readers=*/1, peer_, stream_id, reason, intake.hello->legs);
+  memory_ =
+      owner_->memory_for(probe).admit(owner_->merge_.reserved_config(*intake.hello, reassembly_),
+                                      /*readers=*/1, peer_, stream_id, reason, intake.hello->legs);
   if (!memory_) {
     owner_->release(stream_id, intake.hello->leg, probe);
     co_await send_hello_ack(socket_, stream_id, AckStatus::bad_request, std::move(reason), peer_,
@@ -184,8 +185,8 @@ awaitable<bool> TcpReceiver::Session::receive() {
   // frames it remembers it would take the coroutine frame past Asio's small-block size, which
   // the ASan build (GCC 12, Boost 1.74) refuses (-Wmismatched-new-delete; message_io.hpp's
   // MessageReader keeps its slots on the heap for the same reason).
-  const auto reassembler_on_heap =
-      std::make_unique<Reassembler>(stream_id_, reassembly_, owner_->memory_.pool());
+  const auto reassembler_on_heap = std::make_unique<Reassembler>(
+      stream_id_, reassembly_, owner_->memory_for(probe_.has_value()).pool());
   Reassembler& reassembler = *reassembler_on_heap;
   ReassemblyPublisher publisher(log(), stream_id_);
 
@@ -220,7 +221,8 @@ awaitable<bool> TcpReceiver::Session::receive() {
     if (header.type == MessageType::chunk) {
       auto slot = reassembler.begin_chunk(header, wall_clock_ns());
       if (slot.result == ChunkResult::too_large) {
-        owner_->memory_.frame_too_large(peer_, stream_id_, header, reassembly_);
+        owner_->memory_for(probe_.has_value())
+            .frame_too_large(peer_, stream_id_, header, reassembly_);
         break;
       }
       error_code ec;
@@ -329,6 +331,7 @@ TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, Sta
       listener_(
           std::make_shared<TcpListener>(context, "tcp", feed_listener_options(options_.streams))),
       memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "tcp"),
+      probe_memory_(options_.max_memory_bytes, options_.streams, 2, "tcp"),
       max_probes_(max_capacity_probes(options_.streams)) {}
 
 TcpReceiver::~TcpReceiver() = default;

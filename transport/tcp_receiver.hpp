@@ -39,6 +39,10 @@ class TcpReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   LegMerge merge_;  // the feeds' consumer, merging the legs of protected feeds
   std::shared_ptr<TcpListener> listener_;  // the accept loop and the live sessions
   FrameMemory memory_;                     // frame buffers of all sessions, within --max-memory
+  // Capacity probes (`check`) reserve from a budget of their own, of the same size: a stranger's
+  // probes never take memory a feed needs.
+  FrameMemory probe_memory_;
+  FrameMemory& memory_for(bool probe) { return probe ? probe_memory_ : memory_; }
   std::size_t max_probes_;
   std::mutex mutex_;  // guards probes_running_
   std::size_t probes_running_ = 0;

@@ -176,6 +176,38 @@ TEST_P(MemoryBound, AStrangerCannotMakeTheReceiverAllocateBeyondItsBudgetAndTheF
   EXPECT_LE(budget_lines, 10u) << log;  // of 1 + flood refusals
 }
 
+// A stranger's capacity probes (as `check` runs them, one per stream) reserve from a budget of
+// their own: with the most a probe may hold taken on every stream, a feed that needs the most a
+// stream's share allows is still accepted.
+TEST_P(MemoryBound, AStrangersProbesNeverTakeTheMemoryAFeedNeeds) {
+  auto dir = test::scratch_dir("probe-memory-" + GetParam());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + std::to_string(port_),
+                      "--streams", "2", "--transport", GetParam(), "--max-memory", "256M"},
+                     dir, "recv");
+  std::vector<std::unique_ptr<test::HostilePeer>> probes;
+  for (std::uint16_t stream = 0; stream < 2; ++stream) {
+    ASSERT_TRUE(test::eventually([&] {
+      auto peer = std::make_unique<test::HostilePeer>(transport(), port_, stream,
+                                                      /*announce_probe=*/true);
+      if (!peer->connected()) return false;
+      probes.push_back(std::move(peer));
+      return true;
+    }));
+    Hello probe = hostile_hello(transport());
+    probe.flags = kHelloProbe;
+    const auto ack = probes.back()->hello(stream, probe);
+    ASSERT_TRUE(ack) << recv.err();
+    ASSERT_EQ(ack->status, AckStatus::accepted) << ack->reason;  // 9 x 12 MiB of 128 MiB
+  }
+  test::HostilePeer feed(transport(), port_, 0);
+  ASSERT_TRUE(feed.connected());
+  const auto ack = feed.hello(0, hostile_hello(transport()));
+  ASSERT_TRUE(ack) << recv.err();
+  EXPECT_EQ(ack->status, AckStatus::accepted) << ack->reason;
+  recv.signal(SIGTERM);
+  EXPECT_TRUE(recv.wait(20s));
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, MemoryBound, ::testing::Values("tcp", "mtcp", "srt"),
                          [](const auto& transport) { return transport.param; });
 
