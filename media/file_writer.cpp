@@ -72,7 +72,7 @@ FileWriter::FileWriter(std::string path, const FeedDescriptor& feed, FileLayout 
     av_check(avio_open(&format_->pb, path_.c_str(), AVIO_FLAG_WRITE),
              fmt::format("cannot write '{}'", path_));
     AVDictionary* options = nullptr;
-    if (layout == FileLayout::recording) add_recording_layout(&options, *format_->oformat);
+    if (layout == FileLayout::recording) add_recording_layout(&options, *format_);
     const int rc = avformat_write_header(format_, &options);
     av_dict_free(&options);
     av_check(rc, fmt::format("start '{}'", path_));

@@ -2,16 +2,17 @@
 // process dies (kill -9, the OOM killer, a power cut), for every recording writer (media/
 // FileWriter, mux/TsRecording):
 // Every container: what the muxer has written leaves the process with each frame.
-// - .mov: fragmented (an empty index first, then a fragment with its own index every second,
-//   or every kRecordingFragmentBytes of a faster feed); a plain MOV's only index is written
-//   at the end, and a file without it is unreadable ("moov atom not found").
+// - .mov: fragmented (an index of no samples, written with the first fragment, then a fragment
+//   with its own index every second, or every kRecordingFragmentBytes of a faster feed); a
+//   plain MOV's only index is written at the end, and a file without it is unreadable ("moov
+//   atom not found").
 // - .mkv: as libavformat writes it (clusters, each readable without the cues at the end).
 // - .mxf: as libavformat writes it, which has no option for it: the header partition stays
 //   "open incomplete" and the index and footer are written at the end. ffmpeg reads the
 //   essence of a killed recording all the same (tests/app/recording_test.cpp measures it);
 //   stricter MXF readers may need the file rewrapped (ffmpeg -i in.mxf -c copy out.mxf).
 //   AVDictionary* options = nullptr;
-//   add_recording_layout(&options, *format->oformat);   // then avformat_write_header(format,
+//   add_recording_layout(&options, *format);   // then avformat_write_header(format,
 //   &options)
 #pragma once
 
@@ -19,7 +20,7 @@
 #include <cstdint>
 
 struct AVDictionary;
-struct AVOutputFormat;
+struct AVFormatContext;
 
 namespace hdstream {
 
@@ -30,8 +31,8 @@ namespace hdstream {
 inline constexpr std::chrono::seconds kRecordingFragment{1};
 inline constexpr std::int64_t kRecordingFragmentBytes = 32ll << 20;
 
-// Adds the muxer options that lay `container`'s files out as above (none for formats that need
-// none).
-void add_recording_layout(AVDictionary** options, const AVOutputFormat& container);
+// Adds the muxer options that lay `format`'s files out as above (none for formats that need
+// none). Call with its streams added, before avformat_write_header.
+void add_recording_layout(AVDictionary** options, const AVFormatContext& format);
 
 }  // namespace hdstream

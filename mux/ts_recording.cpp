@@ -54,7 +54,7 @@ TsRecording::TsRecording(std::string path, const AVStream& video, const AudioFor
     // with everything else, so the sound stays beside its picture.
     AVDictionary* options = nullptr;
     av_dict_set(&options, "avoid_negative_ts", "make_zero", 0);
-    add_recording_layout(&options, *format_->oformat);  // readable after a crash
+    add_recording_layout(&options, *format_);  // readable after a crash
     const int rc = avformat_write_header(format_, &options);
     av_dict_free(&options);
     av_check(rc, fmt::format("start '{}' (does its container take {}?)", path_,

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "tests/app/recorded_file.hpp"
+#include "tests/support/recorded_file.hpp"
 #include "tests/media/clip_fixture.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "protocol/audio_block.hpp"
-#include "tests/app/recorded_file.hpp"
+#include "tests/support/recorded_file.hpp"
 #include "tests/media/clip_fixture.hpp"
 #include "tests/media/sound_fixture.hpp"
 #include "tests/security/process_helpers.hpp"

@@ -11,6 +11,7 @@
 #include "protocol/checksum.hpp"
 #include "tests/media/clip_fixture.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/recorded_file.hpp"
 
 namespace hdstream {
 namespace {
@@ -62,6 +63,31 @@ TEST(FileIo, WriterRecordsFramesByteForByteInMovMkvAndMxf) {
   }
 }
 
+// A recording whose first frames never came (lost on the path) starts its pictures where they
+// belong: ffmpeg reads each frame of a .mov or .mkv back at its own place on the timeline. (An
+// MXF's timeline counts the pictures it holds: a gap there closes up.)
+TEST(FileIo, ARecordingWhoseFirstFramesNeverCameKeepsEveryPictureInItsPlace) {
+  auto dir = test::scratch_dir("late-start");
+  FileReader source(test::dnxhd_clip(dir, 3).string(), test::dnxhd220_feed());
+  const std::vector<std::int64_t> came = {1, 2, 4, 40};  // 0 and 3 lost; 40 past a fragment
+  for (const char* name : {"late.mov", "late.mkv"}) {
+    const auto path = dir / name;
+    {
+      FileWriter writer(path.string(), source.feed(), FileLayout::recording);
+      std::vector<std::byte> frame;
+      for (const std::int64_t index : came) {
+        source.read(frame);
+        writer.write(frame, index);
+      }
+    }
+    const auto packets = test::recorded_packets(path, dir, 30000.0 / 1001);
+    ASSERT_EQ(packets.size(), came.size()) << name;
+    for (std::size_t i = 0; i < came.size(); ++i) {
+      EXPECT_EQ(packets[i].frame_index, came[i]) << name << " packet " << i;
+    }
+  }
+}
+
 // Frames read in place from a MOV are the packets ffmpeg's own demuxer gives for them (its
 // `-c copy` of the clip, read back), in order and through loops; a Matroska copy goes through
 // libavformat's packets and gives the same bytes.
@@ -103,10 +129,10 @@ TEST(FileIo, InPlaceReadsAreTheDemuxersPackets) {
 
   // A fragmented MOV (a fragment a frame): whichever way it is read, its frames are these.
   const auto fragmented = dir / "fragmented.mov";
-  test::Process remux({"/usr/bin/ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i",
-                       mov.string(), "-c", "copy", "-movflags", "frag_keyframe",
-                       fragmented.string()},
-                      dir, "remux");
+  test::Process remux(
+      {"/usr/bin/ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", mov.string(), "-c", "copy",
+       "-movflags", "frag_keyframe", fragmented.string()},
+      dir, "remux");
   ASSERT_EQ(remux.wait(std::chrono::seconds(60)), 0) << remux.err();
   FileReader fragments(fragmented.string(), test::uyvy1080_feed());
   for (std::size_t i = 0; i < 4; ++i) {

@@ -5,7 +5,7 @@
 
 #include <csignal>
 
-#include "tests/app/recorded_file.hpp"
+#include "tests/support/recorded_file.hpp"
 #include "tests/mux/ts_receiver.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"

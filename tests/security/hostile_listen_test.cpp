@@ -1,8 +1,8 @@
 // Hostile connections on a running receiver's listen port: garbage is closed at once with the
 // decode error logged; a half-open (silent) connection and a slowloris (a HELLO trickled a byte
 // at a time, never complete) are both cut at the handshake deadline (5 s from accept, not
-// from the last byte); 300 silent connections at once are all accepted and cost bounded
-// memory; and the running feed never notices.
+// from the last byte); 300 silent connections at once from 10 addresses are all accepted and
+// cost bounded memory and a few log lines; and the running feed never notices.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -25,8 +25,16 @@ namespace {
 
 using namespace std::chrono_literals;
 
-int connect_to(int port) {
+// From 127.0.0.1 + `from` (every 127/8 address is this host's loopback).
+int connect_to(int port, std::uint32_t from = 0) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in local{};
+  local.sin_family = AF_INET;
+  local.sin_addr.s_addr = htonl(INADDR_LOOPBACK + from);
+  if (from != 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+    ::close(fd);
+    return -1;
+  }
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -155,12 +163,15 @@ TEST(HostileListen, GarbageHalfOpenAndSlowlorisAreClosedAndTheFeedContinues) {
 
   // Many silent connections at once: pre-auth memory per connection is bounded (48 + 4096
   // bytes plus socket state), so 300 of them cost little once the receiver has accepted all.
+  // From 10 addresses, 30 each: one address may hold 32 without a handshake (a stream's worth of
+  // sub-connections on two legs; IdleConnections tests the limits).
   constexpr std::size_t kCrowd = 300;
+  constexpr std::size_t kCrowdAddresses = 10;
   const long rss_before = rss_kib(recv.pid());
   const long fds_before = open_fds(recv.pid());
   std::vector<int> crowd;
   for (std::size_t i = 0; i < kCrowd; ++i) {
-    const int fd = connect_to(port);
+    const int fd = connect_to(port, static_cast<std::uint32_t>(1 + i % kCrowdAddresses));
     if (fd >= 0) crowd.push_back(fd);
   }
   ASSERT_EQ(crowd.size(), kCrowd);
@@ -190,11 +201,13 @@ TEST(HostileListen, GarbageHalfOpenAndSlowlorisAreClosedAndTheFeedContinues) {
       << log;
   EXPECT_TRUE(test::contains(log, "closing " + silent_peer + ": " + kHandshakeTimeoutText)) << log;
   EXPECT_TRUE(test::contains(log, "closing " + slow_peer + ": " + kHandshakeTimeoutText)) << log;
+  // The crowd's closures are held back once a transport's strangers have had their 10 lines in
+  // 10 s (the three above among them): a few lines, perhaps none, for 300 connections.
   std::size_t crowd_logged = 0;
   for (const auto& peer : crowd_peers) {
     crowd_logged += test::contains(log, "closing " + peer + ": " + kHandshakeTimeoutText) ? 1 : 0;
   }
-  EXPECT_EQ(crowd_logged, kCrowd);
+  EXPECT_LE(crowd_logged, 10u);
   auto sent = test::find_line(send.out(), "summary");
   auto received = test::find_line(recv.out(), "summary");
   ASSERT_TRUE(sent && received);

@@ -24,13 +24,14 @@ struct RecordedPacket {
   std::string md5;
 };
 
-// The first video stream's packets, in file order, as ffmpeg -c copy -f framemd5 sees them.
+// The first video stream's packets, in file order, as ffmpeg -c copy -f framemd5 sees them
+// (-copyts: at their own timestamps, not moved to start at 0).
 // Empty if the file is unreadable.
 inline std::vector<RecordedPacket> recorded_packets(const std::filesystem::path& file,
                                                     const std::filesystem::path& scratch,
                                                     double frames_per_second) {
   const auto out = scratch / (file.filename().string() + ".framemd5");
-  const std::string command = "ffmpeg -v error -y -i '" + file.string() +
+  const std::string command = "ffmpeg -v error -y -copyts -i '" + file.string() +
                               "' -map 0:v:0 -c copy -f framemd5 '" + out.string() + "'";
   if (std::system(command.c_str()) != 0) return {};
   std::vector<RecordedPacket> packets;
