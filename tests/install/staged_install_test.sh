@@ -41,6 +41,10 @@ done
 for unit in recv send; do
   grep -q "^ExecStart=$hdstream $unit " "$unitdir/hdstream-$unit@.service" ||
     fail "hdstream-$unit@.service does not start $hdstream: $(grep ExecStart= "$unitdir/hdstream-$unit@.service")"
+  # Both ends run keyed: the key is a credential the transient user can read.
+  grep -qx "LoadCredential=key:/etc/hdstream/$unit-%i.key" "$unitdir/hdstream-$unit@.service" &&
+    grep -qx 'Environment=HDSTREAM_KEY_FILE=%d/key' "$unitdir/hdstream-$unit@.service" ||
+    fail "hdstream-$unit@.service does not hand its key over as HDSTREAM_KEY_FILE"
 done
 
 # 2. systemd's own checks. Its verify exits 0 on unknown keys (it only warns), so any output fails.
