@@ -1,6 +1,5 @@
 #include "common/tcp_listener.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <exception>
 #include <vector>
@@ -59,16 +58,12 @@ std::string TcpListener::no_room_for(const asio::ip::address& peer) const {
 
 std::shared_ptr<TcpSession> TcpListener::make_pending_room() {
   if (pending_ < options_.max_pending) return nullptr;
-  // Only under a flood: a scan of at most max_pending sessions per accepted connection.
-  const auto busiest =
-      std::max_element(pending_per_address_.begin(), pending_per_address_.end(),
-                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  // Only at the limit, under a flood: a scan of the live sessions per accepted connection. The
+  // oldest pending connection goes: one held silent ages, while a sender's handshake completes
+  // within a round trip or two, however many sub-connections it opens from one address.
   Live* oldest = nullptr;
   for (auto& [raw, live] : sessions_) {
-    if (live.pending && live.peer == busiest->first &&
-        (oldest == nullptr || live.accepted < oldest->accepted)) {
-      oldest = &live;
-    }
+    if (live.pending && (oldest == nullptr || live.accepted < oldest->accepted)) oldest = &live;
   }
   if (oldest == nullptr) return nullptr;
   oldest->pending = false;  // counted out now; forgotten once its run() ends

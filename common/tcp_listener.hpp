@@ -56,8 +56,8 @@ struct TcpListenerOptions {
   std::size_t max_sessions_per_address = std::numeric_limits<std::size_t>::max();
   // Connections not yet established (TcpSession::established()) cost a descriptor and a little
   // memory for whoever opens them. Per peer address, a connection beyond this many is closed at
-  // once. In total, at this many the oldest pending connection of the address holding the most
-  // is closed to make room: a flood from some addresses cannot keep out a sender from another.
+  // once. In total, at this many the oldest pending connection is closed to make room: silent
+  // connections held open cannot keep out a sender whose handshake takes a round trip.
   std::size_t max_pending = std::numeric_limits<std::size_t>::max();
   std::size_t max_pending_per_address = std::numeric_limits<std::size_t>::max();
   // Out of file descriptors (EMFILE, ENFILE, ENOBUFS, ENOMEM): accepting again at once would

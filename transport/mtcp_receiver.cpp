@@ -84,7 +84,10 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
     }
   }
   if (status != AckStatus::accepted) {
-    co_await send_hello_ack(*socket, stream, status, std::move(reason), peer, "mtcp", !logged);
+    const RefusalLog log = logged         ? RefusalLog::none
+                           : options_.key ? RefusalLog::proven
+                                          : RefusalLog::stranger;
+    co_await send_hello_ack(*socket, stream, status, std::move(reason), peer, "mtcp", log);
     co_return;
   }
   if (!co_await send_hello_ack(*socket, stream, AckStatus::accepted, receiver_identity(), peer,

@@ -174,9 +174,11 @@ awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds 
 
 awaitable<bool> send_hello_ack(tcp::socket& socket, std::uint16_t stream_id, AckStatus status,
                                std::string reason, const std::string& peer,
-                               const std::string& component, bool log) {
-  if (status != AckStatus::accepted && log) {
-    if (auto held_back = admit_stranger_line(component)) {
+                               const std::string& component, RefusalLog log) {
+  if (status != AckStatus::accepted && log != RefusalLog::none) {
+    const auto held_back = log == RefusalLog::proven ? std::optional<std::uint64_t>(0)
+                                                     : admit_stranger_line(component);
+    if (held_back) {
       logger(component)->warn("refused feed from {} (stream {}): {}: {}{}", peer, stream_id,
                               to_string(status), reason, held_back_note(*held_back));
     }

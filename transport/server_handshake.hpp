@@ -53,10 +53,15 @@ awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds 
                                   std::string peer, TransportKind transport, std::string component,
                                   std::optional<PresharedKey> key);
 
-// Writes HELLO_ACK; a refusal is logged as a warning first, unless `log` is false (the caller
-// logged it, rate-limited). false if the write failed.
+// How a refused HELLO is logged: with the lines any stranger can provoke (held back in a
+// flood), in full (the peer proved the receiver's key: an operator's own sender is never left
+// without the reason), or not at all (the caller logged it, rate-limited).
+enum class RefusalLog : std::uint8_t { stranger, proven, none };
+
+// Writes HELLO_ACK; a refusal is logged as a warning first, as `log` says. false if the write
+// failed.
 awaitable<bool> send_hello_ack(tcp::socket& socket, std::uint16_t stream_id, AckStatus status,
                                std::string reason, const std::string& peer,
-                               const std::string& component, bool log = true);
+                               const std::string& component, RefusalLog log = RefusalLog::stranger);
 
 }  // namespace hdstream

@@ -128,7 +128,8 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
   const bool probe = is_capacity_probe(*intake.hello);
   const AckStatus status = owner_->claim(stream_id, *intake.hello, probe, reason);
   if (status != AckStatus::accepted) {
-    co_await send_hello_ack(socket_, stream_id, status, std::move(reason), peer_, "tcp");
+    co_await send_hello_ack(socket_, stream_id, status, std::move(reason), peer_, "tcp",
+                            owner_->options_.key ? RefusalLog::proven : RefusalLog::stranger);
     co_return std::nullopt;
   }
   reassembly_ = reassembler_config(*intake.hello);
@@ -139,7 +140,7 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
   if (!memory_) {
     owner_->release(stream_id, intake.hello->leg, probe);
     co_await send_hello_ack(socket_, stream_id, AckStatus::bad_request, std::move(reason), peer_,
-                            "tcp", /*log=*/false);
+                            "tcp", RefusalLog::none);
     co_return std::nullopt;
   }
   stream_id_ = stream_id;

@@ -260,9 +260,10 @@ TEST_F(TcpListenerTest,
   for (auto& client : pending) EXPECT_TRUE(echoes(client, 'm'));
 }
 
-// At the total, a newcomer evicts the oldest pending connection of the address that holds the
-// most; established connections are never evicted.
-TEST_F(TcpListenerTest, AtThePendingTotalTheOldestOfTheBusiestAddressMakesRoom) {
+// At the total, a newcomer evicts the oldest pending connection, whichever address holds the
+// most; established connections are never evicted, and one that establishes itself leaves the
+// count.
+TEST_F(TcpListenerTest, AtThePendingTotalTheOldestPendingConnectionMakesRoom) {
   listen(TcpListenerOptions{.max_pending = 3});
   auto from = [this](const char* address) {
     tcp::socket socket(client_io_);
@@ -275,18 +276,26 @@ TEST_F(TcpListenerTest, AtThePendingTotalTheOldestOfTheBusiestAddressMakesRoom) 
   };
   auto feed = from("127.0.0.2");
   ASSERT_TRUE(echoes(feed, 'E'));  // established: outside the pending count
-  auto oldest = from("127.0.0.2");
+  auto oldest = from("127.0.0.3");
   ASSERT_TRUE(echoes(oldest, 'a'));
-  auto newer = from("127.0.0.2");
-  ASSERT_TRUE(echoes(newer, 'b'));
-  auto other = from("127.0.0.3");
-  ASSERT_TRUE(echoes(other, 'c'));
+  auto busy1 = from("127.0.0.2");  // the address holding the most, but younger
+  ASSERT_TRUE(echoes(busy1, 'b'));
+  auto busy2 = from("127.0.0.2");
+  ASSERT_TRUE(echoes(busy2, 'c'));
   ASSERT_EQ(listener_->pending_sessions(), 3u);
   auto newcomer = from("127.0.0.4");
   EXPECT_TRUE(echoes(newcomer, 'd'));
   EXPECT_TRUE(closed_by_server(oldest));
-  for (auto* client : {&feed, &newer, &other, &newcomer}) EXPECT_TRUE(echoes(*client, 'm'));
+  for (auto* client : {&feed, &busy1, &busy2, &newcomer}) EXPECT_TRUE(echoes(*client, 'm'));
   EXPECT_EQ(listener_->pending_sessions(), 3u);
+  // The next newcomer evicts busy1; busy2 then establishes itself: two pending, not one.
+  auto second = from("127.0.0.5");
+  EXPECT_TRUE(echoes(second, 'e'));
+  EXPECT_TRUE(closed_by_server(busy1));
+  ASSERT_TRUE(echoes(busy2, 'E'));
+  ASSERT_TRUE(wait_until([&] { return listener_->pending_sessions() == 2; }));
+  EXPECT_TRUE(echoes(newcomer, 'n'));
+  EXPECT_TRUE(echoes(second, 'n'));
 }
 
 TEST_F(TcpListenerTest, ASessionThatThrowsIsForgottenAndTheListenerCarriesOn) {

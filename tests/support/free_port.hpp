@@ -3,7 +3,9 @@
 #pragma once
 
 #include <fstream>
+#include <mutex>
 #include <random>
+#include <set>
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -27,27 +29,36 @@ inline bool port_is_free(int port) {
   return true;
 }
 
-// The first of `count` consecutive loopback ports, TCP and UDP, that were free a moment ago (a
-// receiver of N streams listens on base .. base + N - 1).
+// The first of `count` (at most 16) consecutive loopback ports, TCP and UDP, that were free a
+// moment ago (a receiver of N streams listens on base .. base + N - 1).
 //
 // They come from outside the kernel's ephemeral range: a port the kernel handed out for a
 // moment (bind to port 0) is the kind it hands the next client socket of any test running
-// beside, which then holds it when our child tries to listen ("address in use", seen in CI).
-// Below that range only tests choose ports, in random blocks of 16, each checked free.
+// beside, which then holds it when our child tries to listen (the likeliest cause of a CI
+// failure).
+// Below that range only tests choose ports, in random blocks of 16, each checked free and never
+// handed out twice by one test process (its children may not have bound the last one yet).
 inline int free_port(int count = 8) {
+  static std::mutex mutex;
+  static std::set<int> handed_out;
+  std::lock_guard lock(mutex);
   int low = 32768, high = 60999;
   std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low >> high;
   const bool below = low - 10000 >= 4096;  // else above the range
   const int first = below ? 10000 : high + 1;
   const int blocks = ((below ? low : 65536) - first) / 16;
+  if (count < 1 || count > 16 || blocks < 1) return -1;  // the child's "cannot listen" says so
   std::mt19937 pick(std::random_device{}());
   for (int attempt = 0; attempt < 200; ++attempt) {
     const int base = first + 16 * std::uniform_int_distribution<int>(0, blocks - 1)(pick);
-    bool free = count <= 16;
+    bool free = !handed_out.contains(base);
     for (int port = base; free && port < base + count; ++port) free = port_is_free(port);
-    if (free) return base;
+    if (free) {
+      handed_out.insert(base);
+      return base;
+    }
   }
-  return first;  // every block taken: the child's "cannot listen" will say so
+  return -1;
 }
 
 }  // namespace hdstream::test

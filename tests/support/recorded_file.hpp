@@ -22,6 +22,7 @@ namespace hdstream::test {
 struct RecordedPacket {
   std::int64_t frame_index = 0;  // pts in frame periods from the file's time zero
   std::string md5;
+  double pts_s = 0;  // the pts itself, in seconds
 };
 
 // The first video stream's packets, in file order, as ffmpeg -c copy -f framemd5 sees them
@@ -52,7 +53,7 @@ inline std::vector<RecordedPacket> recorded_packets(const std::filesystem::path&
     if (fields.size() < 6) return {};
     const double pts_s = std::stod(fields[2]) * seconds_per_tick;
     packets.push_back({std::llround(pts_s * frames_per_second),
-                       fields[5].substr(fields[5].find_first_not_of(' '))});
+                       fields[5].substr(fields[5].find_first_not_of(' ')), pts_s});
   }
   return packets;
 }
