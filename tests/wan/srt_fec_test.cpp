@@ -1,8 +1,8 @@
 // SRT FEC (--srt-fec) on a path where retransmission has one chance at most: 100 ms RTT, 1 %
 // random loss each way, SRT latency 150 ms (1.5 x RTT). Two feeds cross the same emulated link
 // at the same time, one with libsrt's FEC filter and one without: the FEC feed delivers every
-// frame, the other drops some. Real hdstream processes in two linkemu sites; skipped without
-// root or /dev/net/tun.
+// frame (but, about one run in 200, one), the other drops some. Real hdstream processes in two
+// linkemu sites; skipped without root or /dev/net/tun.
 //   ctest --test-dir build -R SrtFecWan
 //
 // Why the plain feed drops frames at 1.5 x RTT: a lost packet is reported (NAK) as soon as the
@@ -97,7 +97,7 @@ class SrtFecWan : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-TEST_F(SrtFecWan, FecDeliversEveryFrameWhereRetransmissionAloneDropsSome) {
+TEST_F(SrtFecWan, FecRebuildsWhatRetransmissionAloneDropsFramesFor) {
   linkemu::Emulator wan(
       linkemu::parse_topology_text("[link]\nrtt = \"100ms\"\nrate = \"1G\"\nloss = 0.01\n"
                                    "[[site]]\nname = \"a\"\n[[site]]\nname = \"b\"\n",
@@ -149,19 +149,24 @@ TEST_F(SrtFecWan, FecDeliversEveryFrameWhereRetransmissionAloneDropsSome) {
   EXPECT_EQ(off.receiver->exit_code(), 3) << "drops fail the verdict; see " << off.recv_err;
   EXPECT_EQ(off.sender->exit_code(), 3) << "the far end's drops fail the sender's verdict too";
 
-  // FEC on: every frame, most losses rebuilt by FEC (the rest retransmitted), and 1/10 + 1/5
-  // more packets for it (the first and last groups of a run are not all complete).
-  EXPECT_EQ(summary[1]["frames"], kFrames) << summary[1];
-  EXPECT_EQ(summary[1]["drops"], 0) << summary[1];
-  EXPECT_EQ(links[1]["dropped_packets"], 0) << links[1];
+  // FEC on: most losses rebuilt by FEC, the rest retransmitted, and 1/10 + 1/5 more packets for
+  // it (the first and last groups of a run are not all complete). The residual (see the top:
+  // about one run in 200 drops one frame; seen once in CI, 843 of 844 losses rebuilt and the
+  // last one's retransmission lost) is allowed once; two or more is a regression.
+  EXPECT_LE(summary[1]["drops"].get<int>(), 1) << summary[1];
+  EXPECT_LE(links[1]["dropped_packets"].get<int>(), 1) << links[1];
+  EXPECT_LT(summary[1]["drops"].get<int>() * 5, summary[0]["drops"].get<int>())
+      << "FEC must spare most of the frames retransmission alone loses";
   // The path did hit it: ~857 data packets lost (sigma ~29; measured 1.0 % of the data packets).
   const double lost = links[1]["lost_packets"].get<double>();
   EXPECT_NEAR(lost, kLoss * kDataPackets, 0.25 * kLoss * kDataPackets) << links[1];
   EXPECT_GE(links[1]["fec_recovered"].get<double>(), 0.95 * lost) << links[1];
   EXPECT_GE(links[1]["fec_packets"].get<double>(), 0.25 * kDataPackets) << links[1];
   EXPECT_LE(links[1]["fec_packets"].get<double>(), 0.30 * kDataPackets + 100) << links[1];
-  EXPECT_EQ(on.receiver->exit_code(), 0) << "see " << on.recv_err;
-  EXPECT_EQ(on.sender->exit_code(), 0) << "see " << file("on-send.err");
+  // The verdict follows the drops (a dropped frame fails it).
+  const int verdict_code = summary[1]["drops"] == 0 ? 0 : 3;
+  EXPECT_EQ(on.receiver->exit_code(), verdict_code) << "see " << on.recv_err;
+  EXPECT_EQ(on.sender->exit_code(), verdict_code) << "see " << file("on-send.err");
 }
 
 }  // namespace
