@@ -115,8 +115,12 @@ class TcpListenerTest : public ::testing::Test {
   }
 
   // A blocking client; reads give up after 10 s rather than hang the test.
-  tcp::socket connect() {
+  tcp::socket connect() { return from("127.0.0.1"); }
+  // ... from this loopback address (every 127/8 address is this host's).
+  tcp::socket from(const char* address) {
     tcp::socket socket(client_io_);
+    socket.open(tcp::v4());
+    socket.bind(tcp::endpoint(asio::ip::make_address(address), 0));
     socket.connect(endpoint_);
     timeval timeout{10, 0};
     ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
@@ -211,15 +215,6 @@ TEST_F(TcpListenerTest, ConnectionsBeyondTheCapAreClosedAndTheOthersCarryOn) {
 // One client holding connections open cannot take every session: another address still gets in.
 TEST_F(TcpListenerTest, ConnectionsFromOneAddressBeyondItsCapAreClosedAndOthersGetIn) {
   listen(TcpListenerOptions{.max_sessions_per_address = 2});
-  auto from = [this](const char* address) {
-    tcp::socket socket(client_io_);
-    socket.open(tcp::v4());
-    socket.bind(tcp::endpoint(asio::ip::make_address(address), 0));
-    socket.connect(endpoint_);
-    timeval timeout{10, 0};
-    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    return socket;
-  };
   std::vector<tcp::socket> hog;
   for (int i = 0; i < 2; ++i) {
     hog.push_back(from("127.0.0.1"));
@@ -265,15 +260,6 @@ TEST_F(TcpListenerTest,
 // count.
 TEST_F(TcpListenerTest, AtThePendingTotalTheOldestPendingConnectionMakesRoom) {
   listen(TcpListenerOptions{.max_pending = 3});
-  auto from = [this](const char* address) {
-    tcp::socket socket(client_io_);
-    socket.open(tcp::v4());
-    socket.bind(tcp::endpoint(asio::ip::make_address(address), 0));
-    socket.connect(endpoint_);
-    timeval timeout{10, 0};
-    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    return socket;
-  };
   auto feed = from("127.0.0.2");
   ASSERT_TRUE(echoes(feed, 'E'));  // established: outside the pending count
   auto oldest = from("127.0.0.3");

@@ -152,21 +152,20 @@ TEST(IdleConnections, CannotStarveAKeyedReceiverOfDescriptors) {
   {
     IdleCrowd crowd(port);
     // The flowing feed, to its end, with the crowd at the door.
-    ASSERT_TRUE(test::eventually(
-        [&] {
-          sample();
-          return flowing->wait(0ms).has_value();
-        },
-        60s));
+    // Runs to its end, the receiver's descriptors sampled meanwhile.
+    auto finishes = [&](test::Process& run) {
+      return test::eventually(
+          [&] {
+            sample();
+            return run.wait(0ms).has_value();
+          },
+          60s);
+    };
+    ASSERT_TRUE(finishes(*flowing));
     EXPECT_EQ(flowing->wait(0ms), 0) << flowing->err();
     // A new keyed sender, its four sub-connections among the crowd's.
     auto newcomer = sender("newcomer", "2", "6s");
-    ASSERT_TRUE(test::eventually(
-        [&] {
-          sample();
-          return newcomer->wait(0ms).has_value();
-        },
-        60s));
+    ASSERT_TRUE(finishes(*newcomer));
     EXPECT_EQ(newcomer->wait(0ms), 0) << newcomer->err();
     for (auto* run : {flowing.get(), newcomer.get()}) {
       const auto summary = test::find_line(run->out(), "summary");
