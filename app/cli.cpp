@@ -47,6 +47,7 @@ struct CommonText {
   std::string config;
   std::string key_file;
   std::string control_key_file;
+  std::string web_config;
 };
 
 // Where a receiving command's frames go (--output, repeatable) and how screens show them.
@@ -103,6 +104,11 @@ void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
                   "Key file (mode 600, 64 hex digits) that POST /program needs as "
                   "'Authorization: Bearer <its text>'; without it HTTP control is off")
       ->envname("HDSTREAM_CONTROL_KEY_FILE");
+  command
+      .add_option("--web-config", text.web_config,
+                  "Prometheus web config file (exporter-toolkit format): TLS and basic-auth "
+                  "users for --metrics-listen")
+      ->envname("HDSTREAM_WEB_CONFIG");
   command.add_option("--log-level", options.log_level, "Log level on stderr")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
@@ -145,6 +151,13 @@ void finish_common(const CLI::App& command, CommonOptions& options, const Common
       options.control_key = load_key_file(text.control_key_file);
     } catch (const KeyFileError& error) {
       throw CLI::ValidationError("--control-key-file", error.what());
+    }
+  }
+  if (!text.web_config.empty()) {
+    try {
+      options.web_config = load_web_config(text.web_config);
+    } catch (const WebConfigError& error) {
+      throw CLI::ValidationError("--web-config", error.what());
     }
   }
   for (const CLI::Option* option : command.get_options()) {
@@ -571,18 +584,29 @@ Finisher add_monitor(CLI::App* command) {
   auto monitor = std::make_shared<MonitorOptions>();
   auto common = std::make_shared<CommonText>();
   auto text = std::make_shared<std::pair<std::string, std::string>>("500ms", "0");
+  auto http_config = std::make_shared<std::string>();
   command->add_option("hosts", monitor->hosts, "HOST:PORT of each hdstream --metrics-listen")
       ->required();
+  command->add_option("--http-config", *http_config,
+                      "Client settings for the hosts, as Prometheus's (tls_config, basic_auth): "
+                      "HTTPS and a password for servers with a --web-config");
   add_checked(*command, "--poll", text->first, "How often each host is polled", kDuration);
   add_checked(*command, "--duration", text->second, "Stop after this long; 0 runs until closed",
               kDuration);
   add_common(*command, monitor->common, *common);
-  return [command, monitor, text, common]() -> Command {
+  return [command, monitor, text, common, http_config]() -> Command {
     finish_common(*command, monitor->common, *common);
     monitor->poll = parse_duration(text->first);
     monitor->duration = parse_duration(text->second);
     if (monitor->poll < std::chrono::milliseconds(50)) {
       throw CLI::ValidationError("--poll", "must be at least 50ms");
+    }
+    if (!http_config->empty()) {
+      try {
+        monitor->http_config = load_http_client_config(*http_config);
+      } catch (const WebConfigError& error) {
+        throw CLI::ValidationError("--http-config", error.what());
+      }
     }
     return *monitor;
   };

@@ -145,7 +145,13 @@ void run_with_frontends(Runtime& runtime, const CommonOptions& common,
                              : std::nullopt;
       };
     }
-    auto server = std::make_shared<MetricsServer>(runtime.io(), server_options, read_all);
+    if (common.web_config) server_options.web = *common.web_config;
+    std::shared_ptr<MetricsServer> server;
+    try {
+      server = std::make_shared<MetricsServer>(runtime.io(), server_options, read_all);
+    } catch (const WebConfigError& error) {
+      throw UsageError(std::string("--web-config: ") + error.what());
+    }
     server->start();
     runtime.on_shutdown([server] { server->stop(); });
   }

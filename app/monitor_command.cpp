@@ -84,12 +84,21 @@ int run_monitor(const MonitorOptions& options) {
   for (const auto& text : options.hosts) hosts.push_back(parse_endpoint(text));
   const bool gui = want_gui(options.common, /*default_on=*/true);
   StatsOutput output(options.common);
+  HttpClientSettings http;
+  if (options.http_config) {
+    try {
+      http = http_client_settings(*options.http_config);
+    } catch (const WebConfigError& error) {
+      throw UsageError(std::string("--http-config: ") + error.what());
+    }
+  }
   Runtime runtime;
   auto poller = std::make_shared<StatsPoller>(
       runtime.io(), hosts,
       StatsPollerOptions{
           .interval = std::chrono::duration_cast<std::chrono::milliseconds>(options.poll),
-          .fetch_pictures = gui});
+          .fetch_pictures = gui,
+          .http = std::move(http)});
   std::atomic<bool> finishing{false};
   auto finish = [&] {
     if (finishing.exchange(true)) return;

@@ -15,6 +15,7 @@
 #include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
 #include "stats/report.hpp"
+#include "telemetry/web_config.hpp"
 
 namespace hdstream {
 
@@ -36,6 +37,8 @@ struct CommonOptions {
   std::vector<std::string> metrics_names;  // --metrics-name: Host names the server answers to
   // --control-key-file: POST /program needs it as a bearer token; unset: HTTP control is off.
   std::optional<PresharedKey> control_key;
+  // --web-config: TLS and basic auth for the telemetry server; unset: plain HTTP, no passwords.
+  std::optional<WebConfig> web_config;
 };
 
 struct SendOptions {
@@ -115,7 +118,8 @@ struct BenchOptions {
 
 struct MonitorOptions {
   CommonOptions common;
-  std::vector<std::string> hosts;  // HOST:PORT of each --metrics-listen to watch
+  std::vector<std::string> hosts;               // HOST:PORT of each --metrics-listen to watch
+  std::optional<HttpClientConfig> http_config;  // --http-config: HTTPS and credentials
   std::chrono::nanoseconds poll = 500ms;
   std::chrono::nanoseconds duration = 0s;  // 0: until interrupted or the window closes
 };

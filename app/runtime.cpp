@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/log.hpp"
+#include "common/log_rate_limit.hpp"
 
 namespace hdstream {
 
@@ -78,6 +79,8 @@ awaitable<void> Runtime::stats_loop(std::chrono::nanoseconds interval) {
     co_await stats_timer_.async_wait(nothrow(ec));
     if (ec || shut_down_) co_return;
     stats_tick_();
+    // What a flood of refusals held back, counted once it is over.
+    LogRateLimit::flush_all();
   }
 }
 
@@ -104,6 +107,9 @@ void Runtime::run() {
   std::vector<std::jthread> pool;
   for (unsigned i = 1; i < threads_; ++i) pool.emplace_back([this] { io_.run(); });
   io_.run();
+  pool.clear();
+  // The last counts of lines held back, whether or not their period is over.
+  LogRateLimit::flush_all(LogRateLimit::Clock::time_point::max());
 }
 
 }  // namespace hdstream

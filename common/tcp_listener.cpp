@@ -86,8 +86,9 @@ void TcpListener::mark_established(TcpSession* session) {
 
 awaitable<void> TcpListener::accept_loop(MakeSession make_session) {
   auto log = logger(component_);
-  LogRateLimit failures_logged(5, std::chrono::seconds(10));
-  LogRateLimit refusals_logged(5, std::chrono::seconds(10));  // a flood must not flood the log
+  LogRateLimit failures_logged(5, std::chrono::seconds(10), log, "failed accepts");
+  // A flood must not flood the log.
+  LogRateLimit refusals_logged(5, std::chrono::seconds(10), log, "connections refused at a limit");
   for (;;) {
     error_code ec;
     auto socket = co_await acceptor_.async_accept(asio::make_strand(context_), nothrow(ec));

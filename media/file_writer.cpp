@@ -1,6 +1,8 @@
 #include "media/file_writer.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -69,6 +71,9 @@ FileWriter::FileWriter(std::string path, const FeedDescriptor& feed, FileLayout 
       par->codec_tag = MKTAG('U', 'Y', 'V', 'Y');
     }
     if (feed.audio.present()) add_audio_stream(feed.audio);
+    // MXF's index counts pictures and has no gaps: frames that never came are filled with the
+    // last one that did, so that the pictures after an outage keep their time.
+    repeats_gaps_ = std::string_view(format_->oformat->name).starts_with("mxf");
     av_check(avio_open(&format_->pb, path_.c_str(), AVIO_FLAG_WRITE),
              fmt::format("cannot write '{}'", path_));
     AVDictionary* options = nullptr;
@@ -115,6 +120,27 @@ void FileWriter::release() {
 
 void FileWriter::write(std::span<const std::byte> frame, std::int64_t frame_index) {
   if (finished_) return;
+  if (repeats_gaps_) {
+    if (!last_frame_.empty() && frame_index > last_index_ + 1) {
+      const std::int64_t missing = frame_index - last_index_ - 1;
+      const std::int64_t filled = std::min(missing, kMaxRepeatedFrames);
+      if (filled < missing) {
+        logger("media")->warn(
+            "{}: {} frames missing; the last picture fills {} of them, and "
+            "the pictures after come {} frames early",
+            path_, missing, filled, missing - filled);
+      }
+      for (std::int64_t i = 1; i <= filled; ++i) write_packet(last_frame_, last_index_ + 1);
+      frames_repeated_ += static_cast<std::uint64_t>(filled);
+    }
+    last_frame_.assign(frame.begin(), frame.end());
+  }
+  write_packet(frame, frame_index);
+  ++frames_written_;
+}
+
+void FileWriter::write_packet(std::span<const std::byte> frame, std::int64_t frame_index) {
+  last_index_ = frame_index;
   av_packet_unref(packet_);
   // The packet borrows the frame's bytes (not reference counted): the muxer copies or writes
   // them before returning.
@@ -132,7 +158,6 @@ void FileWriter::write(std::span<const std::byte> frame, std::int64_t frame_inde
   av_check(audio_bytes_per_sample_ ? av_interleaved_write_frame(format_, packet_)
                                    : av_write_frame(format_, packet_),
            fmt::format("write '{}'", path_));
-  ++frames_written_;
 }
 
 void FileWriter::write_audio(std::span<const std::byte> pcm, std::int64_t sample_index) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "protocol/handshake.hpp"
 
@@ -32,8 +33,9 @@ class FileWriter {
   FileWriter(const FileWriter&) = delete;
   FileWriter& operator=(const FileWriter&) = delete;
 
-  // Appends one frame at `frame_index` frame periods from the start (gaps where frames were
-  // dropped stay gaps). Throws MediaError on a write failure.
+  // Appends one frame at `frame_index` frame periods from the start: gaps where frames were
+  // dropped stay gaps, except in MXF, which cannot hold one: there the last picture written
+  // fills it (up to kMaxRepeatedFrames). Throws MediaError on a write failure.
   void write(std::span<const std::byte> frame, std::int64_t frame_index);
   // Appends interleaved PCM starting `sample_index` samples from the start (feeds with audio).
   void write_audio(std::span<const std::byte> pcm, std::int64_t sample_index);
@@ -41,7 +43,13 @@ class FileWriter {
   void finish();
 
   const std::string& path() const { return path_; }
+  // Frames given to write(), and pictures repeated to fill gaps (MXF).
   std::uint64_t frames_written() const { return frames_written_; }
+  std::uint64_t frames_repeated() const { return frames_repeated_; }
+
+  // The longest gap filled: ten minutes at 29.97 fps (about 16 GB of DNxHD 220). A longer
+  // outage is logged, and the rest of the gap closes up.
+  static constexpr std::int64_t kMaxRepeatedFrames = 18'000;
 
   // Empty when a file named `path` can hold this feed; otherwise one line saying why.
   static std::string check(const std::string& path, const FeedDescriptor& feed);
@@ -49,6 +57,7 @@ class FileWriter {
  private:
   void release();
   void add_audio_stream(const AudioFormat& audio);
+  void write_packet(std::span<const std::byte> frame, std::int64_t frame_index);
 
   std::string path_;
   AVFormatContext* format_ = nullptr;
@@ -56,6 +65,10 @@ class FileWriter {
   std::uint32_t audio_bytes_per_sample_ = 0;  // 0: no sound
   bool finished_ = false;
   std::uint64_t frames_written_ = 0;
+  std::uint64_t frames_repeated_ = 0;
+  bool repeats_gaps_ = false;          // MXF
+  std::vector<std::byte> last_frame_;  // MXF: what fills a gap
+  std::int64_t last_index_ = -1;
 };
 
 }  // namespace hdstream

@@ -20,6 +20,8 @@ esac
 groups=(
   "build-essential cmake ninja-build pkg-config"
   "libboost-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libxxhash-dev libgnutls28-dev"
+  # Telemetry's TLS (OpenSSL, through Asio), web config files (YAML) and bcrypt (libcrypt).
+  "libssl-dev libyaml-cpp-dev libcrypt-dev"
   "libgtest-dev libgmock-dev libbenchmark-dev"
   "libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libx11-dev"
   # Run time: test sources, conversion and appsrc/appsink (base), windows (good, x), fullscreen
@@ -51,6 +53,8 @@ if [ "$scope" = all ]; then
     "python3-jsonschema chromium"
     # systemd-analyze: the install test verifies the installed units (no running systemd needed)
     "systemd"
+    # A real Prometheus scrapes the telemetry over TLS with basic auth (tests/telemetry).
+    "prometheus"
   )
 fi
 

@@ -16,6 +16,8 @@ namespace {
 // Deeper than any document hdstream writes (8 levels): a hostile host's 8 MiB of "[" would
 // otherwise become millions of nested values in the monitor's memory.
 constexpr int kMaxDocumentDepth = 16;
+// A host's, endpoint's or transport's name as read from another host: longer is cut.
+constexpr std::size_t kMaxName = 256;
 
 // A field's value, of the type hdstream writes it as: an integer field must hold an integer that
 // fits, never a float or a value nlohmann would wrap or truncate on conversion.
@@ -208,16 +210,21 @@ std::vector<LabeledSnapshot> parse_stats_document(std::string_view text) {
     std::vector<LabeledSnapshot> out;
     for (const auto& item : doc.at("snapshots")) {
       LabeledSnapshot source;
-      source.host = field<std::string>(item, "host", field<std::string>(doc, "host"));
-      source.endpoint = field<std::string>(item, "endpoint");
+      // The names a remote host gives are shown in terminals, logs and panels: printable ASCII
+      // only, so that no escape sequence in them reaches a terminal.
+      source.host =
+          printable(field<std::string>(item, "host", field<std::string>(doc, "host")), kMaxName);
+      source.endpoint = printable(field<std::string>(item, "endpoint"), kMaxName);
       const auto role = field<std::string>(item, "role");
-      if (role != "send" && role != "recv") throw StatsDocumentError("unknown role '" + role + "'");
+      if (role != "send" && role != "recv") {
+        throw StatsDocumentError("unknown role '" + printable(role, kMaxName) + "'");
+      }
       source.snapshot.role = role == "send" ? Role::send : Role::recv;
       source.snapshot.t = field<double>(item, "t");
       for (const auto& js : item.at("streams")) {
         StreamSnapshot s;
         s.stream = field<std::uint16_t>(js, "stream");
-        s.transport = field<std::string>(js, "transport");
+        s.transport = printable(field<std::string>(js, "transport"), kMaxName);
         s.state = stream_state_from_string(field<std::string>(js, "state"))
                       .value_or(StreamState::invalid);
         s.bytes = field<std::uint64_t>(js, "bytes");

@@ -1,7 +1,9 @@
 #include "telemetry/metrics_server.hpp"
 
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include <charconv>
 
@@ -53,6 +55,29 @@ http::response<http::string_body> refusal_response(const Refusal& refusal) {
     response.set(http::field::www_authenticate, "Bearer realm=\"hdstream\"");
   }
   return response;
+}
+
+// The TLS context of a web config's tls_server_config: its certificate chain and key, no
+// protocol older than its min_version. Throws WebConfigError naming the file that is wrong.
+std::unique_ptr<asio::ssl::context> tls_context(const WebConfig::Tls& tls) {
+  auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+  auto options = asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                 asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                 asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use;
+  if (tls.min_version == TlsVersion::tls13) options |= asio::ssl::context::no_tlsv1_2;
+  context->set_options(options);
+  error_code ec;
+  context->use_certificate_chain_file(tls.cert_file.string(), ec);
+  if (ec) {
+    throw WebConfigError(fmt::format("cert_file {}: not a PEM certificate ({})",
+                                     tls.cert_file.string(), ec.message()));
+  }
+  context->use_private_key_file(tls.key_file.string(), asio::ssl::context::pem, ec);
+  if (ec) {
+    throw WebConfigError(fmt::format("key_file {}: not the PEM key of cert_file {} ({})",
+                                     tls.key_file.string(), tls.cert_file.string(), ec.message()));
+  }
+  return context;
 }
 
 std::string_view header(const http::request<http::empty_body>& request, std::string_view name) {
@@ -128,15 +153,24 @@ http::response<http::string_body> thumbnail_response(const MetricsServerOptions&
 
 }  // namespace
 
+// One client's connection: TLS when the server has a certificate, plain HTTP otherwise (decided
+// here, once, so that close() from another thread never meets a stream being replaced).
 struct MetricsServer::Connection : TcpSession, std::enable_shared_from_this<Connection> {
-  Connection(std::shared_ptr<MetricsServer> owner, tcp::socket socket)
-      : server(std::move(owner)), stream(std::move(socket)) {}
+  Connection(std::shared_ptr<MetricsServer> owner, tcp::socket socket) : server(std::move(owner)) {
+    if (server->tls_) {
+      tls.emplace(std::move(socket), *server->tls_);
+    } else {
+      plain.emplace(std::move(socket));
+    }
+  }
   awaitable<void> run() override { return server->serve(this); }
   void close() override {
-    asio::post(stream.get_executor(), [self = shared_from_this()] { self->stream.close(); });
+    asio::post(lowest().get_executor(), [self = shared_from_this()] { self->lowest().close(); });
   }
+  beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
   std::shared_ptr<MetricsServer> server;
-  beast::tcp_stream stream;
+  std::optional<beast::tcp_stream> plain;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> tls;
 };
 
 Endpoint parse_metrics_listen(std::string_view text) {
@@ -160,9 +194,13 @@ MetricsServer::MetricsServer(asio::io_context& context, MetricsServerOptions opt
           context, "metrics",
           TcpListenerOptions{.max_sessions = options_.max_connections,
                              .max_sessions_per_address = options_.max_connections_per_address})),
-      refresh_timer_(asio::make_strand(context)) {
+      refresh_timer_(asio::make_strand(context)),
+      passwords_(options_.web.basic_auth_users) {
   if (options_.host_label.empty()) options_.host_label = host_name();
+  if (options_.web.tls) tls_ = tls_context(*options_.web.tls);
 }
+
+MetricsServer::~MetricsServer() = default;
 
 void MetricsServer::start() {
   boost::system::error_code ec;
@@ -187,8 +225,8 @@ void MetricsServer::start() {
                             "cannot listen for metrics on " + options_.listen.to_string());
   }
   refresh();
-  log()->info("serving /metrics, /stats.json and /thumbnail on http://{}/",
-              local_endpoint().to_string());
+  log()->info("serving /metrics, /stats.json and /thumbnail on {}://{}/{}", tls_ ? "https" : "http",
+              local_endpoint().to_string(), passwords_.enabled() ? " (basic auth)" : "");
   auto self = shared_from_this();
   listener_->start(
       [self](tcp::socket socket) { return std::make_shared<Connection>(self, std::move(socket)); });
@@ -237,35 +275,78 @@ awaitable<void> MetricsServer::refresh_loop() {
   }
 }
 
-// Answers one request from the client on `socket`: the guard's refusal, or what was asked for.
+// Answers one request from the client on `socket`, in three steps: the guard's refusal (wrong
+// Host, another origin), then, with basic_auth_users, the password's (every path but /program,
+// which the control key authorizes), then what was asked for.
 struct MetricsServer::Responder {
-  static http::response<http::string_body> respond(MetricsServer& server,
-                                                   const http::request<http::empty_body>& request,
-                                                   const tcp::socket& socket) {
-    const MetricsServerOptions& options = server.options_;
-    std::string_view target(request.target().data(), request.target().size());
-    const auto question = target.find('?');
-    const std::string_view query =
-        question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
-    target = target.substr(0, question);
+  using Response = http::response<http::string_body>;
 
+  // The path of a request's target, and its query.
+  static std::pair<std::string_view, std::string_view> split(
+      const http::request<http::empty_body>& request) {
+    const std::string_view target(request.target().data(), request.target().size());
+    const auto question = target.find('?');
+    return {target.substr(0, question),
+            question == std::string_view::npos ? std::string_view() : target.substr(question + 1)};
+  }
+
+  static std::string peer_of(const tcp::socket& socket) {
+    error_code ec;
+    const auto peer = socket.remote_endpoint(ec);
+    return ec ? std::string("a client")
+              : fmt::format("{}:{}", peer.address().to_string(), peer.port());
+  }
+
+  static std::optional<Response> guard(MetricsServer& server,
+                                       const http::request<http::empty_body>& request,
+                                       const tcp::socket& socket) {
     error_code ec;
     const auto reached = socket.local_endpoint(ec).address().to_string();
-    const auto peer_endpoint = socket.remote_endpoint(ec);
-    const std::string peer =
-        ec ? std::string("a client")
-           : fmt::format("{}:{}", peer_endpoint.address().to_string(), peer_endpoint.port());
-
-    if (auto refusal = server.guard_.check({.host = header(request, "Host"),
-                                            .origin = header(request, "Origin"),
-                                            .fetch_site = header(request, "Sec-Fetch-Site")},
-                                           reached)) {
-      if (auto held_back = server.refusals_log_.admit()) {
-        log()->warn("refused {} {} from {}: {}{}", std::string(request.method_string()), target,
-                    peer, refusal->reason, held_back_note(*held_back));
-      }
-      return refusal_response(*refusal);
+    auto refusal = server.guard_.check({.host = header(request, "Host"),
+                                        .origin = header(request, "Origin"),
+                                        .fetch_site = header(request, "Sec-Fetch-Site")},
+                                       reached);
+    if (!refusal) return std::nullopt;
+    if (auto held_back = server.refusals_log_.admit()) {
+      log()->warn("refused {} {} from {}: {}{}", std::string(request.method_string()),
+                  split(request).first, peer_of(socket), refusal->reason,
+                  held_back_note(*held_back));
     }
+    return refusal_response(*refusal);
+  }
+
+  static bool needs_password(const MetricsServer& server,
+                             const http::request<http::empty_body>& request) {
+    return server.passwords_.enabled() && split(request).first != "/program";
+  }
+
+  // 401 for a missing or wrong password, 503 while too many others are being checked.
+  static Response unauthenticated(MetricsServer& server,
+                                  const http::request<http::empty_body>& request, bool busy,
+                                  const tcp::socket& socket) {
+    if (busy) {
+      auto response = make_response(http::status::service_unavailable,
+                                    "too many passwords being checked; try again\n", "text/plain");
+      response.set(http::field::retry_after, "1");
+      return response;
+    }
+    if (auto held_back = server.refusals_log_.admit()) {
+      log()->warn("refused {} {} from {}: {}{}", std::string(request.method_string()),
+                  split(request).first, peer_of(socket),
+                  request[http::field::authorization].empty() ? "no password" : "wrong password",
+                  held_back_note(*held_back));
+    }
+    auto response =
+        make_response(http::status::unauthorized, "a user and password are needed\n", "text/plain");
+    response.set(http::field::www_authenticate, "Basic realm=\"hdstream\", charset=\"UTF-8\"");
+    return response;
+  }
+
+  static Response respond(MetricsServer& server, const http::request<http::empty_body>& request,
+                          const tcp::socket& socket) {
+    const MetricsServerOptions& options = server.options_;
+    const auto [target, query] = split(request);
+    const std::string peer = peer_of(socket);
     if (target == "/program") {
       return program_response(options, server.guard_, request, query, peer, server.control_log_);
     }
@@ -295,15 +376,59 @@ struct MetricsServer::Responder {
   }
 };
 
+namespace {
+// bcrypt, on the password thread.
+awaitable<bool> verify_password(PasswordCheck& passwords, Credentials credentials) {
+  co_return passwords.verify(credentials);
+}
+}  // namespace
+
+awaitable<MetricsServer::Authentication> MetricsServer::authenticate(
+    std::string_view authorization) {
+  auto credentials = parse_basic_authorization(authorization);
+  if (!credentials) co_return Authentication::refused;
+  if (passwords_.remembered(*credentials)) co_return Authentication::ok;
+  if (password_checks_.fetch_add(1) >= options_.max_password_checks) {
+    --password_checks_;
+    co_return Authentication::busy;
+  }
+  // A plain coroutine, made and spawned in statements of their own: GCC 12 destroys a lambda's
+  // captures twice when the lambda is a temporary of a co_await expression.
+  auto check = verify_password(passwords_, std::move(*credentials));
+  auto checked = asio::co_spawn(password_pool_, std::move(check), asio::use_awaitable);
+  const bool good = co_await std::move(checked);
+  --password_checks_;
+  co_return good ? Authentication::ok : Authentication::refused;
+}
+
 awaitable<void> MetricsServer::serve(Connection* connection) {
-  auto& stream = connection->stream;
+  if (!connection->tls) {
+    co_await serve_requests(*connection->plain);
+    co_return;
+  }
+  auto& stream = *connection->tls;
+  // The handshake within a request's deadline: a client that connects and says nothing, or
+  // speaks plain HTTP to the TLS port, is closed like a slow request.
+  beast::get_lowest_layer(stream).expires_after(options_.request_timeout);
+  error_code ec;
+  co_await stream.async_handshake(asio::ssl::stream_base::server, nothrow(ec));
+  if (ec) {
+    log()->debug("closing a client whose TLS handshake failed: {}", ec.message());
+    beast::get_lowest_layer(stream).close();
+    co_return;
+  }
+  co_await serve_requests(stream);
+}
+
+template <class Stream>
+awaitable<void> MetricsServer::serve_requests(Stream& stream) {
   beast::flat_buffer buffer(options_.max_header_bytes + 1024);
   for (std::size_t served = 0; served < options_.max_requests_per_connection; ++served) {
     http::request_parser<http::empty_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
     parser.body_limit(0);
     // One deadline for the whole request: a client trickling bytes (slowloris) is cut off.
-    stream.expires_after(options_.request_timeout);
+    beast::get_lowest_layer(stream).expires_after(options_.request_timeout);
     error_code ec;
     co_await http::async_read(stream, buffer, parser, nothrow(ec));
     if (ec) {
@@ -316,7 +441,7 @@ awaitable<void> MetricsServer::serve(Connection* connection) {
         bad.keep_alive(false);
         bad.prepare_payload();
         error_code ignored;
-        stream.expires_after(std::chrono::seconds(1));
+        beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(1));
         co_await http::async_write(stream, bad, nothrow(ignored));
       }
       break;
@@ -324,16 +449,25 @@ awaitable<void> MetricsServer::serve(Connection* connection) {
     const auto& request = parser.get();
     // Built outside the coroutine: its frame stays small (GCC 12 misreads a large one's
     // allocation as mismatched, -Wmismatched-new-delete).
-    auto response = Responder::respond(*this, request, stream.socket());
-    response.keep_alive(request.keep_alive());
-    response.prepare_payload();
-    stream.expires_after(options_.request_timeout);
-    co_await http::async_write(stream, response, nothrow(ec));
-    if (ec || !response.keep_alive()) break;
+    const tcp::socket& socket = beast::get_lowest_layer(stream).socket();
+    auto response = Responder::guard(*this, request, socket);
+    if (!response && Responder::needs_password(*this, request)) {
+      const auto verdict = co_await authenticate(header(request, "Authorization"));
+      if (verdict != Authentication::ok) {
+        response =
+            Responder::unauthenticated(*this, request, verdict == Authentication::busy, socket);
+      }
+    }
+    if (!response) response = Responder::respond(*this, request, socket);
+    response->keep_alive(request.keep_alive());
+    response->prepare_payload();
+    beast::get_lowest_layer(stream).expires_after(options_.request_timeout);
+    co_await http::async_write(stream, *response, nothrow(ec));
+    if (ec || !response->keep_alive()) break;
   }
   error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-  stream.close();
+  beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ignored);
+  beast::get_lowest_layer(stream).close();
 }
 
 void MetricsServer::stop() {

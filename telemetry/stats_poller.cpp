@@ -42,9 +42,9 @@ awaitable<void> StatsPoller::poll_loop(std::size_t index) {
       if (stopped_) co_return;
     }
     const auto next = std::chrono::steady_clock::now() + options_.interval;
-    auto reply =
-        co_await http_get(executor, address, "/stats.json",
-                          std::max(options_.interval * 2, std::chrono::milliseconds(1000)));
+    auto reply = co_await http_get(executor, address, "/stats.json",
+                                   std::max(options_.interval * 2, std::chrono::milliseconds(1000)),
+                                   8u << 20, options_.http);
     std::vector<LabeledSnapshot> parsed;
     if (reply.error.empty() && reply.status != 200) {
       // The body's first line says why (a Host this server does not answer to, ...); printed as
@@ -119,7 +119,7 @@ awaitable<void> StatsPoller::fetch_pictures(std::size_t index,
     }
     ++cursor;
     auto reply = co_await http_get(executor, host, fmt::format("/thumbnail?feed={}", stream), left,
-                                   kMaxPictureBytes);
+                                   kMaxPictureBytes, options_.http);
     // None yet (404), an older hdstream, a slow host: the feed keeps its last picture.
     if (!reply.error.empty() || reply.status != 200) continue;
     std::lock_guard lock(mutex_);

@@ -15,6 +15,7 @@
 #include "common/asio.hpp"
 #include "common/endpoint.hpp"
 #include "stats/labeled_snapshot.hpp"
+#include "telemetry/http_client.hpp"
 
 namespace hdstream {
 
@@ -39,6 +40,7 @@ struct StatsPollerOptions {
   // all within one poll interval, so a host slow to serve them delays its stats by at most one
   // interval. A fetch that fails keeps the feed's last picture.
   bool fetch_pictures = false;
+  HttpClientSettings http;  // TLS and credentials (--http-config); default: plain HTTP
 };
 
 class StatsPoller : public std::enable_shared_from_this<StatsPoller> {

@@ -30,8 +30,8 @@ FrameMemory::FrameMemory(std::uint64_t max_memory_bytes, std::size_t streams,
           max_memory_bytes > 0 ? max_memory_bytes : default_max_memory_bytes(streams), streams)),
       pool_(idle_frames, budget_),
       log_(logger(component)),
-      refusals_(kLinesPerPeriod, kLinePeriod),
-      closures_(kLinesPerPeriod, kLinePeriod) {}
+      refusals_(kLinesPerPeriod, kLinePeriod, log_, "refused HELLOs"),
+      closures_(kLinesPerPeriod, kLinePeriod, log_, "sessions closed for a frame too large") {}
 
 std::optional<MemoryReservation> FrameMemory::admit(const ReassemblerConfig& config,
                                                     std::size_t readers, const std::string& peer,

@@ -32,7 +32,10 @@ std::optional<std::uint64_t> admit_stranger_line(const std::string& component) {
   static std::mutex mutex;
   static std::map<std::string, LogRateLimit> limits;
   std::lock_guard lock(mutex);
-  auto it = limits.try_emplace(component, 10, std::chrono::seconds(10)).first;
+  auto it = limits
+                .try_emplace(component, 10, std::chrono::seconds(10), logger(component),
+                             "lines about connections that proved nothing")
+                .first;
   return it->second.admit();
 }
 }  // namespace

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/endpoint.hpp"
+#include "common/log.hpp"
 #include "common/log_rate_limit.hpp"
 #include "transport/srt_socket.hpp"
 
@@ -54,7 +55,7 @@ class SrtStreamListeners {
   std::vector<std::thread> threads_;
   std::uint16_t base_port_ = 0;
   std::atomic<bool> stopped_{false};
-  LogRateLimit turned_away_{5, std::chrono::seconds(10)};  // callers closed unserved
+  LogRateLimit turned_away_{5, std::chrono::seconds(10), logger("srt"), "callers closed unserved"};
 };
 
 // Probe threads a port runs at once: a bound on threads, whatever callers announce (the

@@ -1,5 +1,6 @@
 #include "transport/srt_stripe_group.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
@@ -90,59 +91,87 @@ std::string SrtStripeGroup::check(const Stripe& stripe, std::uint16_t header_str
   return {};
 }
 
-void SrtStripeGroup::refuse(SrtSocket& caller, AckStatus status, const std::string& reason,
-                            std::chrono::steady_clock::time_point deadline) {
-  srt_log()->warn("refused a stripe from {} (stream {}): {}", caller.peer(), stream_, reason);
-  auto ack = encode_hello_ack(stream_, HelloAck{status, reason, {}});
-  // SRT hands the refusal over at its play time: wait for the caller to close after reading it.
-  std::array<std::byte, kSrtMaxPayloadBytes> drain;
-  std::size_t received = 0;
-  if (caller.send(ack) != SrtIo::ok) return;
-  while (!stopped_ && std::chrono::steady_clock::now() < deadline &&
-         caller.receive(drain, received) != SrtIo::closed) {
+bool SrtStripeGroup::refuse(SrtSocket& caller, AckStatus status, const std::string& reason) {
+  if (auto held_back = refusals_.admit()) {
+    srt_log()->warn("refused a stripe from {} (stream {}): {}{}", caller.peer(), stream_, reason,
+                    held_back_note(*held_back));
   }
+  caller.set_receive_blocking(false);
+  return caller.send(encode_hello_ack(stream_, HelloAck{status, reason, {}})) == SrtIo::ok;
 }
 
+// The callers on a stripe's port are heard side by side, each for at most kHelloWait: a stranger
+// that connects first and says nothing holds one of kMaxPendingCallers places for a moment, never
+// the stripe. A refused caller is given kRefusalDrain to read its refusal (SRT hands it over at
+// its play time) and close, beside the others. The real stripe sends its HELLO as soon as it has
+// connected.
 std::optional<SrtSocket> SrtStripeGroup::admit(Stripe& stripe) {
-  const auto deadline = std::chrono::steady_clock::now() + handshake_timeout_;
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + handshake_timeout_;
   const std::uint16_t port = ports_[stripe.index - 1];
+  struct Caller {
+    SrtSocket socket;
+    Clock::time_point until;
+  };
+  std::vector<Caller> pending;  // not heard yet
+  std::vector<Caller> refused;  // reading their refusal
   std::array<std::byte, kSrtMaxPayloadBytes> message;
-  while (!stopped_ && !broken_ && std::chrono::steady_clock::now() < deadline) {
-    std::optional<SrtSocket> caller;
+  while (!stopped_ && !broken_ && Clock::now() < deadline) {
     try {
-      caller = stripe.listener.accept(std::chrono::milliseconds(100));
+      const auto wait = std::chrono::milliseconds(pending.empty() && refused.empty() ? 100 : 5);
+      if (auto caller = stripe.listener.accept(wait)) {
+        caller->set_receive_blocking(false);
+        if (pending.size() == kMaxPendingCallers) {
+          pending.erase(pending.begin());  // the oldest has had the longest to speak
+        }
+        pending.push_back({std::move(*caller), Clock::now() + kHelloWait});
+      }
     } catch (const SrtError& error) {
       srt_log()->warn("stream {}: stripe {}: {}", stream_, stripe.index, error.what());
     }
-    if (!caller) continue;
-    std::size_t received = 0;
-    SrtIo io = SrtIo::timeout;
-    while (!stopped_ && std::chrono::steady_clock::now() < deadline &&
-           (io = caller->receive(message, received)) == SrtIo::timeout) {
+    std::erase_if(refused, [&](Caller& caller) {
+      std::size_t received = 0;
+      return caller.socket.receive(message, received) == SrtIo::closed ||
+             Clock::now() >= caller.until;
+    });
+    for (auto it = pending.begin(); it != pending.end();) {
+      std::size_t received = 0;
+      const SrtIo io = it->socket.receive(message, received);
+      if (io == SrtIo::timeout && Clock::now() < it->until) {
+        ++it;
+        continue;
+      }
+      SrtSocket caller = std::move(it->socket);
+      it = pending.erase(it);
+      if (io != SrtIo::ok) continue;  // closed, or silent for kHelloWait
+      MessageHeader header;
+      const auto bytes = std::span<const std::byte>(message).first(received);
+      if (decode_header(bytes, header) != HeaderError::none || header.type != MessageType::hello ||
+          header.payload_bytes != received - kHeaderBytes) {
+        if (auto held_back = refusals_.admit()) {
+          srt_log()->warn("stream {}: closing {} on stripe {}'s port {}: expected a HELLO{}",
+                          stream_, caller.peer(), stripe.index, port, held_back_note(*held_back));
+        }
+        continue;
+      }
+      const auto hello = decode_hello(bytes.subspan(kHeaderBytes));
+      std::string reason = !hello ? std::string("malformed HELLO") : validate_hello(*hello);
+      if (reason.empty()) reason = check(stripe, header.stream_id, *hello);
+      if (!reason.empty()) {
+        const auto status =
+            hello && header.stream_id != stream_ ? AckStatus::bad_stream : AckStatus::bad_request;
+        if (refuse(caller, status, reason) && refused.size() < kMaxPendingCallers) {
+          refused.push_back({std::move(caller), Clock::now() + kRefusalDrain});
+        }
+        continue;
+      }
+      caller.set_receive_blocking(true);
+      if (caller.send(encode_hello_ack(
+              stream_, HelloAck{AckStatus::accepted, receiver_identity(), {}})) != SrtIo::ok) {
+        continue;
+      }
+      return caller;
     }
-    if (io != SrtIo::ok) continue;
-    MessageHeader header;
-    const auto bytes = std::span<const std::byte>(message).first(received);
-    if (decode_header(bytes, header) != HeaderError::none || header.type != MessageType::hello ||
-        header.payload_bytes != received - kHeaderBytes) {
-      srt_log()->warn("stream {}: closing {} on stripe {}'s port {}: expected a HELLO", stream_,
-                      caller->peer(), stripe.index, port);
-      continue;
-    }
-    const auto hello = decode_hello(bytes.subspan(kHeaderBytes));
-    std::string reason = !hello ? std::string("malformed HELLO") : validate_hello(*hello);
-    if (reason.empty()) reason = check(stripe, header.stream_id, *hello);
-    if (!reason.empty()) {
-      refuse(*caller,
-             hello && header.stream_id != stream_ ? AckStatus::bad_stream : AckStatus::bad_request,
-             reason, deadline);
-      continue;
-    }
-    if (caller->send(encode_hello_ack(
-            stream_, HelloAck{AckStatus::accepted, receiver_identity(), {}})) != SrtIo::ok) {
-      continue;
-    }
-    return caller;
   }
   if (!stopped_ && !broken_) {
     srt_log()->warn(

@@ -2,7 +2,8 @@
 // opened on the stream's port: a listener per stripe on that stripe's own UDP port (so its own
 // libsrt receive thread), opened for this session only, and a thread per stripe that accepts
 // the one caller of this session's stripe (its HELLO must name the same stream, session, stripe
-// count, stripe index and feed as stripe 0's; anything else is refused with one log line) and
+// count, stripe index and feed as stripe 0's; anything else is refused with one rate-limited log
+// line; callers are heard side by side, so a silent stranger cannot keep the stripe out) and
 // hands every message to `on_message`, which feeds the feed's one Reassembler. A stripe that
 // breaks, or never connects within the handshake timeout, breaks the whole session (the sender
 // re-opens it). Every wait is bounded (100 ms), so stop() is too.
@@ -24,6 +25,8 @@
 #include <vector>
 
 #include "common/endpoint.hpp"
+#include "common/log.hpp"
+#include "common/log_rate_limit.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/wire.hpp"
 #include "stats/counters.hpp"
@@ -73,8 +76,14 @@ class SrtStripeGroup {
   std::optional<SrtSocket> admit(Stripe& stripe);
   // Checks an accepted caller's HELLO against the session; empty when it is this stripe.
   std::string check(const Stripe& stripe, std::uint16_t header_stream, const Hello& hello) const;
-  void refuse(SrtSocket& caller, AckStatus status, const std::string& reason,
-              std::chrono::steady_clock::time_point deadline);
+  // Logs (rate-limited) and sends the refusal; false when it could not be sent.
+  bool refuse(SrtSocket& caller, AckStatus status, const std::string& reason);
+
+  // Callers heard at once on a stripe's port, how long each may take to send its HELLO, and how
+  // long a refused one has to read its refusal and close.
+  static constexpr std::size_t kMaxPendingCallers = 8;
+  static constexpr std::chrono::seconds kHelloWait{2};
+  static constexpr std::chrono::milliseconds kRefusalDrain{500};
 
   std::vector<std::uint16_t> ports_;
   std::uint16_t stream_;
@@ -85,6 +94,8 @@ class SrtStripeGroup {
   std::vector<std::unique_ptr<Stripe>> stripes_;
   std::atomic<bool> stopped_{false};
   std::atomic<bool> broken_{false};
+  LogRateLimit refusals_{10, std::chrono::seconds(10), logger("srt"),
+                         "callers refused on a stripe's port"};
   mutable std::mutex mutex_;  // guards each stripe's stats; with `changed_`, ended and broken
   std::condition_variable changed_;
 };

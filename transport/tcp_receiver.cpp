@@ -159,7 +159,11 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
 void TcpReceiver::Session::tune_receive_buffer(const Hello& hello) {
   const auto limits = read_kernel_limits(BufferDirection::receive);
   const auto rtt = std::chrono::microseconds(hello.expected_rtt_us);
-  const auto plan = plan_buffer(hello.feed.bit_rate_bps, rtt, limits);
+  // What the HELLO announces sizes the buffer, up to the stream's share of --max-memory: a
+  // stranger's HELLO of 100 Gbps over a 10 s RTT gets no gigabyte of kernel memory.
+  const std::uint64_t share = owner_->memory_for(probe_.has_value()).budget().limit_bytes() /
+                              std::max<std::size_t>(1, owner_->options_.streams);
+  const auto plan = plan_buffer(hello.feed.bit_rate_bps, rtt, limits, share);
   const std::uint64_t effective =
       apply_buffer(socket_.native_handle(), BufferDirection::receive, plan);
   if (plan.set_bytes && effective < plan.need_bytes) {

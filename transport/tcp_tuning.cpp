@@ -40,12 +40,13 @@ KernelLimits read_kernel_limits(BufferDirection direction) {
 }
 
 BufferPlan plan_buffer(std::uint64_t rate_bps, std::chrono::nanoseconds rtt,
-                       const KernelLimits& limits) {
+                       const KernelLimits& limits, std::uint64_t max_bytes) {
   const double bdp_bytes =
       static_cast<double>(rate_bps) / 8.0 * std::chrono::duration<double>(rtt).count();
   BufferPlan plan;
-  plan.need_bytes =
-      std::max<std::uint64_t>(kMinBufferBytes, static_cast<std::uint64_t>(2 * bdp_bytes));
+  plan.need_bytes = std::min(
+      max_bytes,
+      std::max(kMinBufferBytes, static_cast<std::uint64_t>(std::min(2 * bdp_bytes, 1e18))));
   plan.autotune = limits.tcp_max_bytes >= plan.need_bytes;
   if (!plan.autotune) plan.set_bytes = plan.need_bytes;
   return plan;

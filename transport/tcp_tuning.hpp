@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,8 +33,11 @@ struct BufferPlan {
 };
 inline constexpr std::uint64_t kMinBufferBytes = 4u << 20;
 
+// `max_bytes`: the most the buffer may be, whatever the rate and RTT (a receiver sizing a
+// socket from what its peer's HELLO announces gives the stream's share of --max-memory).
 BufferPlan plan_buffer(std::uint64_t rate_bps, std::chrono::nanoseconds rtt,
-                       const KernelLimits& limits);
+                       const KernelLimits& limits,
+                       std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max());
 
 // The exact commands that would let a socket buffer reach `need_bytes`.
 std::string sysctl_fix(BufferDirection direction, std::uint64_t need_bytes,

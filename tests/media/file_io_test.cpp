@@ -93,6 +93,47 @@ TEST(FileIo, ARecordingWhoseFirstFramesNeverCameKeepsEveryPictureInItsPlace) {
   }
 }
 
+// MXF's timeline counts pictures, so a gap cannot be left in it: the last picture that came
+// fills the frames that did not, and every picture after the gap stays at its own time. (Before,
+// the pictures after a gap came early by its length, while the sound kept its place.)
+TEST(FileIo, AnMxfRecordingFillsAGapWithTheLastPictureAndKeepsTheRestInPlace) {
+  auto dir = test::scratch_dir("mxf-gap");
+  FileReader source(test::dnxhd_clip(dir, 4).string(), test::dnxhd220_feed());
+  const std::vector<std::int64_t> came = {0, 1, 7, 8};  // 2..6 lost in an outage
+  const auto path = dir / "gap.mxf";
+  {
+    FileWriter writer(path.string(), source.feed(), FileLayout::recording);
+    std::vector<std::byte> frame;
+    for (const std::int64_t index : came) {
+      source.read(frame);
+      writer.write(frame, index);
+    }
+    EXPECT_EQ(writer.frames_written(), came.size());
+    EXPECT_EQ(writer.frames_repeated(), 5u);
+  }
+  // The copy of the clip's four pictures (scrolling bars: each one different), read back.
+  const auto copy = dir / "copy.mxf";
+  {
+    FileReader again(test::dnxhd_clip(dir, 4).string(), test::dnxhd220_feed());
+    FileWriter writer(copy.string(), again.feed(), FileLayout::recording);
+    std::vector<std::byte> frame;
+    for (std::int64_t index = 0; index < 4; ++index) {
+      again.read(frame);
+      writer.write(frame, index);
+    }
+  }
+  const auto clip = test::recorded_packets(copy, dir, 30000.0 / 1001);
+  ASSERT_EQ(clip.size(), 4u);
+  const auto packets = test::recorded_packets(path, dir, 30000.0 / 1001);
+  ASSERT_EQ(packets.size(), 9u);
+  const std::vector<std::size_t> picture = {0, 1, 1, 1, 1, 1, 1, 2, 3};  // of the clip's
+  for (std::size_t i = 0; i < packets.size(); ++i) {
+    EXPECT_EQ(packets[i].frame_index, static_cast<std::int64_t>(i)) << "packet " << i;
+    EXPECT_EQ(packets[i].md5, clip[picture[i]].md5) << "packet " << i;
+  }
+  EXPECT_NE(clip[1].md5, clip[2].md5);
+}
+
 // Frames read in place from a MOV are the packets ffmpeg's own demuxer gives for them (its
 // `-c copy` of the clip, read back), in order and through loops; a Matroska copy goes through
 // libavformat's packets and gives the same bytes.

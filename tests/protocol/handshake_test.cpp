@@ -258,6 +258,17 @@ TEST(Handshake, AnAcceptingAckNamesTheReceiverAndTheSenderKeepsItPrintable) {
   EXPECT_EQ(named_receiver({AckStatus::stream_busy, "another sender is already connected"}), "");
 }
 
+// What a sender logs of a receiver's refusal (tcp_connect, srt_sender): the receiver may be
+// anyone's, so its reason reaches the log as printable ASCII, at most kMaxReasonBytes.
+TEST(Handshake, ARefusalsReasonIsLoggedPrintable) {
+  EXPECT_EQ(refusal_reason({AckStatus::bad_request, "no\x1b]0;owned\x07\nforged 12:00 line"}),
+            "no?]0;owned??forged 12:00 line");
+  EXPECT_EQ(refusal_reason({AckStatus::bad_request, std::string(10'000, 'r')}),
+            std::string(kMaxReasonBytes, 'r'));
+  EXPECT_EQ(refusal_reason({AckStatus::stream_busy, "another sender is already connected"}),
+            "another sender is already connected");
+}
+
 TEST(Handshake, MalformedAcksAreRejected) {
   auto message = encode_hello_ack(0, HelloAck{AckStatus::accepted, "ok"});
   auto body = std::vector<std::byte>(message.begin() + kHeaderBytes, message.end());

@@ -425,6 +425,26 @@ TEST(JsonFields, OutOfRangeIntegersAndDeepNestingAreMalformedDocuments) {
   }
 }
 
+// A host's names reach terminals (`monitor`'s rows), logs and panels: escape sequences and
+// other control bytes in them come out as '?', and a name is at most 256 bytes.
+TEST(JsonFields, AHostsNamesArePrintableWhateverItSends) {
+  auto document = protected_document();
+  document["snapshots"][0]["host"] = "evil\x1b]0;owned\x07\x1b[2J";
+  document["snapshots"][0]["endpoint"] = std::string(1000, 'e') + "\n";
+  document["snapshots"][0]["streams"][0]["transport"] = "tcp\x1b[31m";
+  const auto parsed = parse_stats_document(document.dump());
+  EXPECT_EQ(parsed[0].host, "evil?]0;owned??[2J");
+  EXPECT_EQ(parsed[0].endpoint, std::string(256, 'e'));
+  EXPECT_EQ(parsed[0].snapshot.streams[0].transport, "tcp?[31m");
+  document["snapshots"][0]["role"] = "send\x1b[2J";
+  try {
+    parse_stats_document(document.dump());
+    ADD_FAILURE() << "an unknown role accepted";
+  } catch (const StatsDocumentError& error) {
+    EXPECT_EQ(std::string(error.what()), "unknown role 'send?[2J'");
+  }
+}
+
 // /stats.json's rates: each leg of a protected feed against the same leg a moment before.
 TEST(JsonFields, FillRatesGivesEachLegItsOwnRate) {
   Snapshot before;

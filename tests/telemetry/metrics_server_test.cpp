@@ -17,6 +17,7 @@
 #include "telemetry/http_client.hpp"
 #include "telemetry/metrics_server.hpp"
 #include "telemetry/prometheus.hpp"
+#include "tests/support/eventually.hpp"
 
 namespace hdstream {
 namespace {
@@ -446,6 +447,47 @@ TEST_F(MetricsServerTest, HostileClientsAreClosedWithoutDisturbingTheServer) {
   const std::string both = keep.read_all();
   EXPECT_EQ(both.rfind("HTTP/1.1 200", 0), 0u);
   EXPECT_NE(both.find("HTTP/1.1 200", 10), std::string::npos);
+}
+
+// One client address holding 70 idle connections (more than the server's 64 in all) locks
+// nobody out: it keeps its address's 8, the rest are closed at once, and a client from another
+// address is answered meanwhile. (Before the per-address cap, 64 idle connections from anyone
+// left every other client unanswered until they timed out.)
+TEST_F(MetricsServerTest, OneAddressHoldingManyIdleConnectionsLocksNobodyOut) {
+  // A server whose request deadline outlasts the test: the crowd is not timed out.
+  server_->stop();
+  MetricsServerOptions options;
+  options.listen = Endpoint{"127.0.0.1", 0};
+  options.request_timeout = 30s;
+  server_ = std::make_shared<MetricsServer>(feeds_->io(), options,
+                                            [] { return std::vector<LabeledSnapshot>{}; });
+  server_->start();
+  port_ = server_->local_endpoint().port;
+
+  asio::io_context io;
+  std::vector<tcp::socket> crowd;
+  for (int i = 0; i < 70; ++i) {
+    tcp::socket socket(io);
+    socket.open(tcp::v4());
+    socket.bind({asio::ip::make_address("127.0.0.2"), 0});
+    socket.connect({asio::ip::make_address("127.0.0.1"), port_});
+    socket.non_blocking(true);
+    crowd.push_back(std::move(socket));
+  }
+  // Still open: nothing to read yet (a closed one reads its end at once).
+  auto still_open = [&] {
+    std::size_t open = 0;
+    for (auto& socket : crowd) {
+      char byte = 0;
+      error_code ec;
+      socket.read_some(asio::buffer(&byte, 1), ec);
+      open += ec == asio::error::would_block ? 1 : 0;
+    }
+    return open;
+  };
+  EXPECT_TRUE(test::eventually([&] { return still_open() == 8; }, 5s)) << still_open();
+  EXPECT_EQ(http_exchange(port_, "/metrics").rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_EQ(still_open(), 8u);  // the address's share is held, not refused
 }
 
 // libsrt's FEC figures (--srt-fec): a family per figure, samples for SRT feeds only, the

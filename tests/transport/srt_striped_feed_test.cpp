@@ -316,6 +316,42 @@ TEST_F(SrtStripedFeed, StrangersOnAStripesPortAreRefusedAndTheFeedGoesOn) {
   }));
 }
 
+// Strangers that reach a stripe's port first, without the passphrase the feed does not have:
+// one connects and says nothing, another sends a HELLO it is refused for and keeps its
+// connection open. Neither keeps the real stripe out: it is accepted within a second (the
+// handshake timeout is 3 s; before, the silent one held the port until then and the session
+// broke), and the feed runs.
+TEST_F(SrtStripedFeed, SilentOrLingeringStrangersOnAStripesPortDoNotKeepTheStripeOut) {
+  start_receiver(1);
+  StripeCaller stripe0(port_);
+  const auto ack = stripe0.send_hello(StripeCaller::hello(0));
+  ASSERT_TRUE(ack && ack->status == AckStatus::accepted);
+  const Endpoint stripe_port{"127.0.0.1", ack->stripe_ports.at(0)};
+  StripeCaller silent(stripe_port);
+  StripeCaller lingering(stripe_port);
+  const auto refused = lingering.send_hello(StripeCaller::hello(1, 2, kSession + 1));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, AckStatus::bad_request);
+
+  const auto start = std::chrono::steady_clock::now();
+  StripeCaller stripe1(stripe_port);
+  ASSERT_EQ(stripe1.send_hello(StripeCaller::hello(1)),
+            (HelloAck{AckStatus::accepted, receiver_identity(), {}}));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  for (std::uint64_t seq = 0; seq < 10; ++seq) {
+    ASSERT_TRUE(stripe0.send_chunks(seq, 0, 2));
+    ASSERT_TRUE(stripe1.send_chunks(seq, 1, 2));
+    ASSERT_TRUE(
+        collector_.wait_until([seq](auto& c) { return c.checksums_[0].size() == seq + 1; }));
+  }
+  ASSERT_TRUE(stripe1.send_end(10));
+  ASSERT_TRUE(stripe0.send_end(10));
+  ASSERT_TRUE(collector_.wait_until([](auto& c) { return c.ended_.count(0) > 0; }));
+  std::lock_guard lock(collector_.mutex_);
+  EXPECT_TRUE(collector_.ended_[0]);
+  EXPECT_EQ(stats_->stream(0).drops.load(), 0u);
+}
+
 TEST_F(SrtStripedFeed, AStripeThatBreaksEndsTheSessionWithDropsAndTheOtherFeedAndNextSessionRun) {
   start_receiver(2);
   // Stream 1: a plain feed of one connection beside the striped one.

@@ -36,6 +36,22 @@ TEST(BufferPlan, LongFatPipesNeedTwiceTheBandwidthDelayProduct) {
   EXPECT_EQ(*plan.set_bytes, 6'547'500u);
 }
 
+// A receiver sizes a socket from its peer's HELLO: whatever rate and RTT it announces, the
+// buffer is at most what the receiver gives it (its stream's share of --max-memory).
+TEST(BufferPlan, WhatAPeerAnnouncesIsCappedByTheShareGiven) {
+  constexpr std::uint64_t kShare = 256u << 20;
+  const auto hostile = plan_buffer(100'000'000'000, 10s, debian_defaults(), kShare);
+  EXPECT_EQ(hostile.need_bytes, kShare);
+  ASSERT_TRUE(hostile.set_bytes);
+  EXPECT_EQ(*hostile.set_bytes, kShare);
+  // The largest a HELLO can say still gives a finite size, capped.
+  const auto largest =
+      plan_buffer(std::numeric_limits<std::uint64_t>::max(), 3600s, debian_defaults(), kShare);
+  EXPECT_EQ(largest.need_bytes, kShare);
+  // Below the share, the plan is what the path needs.
+  EXPECT_EQ(plan_buffer(270'000'000, 97ms, debian_defaults(), kShare).need_bytes, 6'547'500u);
+}
+
 TEST(BufferPlan, SysctlFixIsExact) {
   EXPECT_EQ(sysctl_fix(BufferDirection::send, 6'547'500, debian_defaults()),
             "sysctl -w net.core.wmem_max=6547500 net.ipv4.tcp_wmem='4096 16384 6547500'");
