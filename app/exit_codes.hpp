@@ -1,4 +1,4 @@
-// Process exit codes (the CLI contract in README.md).
+// Process exit codes (the CLI contract in docs/CLI.md).
 #pragma once
 
 namespace hdstream::exit_code {

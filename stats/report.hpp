@@ -1,5 +1,6 @@
 // Writes snapshots and the summary as text lines for people (stats/report_text.hpp) or JSON
-// lines for machines (stats/report_json.hpp; schema in docs/PROTOCOL.md#stats and ../README.md).
+// lines for machines (stats/report_json.hpp; schema in docs/telemetry.md and
+// docs/PROTOCOL.md#stats).
 //   StatsReport report(StatsFormat::json, std::cout);
 //   report.interval(snapshot);  ...  report.summary(summarize(last));
 #pragma once
