@@ -1,6 +1,6 @@
 // The pre-flight checks of `hdstream check`, each one line with a verdict and, when it fails,
 // the exact fix.
-//   std::vector<CheckItem> items = check_endpoints(plan, 3s);
+//   std::vector<CheckItem> items = link_checks(plan, probe_endpoints(plan, 3s));
 #pragma once
 
 #include <chrono>
@@ -33,8 +33,8 @@ struct EndpointProbe {
 // caller); never sends feed data.
 std::vector<EndpointProbe> probe_endpoints(const SendPlan& plan, std::chrono::milliseconds timeout);
 
-// Turns probes and local kernel settings into check items. `measured_rtt_ms` (if any) sizes
-// the buffers when it exceeds the planned RTT.
+// Turns probes and local kernel settings into check items. The slowest probe's RTT sizes the
+// buffers when it exceeds the planned RTT.
 std::vector<CheckItem> link_checks(const SendPlan& plan, const std::vector<EndpointProbe>& probes);
 
 }  // namespace hdstream

@@ -107,7 +107,7 @@ class GstAudioSink {
   bool steered_ = false;                 // the first half second's correction was made
   mutable std::int64_t latency_ns_ = 0;  // the pipeline's, asked once a second
   mutable std::int64_t latency_asked_ns_ = 0;
-  mutable std::mutex mutex_;  // play() on the network strand, picture_shown() on the decoder's
+  mutable std::mutex mutex_;  // play() on the network strand, picture_ready() on the decoder's
   std::vector<std::byte> silence_;
   // What was pushed lately and when it plays: a clock move changes the times of what comes
   // next, not of what is queued, and the pictures must wait for the sound as it will play.

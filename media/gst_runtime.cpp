@@ -14,14 +14,6 @@ void ensure_gstreamer() {
   std::call_once(once, [] { gst_init(nullptr, nullptr); });
 }
 
-bool gst_element_available(std::string_view factory) {
-  ensure_gstreamer();
-  GstElementFactory* found = gst_element_factory_find(std::string(factory).c_str());
-  if (!found) return false;
-  gst_object_unref(found);
-  return true;
-}
-
 GstElement* gst_launch(const std::string& description) {
   ensure_gstreamer();
   GError* error = nullptr;

@@ -13,9 +13,6 @@ namespace hdstream {
 // Calls gst_init once per process; thread safe.
 void ensure_gstreamer();
 
-// True when an element factory of that name is installed.
-bool gst_element_available(std::string_view factory);
-
 // Parses a gst-launch description. Throws MediaError naming a missing element and how to find
 // the plugin that provides it. The caller owns the returned pipeline (gst_object_unref).
 GstElement* gst_launch(const std::string& description);

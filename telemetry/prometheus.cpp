@@ -209,9 +209,13 @@ std::string prometheus_text(std::span<const LabeledSnapshot> sources) {
   std::string out;
   out.reserve(8192);
   auto it = std::back_inserter(out);
-  for (const auto& family : families()) {
+  // Each family's HELP and TYPE lines, before its samples.
+  auto announce = [&it](const auto& family) {
     fmt::format_to(it, "# HELP {} {}\n# TYPE {} {}\n", family.name, family.help, family.name,
                    family.kind == Kind::counter ? "counter" : "gauge");
+  };
+  for (const auto& family : families()) {
+    announce(family);
     for (const auto& source : sources) {
       const Snapshot& snapshot = source.snapshot;
       if (family.only_role && *family.only_role != snapshot.role) continue;
@@ -224,8 +228,7 @@ std::string prometheus_text(std::span<const LabeledSnapshot> sources) {
     }
   }
   for (const auto& family : leg_families()) {
-    fmt::format_to(it, "# HELP {} {}\n# TYPE {} {}\n", family.name, family.help, family.name,
-                   family.kind == Kind::counter ? "counter" : "gauge");
+    announce(family);
     for (const auto& source : sources) {
       const Snapshot& snapshot = source.snapshot;
       if (family.only_role && *family.only_role != snapshot.role) continue;

@@ -1,6 +1,7 @@
 // Network namespaces for emulated sites: create, delete (killing what runs inside), sweep the
 // leftovers of crashed runs, and run code inside one.
-//   create_netns("hds4242-a");  int fd = in_netns("hds4242-a", [] { return open_tun("lemu0"); });
+//   create_netns("hds4242-a");
+//   in_netns("hds4242-a", [&] { fd = ::socket(AF_INET, SOCK_DGRAM, 0); });  // a socket there
 //   delete_netns("hds4242-a");  sweep_stale_netns();
 #pragma once
 
@@ -25,7 +26,7 @@ int delete_netns_with_prefix(const std::string& prefix);
 // Deletes "hds<pid>-*" namespaces whose creating process is gone; returns how many.
 int sweep_stale_netns();
 
-// Runs `work` on a thread that has entered the namespace, and returns its result. Sockets and
+// Runs `work` on a thread that has entered the namespace, and waits for it. Sockets and
 // TUN devices created by `work` belong to that namespace for good. Throws std::runtime_error if
 // the namespace cannot be entered; exceptions from `work` propagate.
 void in_netns(const std::string& name, const std::function<void()>& work);
