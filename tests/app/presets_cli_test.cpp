@@ -34,10 +34,12 @@ TEST(Presets, SendToPortlandWorksExactlyAsWritten) {
   test::Process send({HDSTREAM_BINARY, "--streams", "5", "--dest", "portland"}, dir, "send",
                      {"XDG_CONFIG_HOME=" + config_home.string(),
                       std::string("HDSTREAM_MEDIA_CACHE=") + HDSTREAM_MEDIA_CACHE});
-  // The preset's five studio feeds (DNxHD 220, pictures a projector can show) arrive, a second
-  // of each (an aggregate rate read over the first few frames is a burst, and a verdict over
-  // 70 ms of show judges nothing); then the operator ends the show with Ctrl-C. The first run
-  // makes the five labelled clips.
+  // The preset's five studio feeds (DNxHD 220, pictures a projector can show) arrive, three
+  // seconds of each; then the operator ends the show with Ctrl-C. The first run makes the five
+  // labelled clips. (The verdict's aggregate rate counts from the first feed's first frame: the
+  // feeds start up to a tenth of a second apart, more on a loaded machine, which over one second
+  // of show read 94 % of the planned rate with one core busy, a fail; over three, that start
+  // weighs a third as much.)
   ASSERT_TRUE(test::eventually(
       [&] {
         int streams_running = 0;
@@ -45,7 +47,7 @@ TEST(Presets, SendToPortlandWorksExactlyAsWritten) {
         for (const auto& line : test::json_lines(recv.out())) {
           if (line["type"] == "interval") frames[line["stream"].get<int>()] = line["frames"];
         }
-        for (const auto& [stream, count] : frames) streams_running += count >= 30 ? 1 : 0;
+        for (const auto& [stream, count] : frames) streams_running += count >= 90 ? 1 : 0;
         return streams_running == 5;
       },
       60s))
