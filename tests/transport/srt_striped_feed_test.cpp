@@ -220,6 +220,28 @@ class StripeCaller {
   SrtSocket socket_;
 };
 
+// Stream 0's `frames` frames over two stripes, then END on both, until the receiver ended the
+// feed. Frame by frame, as a paced feed: a burst of frames on one stripe ahead of the other
+// would overrun the frames a feed may have in flight.
+::testing::AssertionResult carry_feed(StripeCaller& stripe0, StripeCaller& stripe1,
+                                      std::uint64_t frames, test::Collector& collector) {
+  for (std::uint64_t seq = 0; seq < frames; ++seq) {
+    if (!stripe0.send_chunks(seq, 0, 2) || !stripe1.send_chunks(seq, 1, 2)) {
+      return ::testing::AssertionFailure() << "frame " << seq << " could not be sent";
+    }
+    if (!collector.wait_until([seq](auto& c) { return c.checksums_[0].size() == seq + 1; })) {
+      return ::testing::AssertionFailure() << "frame " << seq << " never arrived";
+    }
+  }
+  if (!stripe1.send_end(frames) || !stripe0.send_end(frames)) {
+    return ::testing::AssertionFailure() << "END could not be sent";
+  }
+  if (!collector.wait_until([](auto& c) { return c.ended_.count(0) > 0; })) {
+    return ::testing::AssertionFailure() << "the feed never ended";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST_F(SrtStripedFeed, HostileStripeAnnouncementsOnTheStreamsPortAreRefused) {
   start_receiver(1);
   struct Case {
@@ -281,17 +303,7 @@ TEST_F(SrtStripedFeed, StrangersOnAStripesPortAreRefusedAndTheFeedGoesOn) {
     StripeCaller duplicate(stripe_port);
     EXPECT_FALSE(duplicate.send_hello(StripeCaller::hello(1)));
   }
-  // Frame by frame, as a paced feed: a burst of frames on one stripe ahead of the other would
-  // overrun the frames a feed may have in flight.
-  for (std::uint64_t seq = 0; seq < 20; ++seq) {
-    ASSERT_TRUE(stripe0.send_chunks(seq, 0, 2));
-    ASSERT_TRUE(stripe1.send_chunks(seq, 1, 2));
-    ASSERT_TRUE(
-        collector_.wait_until([seq](auto& c) { return c.checksums_[0].size() == seq + 1; }));
-  }
-  ASSERT_TRUE(stripe1.send_end(20));
-  ASSERT_TRUE(stripe0.send_end(20));
-  ASSERT_TRUE(collector_.wait_until([](auto& c) { return c.ended_.count(0) > 0; }));
+  ASSERT_TRUE(carry_feed(stripe0, stripe1, 20, collector_));
   {
     std::lock_guard lock(collector_.mutex_);
     EXPECT_TRUE(collector_.ended_[0]);
@@ -338,15 +350,7 @@ TEST_F(SrtStripedFeed, SilentOrLingeringStrangersOnAStripesPortDoNotKeepTheStrip
   ASSERT_EQ(stripe1.send_hello(StripeCaller::hello(1)),
             (HelloAck{AckStatus::accepted, receiver_identity(), {}}));
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
-  for (std::uint64_t seq = 0; seq < 10; ++seq) {
-    ASSERT_TRUE(stripe0.send_chunks(seq, 0, 2));
-    ASSERT_TRUE(stripe1.send_chunks(seq, 1, 2));
-    ASSERT_TRUE(
-        collector_.wait_until([seq](auto& c) { return c.checksums_[0].size() == seq + 1; }));
-  }
-  ASSERT_TRUE(stripe1.send_end(10));
-  ASSERT_TRUE(stripe0.send_end(10));
-  ASSERT_TRUE(collector_.wait_until([](auto& c) { return c.ended_.count(0) > 0; }));
+  ASSERT_TRUE(carry_feed(stripe0, stripe1, 10, collector_));
   std::lock_guard lock(collector_.mutex_);
   EXPECT_TRUE(collector_.ended_[0]);
   EXPECT_EQ(stats_->stream(0).drops.load(), 0u);
