@@ -11,6 +11,7 @@
 #include "app/receivers.hpp"
 #include "app/send_plan.hpp"
 #include "app/senders.hpp"
+#include "common/cpu_room.hpp"
 #include "common/display_env.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
@@ -47,9 +48,12 @@ std::size_t demo_streams(const DemoOptions& options, const FormatPreset& format,
       !is_compressed(format.feed.codec)) {
     return options.streams;
   }
+  const CpuRoom room;
   const double seconds = media_module().bars_decode_seconds(format.feed);
-  const DemoSize size = size_demo(options.streams, seconds, format.feed.frames_per_second(),
-                                  std::max(1u, std::thread::hardware_concurrency()), screens);
+  const DemoMachine machine{std::max(1u, std::thread::hardware_concurrency()),
+                            room.cores_left(std::chrono::milliseconds(500))};
+  const DemoSize size =
+      size_demo(options.streams, seconds, format.feed.frames_per_second(), machine, screens);
   if (size.feeds < size.wanted) {
     logger("hdstream")->warn("{}", describe(size));
   } else {

@@ -143,7 +143,7 @@ TEST_P(MemoryBound, AStrangerCannotMakeTheReceiverAllocateBeyondItsBudgetAndTheF
   EXPECT_TRUE(attacker.closed_by_receiver(10s));
 
   // The real feed lost nothing.
-  ASSERT_EQ(send.wait(60s), 0) << send.err();
+  ASSERT_EQ(send.wait(60s), 0) << send.out() << send.err() << recv.err();
   auto sent = test::find_line(send.out(), "summary");
   ASSERT_TRUE(sent);
   EXPECT_EQ((*sent)["drops"], 0);
