@@ -1,6 +1,6 @@
 // Writes snapshots and the summary as text lines for people (stats/report_text.hpp) or JSON
-// lines for machines (stats/report_json.hpp; schema in docs/telemetry.md and
-// docs/PROTOCOL.md#stats).
+// lines for machines (stats/report_json.hpp; schema in
+// docs/telemetry.md#stats-lines---stats-textjson).
 //   StatsReport report(StatsFormat::json, std::cout);
 //   report.interval(snapshot);  ...  report.summary(summarize(last));
 #pragma once

@@ -1,5 +1,5 @@
 // The JSON-lines report's objects, one per line when written (schema in
-// docs/telemetry.md and docs/PROTOCOL.md#stats).
+// docs/telemetry.md#stats-lines---stats-textjson).
 //   out << interval_json(snapshot, snapshot.streams[0]).dump() << '\n';
 #pragma once
 

@@ -1,4 +1,4 @@
-// Faults with real processes and sockets (docs/ARCHITECTURE.md, "Reliability"):
+// Faults with real processes and sockets (docs/RELIABILITY.md, "Faults and what hdstream does"):
 // - a receiver killed with SIGKILL and restarted (tcp, mtcp, srt): the sender retries with backoff
 //   and resumes, the new receiver counts only what was really lost; the sender's other feed (to
 //   another receiver) never stops;

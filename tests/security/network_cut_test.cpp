@@ -1,4 +1,4 @@
-// A network cut never ends the show (docs/ARCHITECTURE.md, "Reliability"): the path between a
+// A network cut never ends the show (docs/RELIABILITY.md): the path between a
 // real sender and a real receiver (a TCP relay) is cut for 4 s, every connection reset with RST
 // and new ones refused, then restored. Neither end exits; both feeds resume within seconds of
 // the path's return; both ends count the outage (how long, frames lost); the run ends with the
