@@ -128,8 +128,8 @@ int run_demo(const DemoOptions& requested) {
   plan.endpoints.assign(options.streams, receivers.local_endpoint());
   SenderGroup senders(run.runtime(), sent, plan_feeds(plan), run.part());
   logger("hdstream")
-      ->info("demo: {} {} feeds over loopback tcp into --output {} for {} (Ctrl-C ends it)",
-             options.streams, options.format, output_names,
+      ->info("demo: {} {} feed{} over loopback tcp into --output {} for {} (Ctrl-C ends it)",
+             options.streams, options.format, options.streams == 1 ? "" : "s", output_names,
              options.duration.count() ? format_duration(options.duration) : std::string("ever"));
   run.start_stats();
   senders.start();
