@@ -12,6 +12,7 @@
 #include "app/receivers.hpp"
 #include "app/send_plan.hpp"
 #include "app/senders.hpp"
+#include "app/session_key.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
@@ -29,10 +30,14 @@ int run_bench_receiver(const BenchOptions& options) {
   StatsRegistry& stats =
       run.add_registry(Role::recv, options.send.streams,
                        std::string(to_string(options.send.transport)), {.lines = Lines::json_only});
-  ReceiverGroup receivers(
-      run.runtime(), stats, Wire{options.send.transport},
-      {.listen = listen, .max_memory_bytes = options.max_memory_bytes, .key = options.common.key},
-      run.part());
+  CommonOptions keys = options.common;
+  decide_session_key(keys, options.send.transport, keys.key_file, "--key-file");
+  ReceiverGroup receivers(run.runtime(), stats, Wire{options.send.transport},
+                          {.listen = listen,
+                           .max_memory_bytes = options.max_memory_bytes,
+                           .srt = SrtSettings{.passphrase = keys.srt_passphrase},
+                           .key = keys.key},
+                          run.part());
   run.on_finish([&] { receivers.stop(); });
   receivers.start();
   run.finish_on_interrupt();
@@ -54,6 +59,7 @@ int run_bench_sender(const BenchOptions& options) {
   SendPlan plan;
   plan.options = options.send;
   plan.destination = resolve_destination(store, options.send.dest);
+  plan_key(plan.options, plan.destination);
   plan.format = resolve_format(store, "synthetic");
   for (std::size_t i = 0; i < options.send.streams; ++i) {
     plan.endpoints.push_back(plan.destination.endpoint_for(i));

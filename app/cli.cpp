@@ -13,6 +13,8 @@
 
 #include "app/cli_acceptance.hpp"
 #include "app/cli_validators.hpp"
+#include "app/session_key.hpp"
+#include "app/usage_error.hpp"
 #include "common/provenance.hpp"
 #include "common/units.hpp"
 #include "mux/wire.hpp"
@@ -123,18 +125,13 @@ void add_common(CLI::App& command, CommonOptions& options, CommonText& text) {
       ->envname("HDSTREAM_KEY_FILE");
 }
 
-// The key file is an HMAC key for tcp/mtcp and an AES passphrase for srt: read it once the
-// transport is known. Errors name the file and what is wrong with it.
-void load_key(CommonOptions& options, TransportKind transport, std::string& srt_passphrase_file) {
-  if (options.key_file.empty()) return;
-  if (transport == TransportKind::srt) {
-    srt_passphrase_file = options.key_file;
-    return;
-  }
+// The key file, in a command whose transport the command line alone decides (recv, demo); send
+// and check decide it in plan_send, after the presets.
+void decide_key(CommonOptions& options, TransportKind transport) {
   try {
-    options.key = load_key_file(options.key_file);
-  } catch (const KeyFileError& error) {
-    throw CLI::ValidationError("--key-file", error.what());
+    decide_session_key(options, transport, options.key_file, "--key-file");
+  } catch (const UsageError& error) {
+    throw CLI::ValidationError(error.what());
   }
 }
 
@@ -227,7 +224,8 @@ CLI::Option* add_transport(CLI::App& command, std::string& transport) {
       ->capture_default_str();
 }
 
-// --mux none|ts, as text until finish_mux() checks it against the transport.
+// --mux none|ts, as text until finish_mux() checks it against recv's transport (send's
+// transport may come from a preset: plan_feeds checks the wire).
 CLI::Option* add_mux(CLI::App& command, std::string& mux, const std::string& help) {
   return command.add_option("--mux", mux, help)
       ->check(CLI::IsMember({"none", "ts"}))
@@ -346,9 +344,8 @@ void finish_send_options(SendOptions& send, const SendText& text) {
   send.chunk_bytes = static_cast<std::uint32_t>(chunk);
   if (!text.report.empty()) send.report = text.report;
   send.latency_given = send.common.explicit_options.count("latency") > 0;
-  if (send.connections > 0 && send.transport == TransportKind::tcp) {
-    throw CLI::ValidationError("--conns", "only applies to --transport mtcp or srt");
-  }
+  // What depends on the transport (the key file, --conns, --mux) is decided by plan_send,
+  // once a destination preset may have named the transport.
 }
 
 Finisher add_send(CLI::App* command) {
@@ -371,12 +368,11 @@ Finisher add_send(CLI::App* command) {
   return [command, send, text, common, ts_audio]() -> Command {
     finish_common(*command, send->common, *common);
     finish_send_options(*send, *text);
-    send->mux = finish_mux(text->mux, send->transport);
+    send->mux = *mux_from_string(text->mux);
     if (ts_audio->count() > 0 && send->mux != Mux::ts) {
       throw CLI::ValidationError("--ts-audio", "only applies to --mux ts");
     }
     send->ts_audio = *ts_audio_from_string(text->ts_audio);
-    load_key(send->common, send->transport, send->key_file);
     return *send;
   };
 }
@@ -446,7 +442,7 @@ Finisher add_recv(CLI::App* command) {
     if (!recv->srt_fec.empty() && recv->transport != TransportKind::srt) {
       throw CLI::ValidationError("--srt-fec", "only applies to --transport srt");
     }
-    load_key(recv->common, recv->transport, recv->key_file);
+    decide_key(recv->common, recv->transport);
     recv->mux = finish_mux(*mux, recv->transport);
     if (std::ranges::count(recv->outputs, "auto") > 0) {
       throw CLI::ValidationError("--output", "auto is for demo only");
@@ -481,8 +477,7 @@ Finisher add_demo(CLI::App* command) {
   return [command, demo, text, common, streams]() -> Command {
     finish_common(*command, demo->common, *common);
     demo->streams_given = streams->count() > 0;
-    std::string no_srt;
-    load_key(demo->common, TransportKind::tcp, no_srt);
+    decide_key(demo->common, TransportKind::tcp);
     demo->rate_bps = parse_rate_bps(text->first);
     demo->duration = parse_duration(text->second);
     return *demo;
@@ -502,7 +497,6 @@ Finisher add_check(CLI::App* command) {
   return [command, check, text, probe, common, acceptance]() -> Command {
     finish_common(*command, check->common, *common);
     finish_send_options(check->send, *text);
-    load_key(check->common, check->send.transport, check->send.key_file);
     check->send.common = check->common;
     check->probe_duration = parse_duration(*probe);
     if (check->probe_duration < std::chrono::milliseconds(500)) {
@@ -552,8 +546,6 @@ Finisher add_bench(CLI::App* command) {
   add_common(*command, bench->common, *common);
   return [command, bench, text, common, report]() -> Command {
     finish_common(*command, bench->common, *common);
-    std::string no_srt;
-    load_key(bench->common, *transport_from_string(text->transport), no_srt);
     if (!report->empty()) bench->report = *report;
     if (bench->send.dest.empty() == bench->listen.empty()) {
       throw CLI::ValidationError("bench",

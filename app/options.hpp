@@ -30,8 +30,9 @@ struct CommonOptions {
   std::string stats_file = "-";  // "-" is stdout
   std::chrono::nanoseconds interval = 1s;
   std::string log_level = "info";
-  std::string key_file;             // --key-file as given (HMAC key, or srt passphrase)
-  std::optional<PresharedKey> key;  // --key-file: sessions authenticate with it (docs/SECURITY.md)
+  std::string key_file;  // --key-file as given; what it is: decide_session_key (app/session_key)
+  std::optional<PresharedKey> key;  // tcp, mtcp: sessions authenticate with it (docs/SECURITY.md)
+  std::string srt_passphrase;       // srt: the key file's text, the AES passphrase
   std::optional<bool> gui;          // --gui / --no-gui; unset: the command's default
   std::string metrics_listen;       // --metrics-listen ADDR; empty: no telemetry server
   std::vector<std::string> metrics_names;  // --metrics-name: Host names the server answers to
@@ -72,7 +73,6 @@ struct SendOptions {
   std::optional<std::filesystem::path> report;  // --report: a link report written at the end
   std::size_t connections = 0;                  // mtcp sub-connections (--conns); 0: the default, 4
   bool latency_given = false;  // --latency set explicitly (srt otherwise: max(120ms, 4 x RTT))
-  std::string key_file;        // srt passphrase file (--key-file)
   int key_length_bytes = 16;   // srt AES key length (--key-length)
   std::string srt_fec;         // srt FEC filter as given (--srt-fec); empty: none
   Mux mux = Mux::none;         // ts: MPEG-TS (MPEG-2 4:2:2) over srt (--mux)
@@ -93,7 +93,6 @@ struct RecvOptions {
   std::size_t decode_queue_frames = 8;
   std::chrono::microseconds debug_decode_delay{0};  // test hook: a deliberately slow decoder
   std::chrono::nanoseconds duration = 0s;    // 0: until every stream has ended, or interrupted
-  std::string key_file;                      // srt passphrase file (--key-file)
   std::chrono::nanoseconds latency = 120ms;  // srt receive latency (--latency)
   std::string srt_fec;                       // srt FEC filter as given (--srt-fec); empty: none
   Mux mux = Mux::none;                       // ts: MPEG-TS over srt (--mux)

@@ -15,16 +15,11 @@
 #include <vector>
 
 #include "app/options.hpp"
+#include "app/usage_error.hpp"
 #include "common/asio.hpp"
 #include "stats/report.hpp"
 
 namespace hdstream {
-
-// Thrown for configuration a user must fix (exit code 2), with one line naming what to fix.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 class StatsOutput {
  public:

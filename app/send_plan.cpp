@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "app/runtime.hpp"
+#include "app/session_key.hpp"
 #include "app/srt_settings.hpp"
+#include "app/usage_error.hpp"
 #include "common/units.hpp"
 #include "media/formats.hpp"
 #include "pipeline/media_sources.hpp"
-#include "transport/key_file.hpp"
 #include "transport/tcp_tuning.hpp"
 
 namespace hdstream {
@@ -27,7 +27,41 @@ void fill(const SendOptions& options, const char* option, T& field, const Source
   (take(sources), ...);
 }
 
+// Where a value was set: "path:line", or "presets" when the origin is unknown.
+template <typename Preset>
+std::string origin_of(const Preset& preset, std::string_view key) {
+  const auto found = preset.origins.find(key);
+  return found == preset.origins.end() ? std::string("presets") : found->second;
+}
+
+// Who chose the transport, for an error about it: "" (the command line, or the default), or
+// "; destination 'showsrt' says so (cfg.toml:3)".
+std::string transport_origin(const SendOptions& o, const ProfilePreset& profile,
+                             const DestinationPreset& d) {
+  if (o.common.explicit_options.count("transport") > 0) return "";
+  if (profile.transport) {
+    return fmt::format(": profile '{}' says so ({})", profile.name,
+                       origin_of(profile, "transport"));
+  }
+  if (d.transport) {
+    return fmt::format(": destination '{}' says so ({})", d.name, origin_of(d, "transport"));
+  }
+  return ", the default";
+}
+
 }  // namespace
+
+void plan_key(SendOptions& o, const DestinationPreset& d) {
+  if (!o.common.key_file.empty()) {
+    decide_session_key(o.common, o.transport, o.common.key_file, "--key-file");
+  } else if (d.key_file) {
+    decide_session_key(
+        o.common, o.transport, *d.key_file,
+        fmt::format("destination '{}' key_file ({})", d.name, origin_of(d, "key_file")));
+  } else {
+    decide_session_key(o.common, o.transport, "", "");
+  }
+}
 
 SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   SendPlan plan;
@@ -61,17 +95,15 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   o.congestion_control = choose_congestion_control(o.congestion_control, o.expected_rtt);
   if (o.common.explicit_options.count("latency") == 0 && d.latency) o.latency_given = true;
 
-  // A destination preset may name the key; --key-file (or HDSTREAM_KEY_FILE) wins. srt reads
-  // it as its passphrase, tcp/mtcp as the HMAC key.
-  if (o.transport == TransportKind::srt) {
-    if (o.key_file.empty() && d.key_file) o.key_file = *d.key_file;
-  } else if (!o.common.key && d.key_file) {
-    try {
-      o.common.key = load_key_file(*d.key_file);
-    } catch (const KeyFileError& error) {
-      throw UsageError(fmt::format("destination '{}': {}", d.name, error.what()));
-    }
+  // Now that the transport is known, whatever depends on it.
+  if (o.connections > 0 && o.transport == TransportKind::tcp &&
+      o.common.explicit_options.count("conns") > 0) {
+    throw UsageError(
+        fmt::format("--conns: only applies to --transport mtcp or srt (the transport "
+                    "is tcp{})",
+                    transport_origin(o, profile, d)));
   }
+  plan_key(o, d);
   plan.format = resolve_format(store, o.format);
   for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints.push_back(d.endpoint_for(i));
   if (!o.dest_b.empty()) {

@@ -53,7 +53,12 @@ struct FeedSetup {
 // Every feed of the plan (throws UsageError naming what to fix; reads the srt passphrase).
 std::vector<FeedSetup> plan_feeds(const SendPlan& plan);
 
-// Throws PresetError / EndpointError / UsageError with one line naming what to fix.
+// The key once the transport is known (app/session_key): --key-file (or HDSTREAM_KEY_FILE), else
+// the destination's key_file, named with its file:line in errors.
+void plan_key(SendOptions& options, const DestinationPreset& destination);
+
+// Throws PresetError / EndpointError / UsageError with one line naming what to fix. Everything
+// that depends on the transport is decided here, after the presets that may name it.
 SendPlan plan_send(const SendOptions& options, const PresetStore& store);
 
 }  // namespace hdstream

@@ -178,6 +178,7 @@ DestinationPreset destination_from(const PresetEntry& entry) {
   d.key_file = r.text("key_file");
   d.cc = r.text("cc");
   d.sla = sla_from(r, entry);
+  for (const auto& [key, value] : entry.values) d.origins.emplace(key, value.origin);
   return d;
 }
 
@@ -229,6 +230,7 @@ ProfilePreset profile_from(const PresetEntry& entry) {
   p.rate_bps = r.rate("rate");
   p.transport = r.transport("transport");
   p.conns = r.count("conns", 1, 64);
+  for (const auto& [key, value] : entry.values) p.origins.emplace(key, value.origin);
   return p;
 }
 

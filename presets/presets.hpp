@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,8 @@ struct DestinationPreset {
   std::optional<std::string> key_file;
   std::optional<std::string> cc;
   SlaPreset sla;
+  // Where each key was set, "path:line", for errors that name it.
+  std::map<std::string, std::string, std::less<>> origins;
 
   // Where feed `stream` goes: hosts[stream] (or the only host) at `port`; on path B, from
   // hosts_b (which must not be empty).
@@ -75,6 +78,7 @@ struct ProfilePreset {
   std::optional<std::uint64_t> rate_bps;
   std::optional<TransportKind> transport;
   std::optional<std::uint32_t> conns;
+  std::map<std::string, std::string, std::less<>> origins;  // as DestinationPreset's
 };
 
 // Typed views of store entries; a bad value throws PresetError "FILE:LINE: key 'rtt': why".

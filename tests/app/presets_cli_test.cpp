@@ -6,6 +6,9 @@
 #include <csignal>
 #include <fstream>
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "tests/support/process.hpp"
 #include "tests/support/stats_lines.hpp"
@@ -95,6 +98,102 @@ TEST(Presets, ABrokenUserPresetIsOneLineWithFileAndLine) {
   EXPECT_EQ(send.wait(10s), 2);
   EXPECT_EQ(send.err(), "hdstream: error: " + (config_home / "hdstream" / "broken.toml").string() +
                             ":2: 'rtt' of 'portland' has the wrong type (see hdstream --help)\n");
+}
+
+// A show's own preset file naming each transport, pointed at `port`.
+std::filesystem::path show_config(const std::filesystem::path& dir, int port) {
+  const auto path = dir / "cfg.toml";
+  std::ofstream(path) << "[destinations.showsrt]\nhosts = [\"127.0.0.1\"]\nport = " << port
+                      << "\ntransport = \"srt\"\n\n[destinations.showmtcp]\nhosts = "
+                         "[\"127.0.0.1\"]\nport = "
+                      << port << "\ntransport = \"mtcp\"\n";
+  return path;
+}
+
+// A key file with `text`, its owner's alone.
+std::string key_file(const std::filesystem::path& dir, const std::string& name,
+                     const std::string& text) {
+  const auto path = dir / name;
+  std::ofstream(path) << text << "\n";
+  std::filesystem::permissions(
+      path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  return path.string();
+}
+
+// A destination preset's transport decides what the key file is (app/send_plan): its srt with a
+// passphrase file encrypts; a receiver without the passphrase, or with another, gets nothing.
+// Before, the CLI read the key file as tcp's before the preset named srt: a passphrase was
+// refused ("expected 64 hex digits"), and a hex key went out unencrypted to a keyless receiver.
+TEST(PresetTransport, AnSrtPresetWithAKeyFileEncryptsAndAStrangerGetsNothing) {
+  auto dir = test::scratch_dir("preset-srt-key");
+  const int port = test::free_port();
+  const auto config = show_config(dir, port);
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  const std::string hex = std::string(64, 'a');
+  for (const std::string& text : {std::string("correct horse battery staple"), hex}) {
+    SCOPED_TRACE(text);
+    const std::string pass = key_file(dir, "pass.txt", text);
+    // The right passphrase: every frame.
+    {
+      test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--transport", "srt",
+                          "--key-file", pass, "--stats", "json"},
+                         dir, "recv-keyed");
+      test::Process send(
+          {HDSTREAM_BINARY, "send", "--config", config.string(), "--dest", "showsrt", "--key-file",
+           pass, "--rate", "10M", "--duration", "1s", "--stats", "json"},
+          dir, "send-keyed");
+      ASSERT_EQ(send.wait(30s), 0) << send.err();
+      ASSERT_EQ(recv.wait(30s), 0) << recv.err();
+      const auto received = test::find_line(recv.out(), "summary");
+      ASSERT_TRUE(received);
+      EXPECT_EQ((*received)["frames"], 30);
+      EXPECT_EQ((*received)["drops"], 0);
+    }
+    // No passphrase, or another one: not a frame, and the sender says it never got through.
+    for (const std::string& receiver_key :
+         {std::string(), key_file(dir, "other.txt", "another passphrase")}) {
+      std::vector<std::string> recv_args{HDSTREAM_BINARY, "recv", "--listen", address,
+                                         "--transport",   "srt",  "--stats",  "json",
+                                         "--duration",    "4s"};
+      if (!receiver_key.empty()) {
+        recv_args.insert(recv_args.end(), {"--key-file", receiver_key});
+      }
+      test::Process recv(recv_args, dir, "recv-stranger");
+      test::Process send(
+          {HDSTREAM_BINARY, "send", "--config", config.string(), "--dest", "showsrt", "--key-file",
+           pass, "--rate", "10M", "--duration", "1s", "--connect-timeout", "2s", "--stats", "json"},
+          dir, "send-stranger");
+      EXPECT_NE(send.wait(30s), 0) << send.err();
+      recv.wait(30s);
+      for (const auto& line : test::json_lines(recv.out())) {
+        if (line["type"] == "interval" || line["type"] == "summary") {
+          EXPECT_EQ(line.value("frames", 0), 0) << line;
+        }
+      }
+    }
+  }
+}
+
+// --conns applies to a destination preset's mtcp (before, the CLI refused it as tcp's), and is
+// refused with the preset's transport named when that is tcp.
+TEST(PresetTransport, ConnsApplyToAPresetsMtcp) {
+  auto dir = test::scratch_dir("preset-mtcp-conns");
+  const int port = test::free_port();
+  const auto config = show_config(dir, port);
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", "127.0.0.1:" + std::to_string(port),
+                      "--transport", "mtcp", "--stats", "json"},
+                     dir, "recv");
+  test::Process send(
+      {HDSTREAM_BINARY, "send", "--config", config.string(), "--dest", "showmtcp", "--conns", "3",
+       "--rate", "10M", "--duration", "1s", "--stats", "json", "--interval", "200ms"},
+      dir, "send");
+  ASSERT_EQ(send.wait(30s), 0) << send.err();
+  ASSERT_EQ(recv.wait(30s), 0) << recv.err();
+  std::set<int> subconnections;
+  for (const auto& line : test::json_lines(send.out())) {
+    if (line["type"] == "subconn") subconnections.insert(line["index"].get<int>());
+  }
+  EXPECT_EQ(subconnections.size(), 3u) << send.out();
 }
 
 TEST(Check, PassesAgainstALiveReceiverAndWritesAReport) {
