@@ -174,6 +174,41 @@ TEST(PresetTransport, AnSrtPresetWithAKeyFileEncryptsAndAStrangerGetsNothing) {
   }
 }
 
+// `bench` decides the key the same way: over srt both ends encrypt with the passphrase (before,
+// both dropped it and measured an unencrypted link), and a receiver without it gets nothing.
+TEST(PresetTransport, BenchOverSrtWithAKeyFileEncrypts) {
+  auto dir = test::scratch_dir("bench-srt-key");
+  const int port = test::free_port();
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  const std::string pass = key_file(dir, "pass.txt", "correct horse battery staple");
+  for (const bool receiver_keyed : {true, false}) {
+    SCOPED_TRACE(receiver_keyed ? "keyed receiver" : "keyless receiver");
+    std::vector<std::string> listen{HDSTREAM_BINARY, "bench", "--listen", address,
+                                    "--transport",   "srt",   "--stats",  "json"};
+    if (receiver_keyed) listen.insert(listen.end(), {"--key-file", pass});
+    test::Process recv(listen, dir, "bench-recv");
+    test::Process send({HDSTREAM_BINARY, "bench", "--dest", address, "--transport", "srt",
+                        "--key-file", pass, "--rate", "10M", "--duration", "1s", "--stats", "json"},
+                       dir, "bench-send");
+    const auto sent = send.wait(30s);
+    if (receiver_keyed) {
+      EXPECT_EQ(sent, 0) << send.err();
+      EXPECT_EQ(recv.wait(30s), 0) << recv.err();
+      const auto bench = test::find_line(recv.out(), "bench");
+      ASSERT_TRUE(bench) << recv.out();
+      EXPECT_GT((*bench)["bytes"].get<std::uint64_t>(), 1'000'000u) << *bench;
+    } else {
+      EXPECT_NE(sent, 0) << send.err();
+      recv.signal(SIGINT);
+      recv.wait(30s);
+      const auto bench = test::find_line(recv.out(), "bench");
+      if (bench) {
+        EXPECT_EQ((*bench)["bytes"], 0) << *bench;
+      }
+    }
+  }
+}
+
 // --conns applies to a destination preset's mtcp (before, the CLI refused it as tcp's), and is
 // refused with the preset's transport named when that is tcp.
 TEST(PresetTransport, ConnsApplyToAPresetsMtcp) {
