@@ -22,12 +22,12 @@
 #include "protocol/feed_limits.hpp"
 #include "transport/frame_memory.hpp"
 #include "transport/key_file.hpp"
-#include "transport/srt_fec.hpp"
+#include "transport/srt/srt_fec.hpp"
 
 namespace hdstream {
 namespace {
 
-// --srt-fec: the error text names what to fix (transport/srt_fec.hpp).
+// --srt-fec: the error text names what to fix (transport/srt/srt_fec.hpp).
 const CLI::Validator kSrtFec(
     [](std::string& text) -> std::string {
       try {

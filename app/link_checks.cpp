@@ -14,8 +14,8 @@
 #include "app/srt_settings.hpp"
 #include "common/asio.hpp"
 #include "common/units.hpp"
-#include "transport/srt_link.hpp"
-#include "transport/srt_socket.hpp"
+#include "transport/srt/srt_link.hpp"
+#include "transport/srt/srt_socket.hpp"
 #include "transport/tcp_tuning.hpp"
 
 namespace hdstream {

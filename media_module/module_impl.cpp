@@ -16,7 +16,7 @@
 #include "pipeline/media_feed.hpp"
 #include "report/acceptance_report.hpp"
 #include "report/link_report.hpp"
-#include "transport/srt_message_sender.hpp"
+#include "transport/srt/srt_message_sender.hpp"
 
 namespace hdstream {
 

@@ -23,7 +23,7 @@
 #include "mux/ts_audio.hpp"
 #include "mux/ts_audio_encoder.hpp"
 #include "protocol/handshake.hpp"
-#include "transport/srt_socket.hpp"
+#include "transport/srt/srt_socket.hpp"
 
 struct AVCodecContext;
 struct AVFormatContext;

@@ -14,7 +14,7 @@ extern "C" {
 #include "common/log.hpp"
 #include "mux/av_error.hpp"
 #include "mux/ts_feed_media.hpp"
-#include "transport/srt_link.hpp"
+#include "transport/srt/srt_link.hpp"
 
 namespace hdstream {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "pipeline/media_output.hpp"
 #include "protocol/frame.hpp"
-#include "transport/srt_socket.hpp"
-#include "transport/srt_stream_listeners.hpp"
+#include "transport/srt/srt_socket.hpp"
+#include "transport/srt/srt_stream_listeners.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {

@@ -7,7 +7,7 @@
 #include "media/video_decoder.hpp"
 #include "mux/ts_encoder.hpp"
 #include "protocol/audio_block.hpp"
-#include "transport/srt_socket.hpp"
+#include "transport/srt/srt_socket.hpp"
 
 namespace hdstream {
 namespace {

@@ -6,12 +6,12 @@
 
 #include "media_module/media_module.hpp"
 #include "pipeline/media_output.hpp"
-#include "transport/mtcp_receiver.hpp"
-#include "transport/mtcp_sender.hpp"
-#include "transport/srt_receiver.hpp"
-#include "transport/srt_sender.hpp"
-#include "transport/tcp_receiver.hpp"
-#include "transport/tcp_sender.hpp"
+#include "transport/mtcp/mtcp_receiver.hpp"
+#include "transport/mtcp/mtcp_sender.hpp"
+#include "transport/srt/srt_receiver.hpp"
+#include "transport/srt/srt_sender.hpp"
+#include "transport/tcp/tcp_receiver.hpp"
+#include "transport/tcp/tcp_sender.hpp"
 
 namespace hdstream {
 

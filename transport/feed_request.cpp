@@ -9,7 +9,7 @@
 #include "common/units.hpp"
 #include "protocol/feed_limits.hpp"
 #include "protocol/packetizer.hpp"
-#include "transport/srt_link.hpp"
+#include "transport/srt/srt_link.hpp"
 #include "transport/tcp_tuning.hpp"
 
 namespace hdstream {

@@ -19,7 +19,7 @@
 #include "protocol/handshake.hpp"
 #include "stats/counters.hpp"
 #include "stats/registry.hpp"
-#include "transport/srt_fec.hpp"
+#include "transport/srt/srt_fec.hpp"
 #include "transport/tcp_tuning.hpp"
 
 namespace hdstream {

@@ -10,7 +10,7 @@
 #include "protocol/checksum.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/wire.hpp"
-#include "transport/srt_stream_id.hpp"
+#include "transport/srt/srt_stream_id.hpp"
 
 namespace {
 

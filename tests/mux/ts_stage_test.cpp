@@ -16,7 +16,7 @@
 #include "mux/ts_encoder.hpp"
 #include "protocol/audio_block.hpp"
 #include "tests/support/process.hpp"
-#include "transport/srt_socket.hpp"
+#include "transport/srt/srt_socket.hpp"
 
 namespace hdstream {
 namespace {

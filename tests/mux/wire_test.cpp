@@ -5,10 +5,10 @@
 
 #include "stats/registry.hpp"
 #include "transport/feed_request.hpp"
-#include "transport/mtcp_sender.hpp"
-#include "transport/srt_message_sender.hpp"
-#include "transport/srt_sender.hpp"
-#include "transport/tcp_sender.hpp"
+#include "transport/mtcp/mtcp_sender.hpp"
+#include "transport/srt/srt_message_sender.hpp"
+#include "transport/srt/srt_sender.hpp"
+#include "transport/tcp/tcp_sender.hpp"
 
 namespace hdstream {
 namespace {

@@ -11,8 +11,8 @@
 #include "pipeline/feed_receiver.hpp"
 #include "pipeline/synthetic.hpp"
 #include "tests/support/eventually.hpp"
-#include "transport/tcp_receiver.hpp"
-#include "transport/tcp_sender.hpp"
+#include "transport/tcp/tcp_receiver.hpp"
+#include "transport/tcp/tcp_sender.hpp"
 
 namespace hdstream {
 namespace {

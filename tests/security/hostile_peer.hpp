@@ -23,7 +23,7 @@
 #include "protocol/checksum.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/wire.hpp"
-#include "transport/srt_socket.hpp"
+#include "transport/srt/srt_socket.hpp"
 
 namespace hdstream::test {
 

@@ -11,8 +11,8 @@
 #include "tests/protocol/test_keys.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/transport/collector.hpp"
-#include "transport/tcp_receiver.hpp"
-#include "transport/tcp_sender.hpp"
+#include "transport/tcp/tcp_receiver.hpp"
+#include "transport/tcp/tcp_sender.hpp"
 
 namespace hdstream {
 namespace {

@@ -8,9 +8,9 @@
 #include "protocol/feed_limits.hpp"
 #include "protocol/packetizer.hpp"
 #include "stats/registry.hpp"
-#include "transport/mtcp_sender.hpp"
-#include "transport/srt_link.hpp"
-#include "transport/srt_sender.hpp"
+#include "transport/mtcp/mtcp_sender.hpp"
+#include "transport/srt/srt_link.hpp"
+#include "transport/srt/srt_sender.hpp"
 
 namespace hdstream {
 namespace {

@@ -14,7 +14,7 @@
 #include "stats/report_json.hpp"
 #include "stats/summary.hpp"
 #include "transport/message_io.hpp"
-#include "transport/tcp_sender.hpp"
+#include "transport/tcp/tcp_sender.hpp"
 
 namespace hdstream {
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "protocol/feed_limits.hpp"
-#include "transport/mtcp_scheduler.hpp"
+#include "transport/mtcp/mtcp_scheduler.hpp"
 
 namespace hdstream {
 namespace {
