@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 
 namespace hdstream {
 
@@ -36,6 +37,14 @@ inline std::int64_t steady_clock_ns() {
 // The same clock in seconds: the panel's clock (gui/panel_window.hpp), inputs' fresh_s.
 inline double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// CPU time in seconds on a POSIX CPU clock: CLOCK_PROCESS_CPUTIME_ID (this process, every
+// thread) or CLOCK_THREAD_CPUTIME_ID (the calling thread).
+inline double cpu_clock_seconds(clockid_t clock) {
+  timespec now{};
+  clock_gettime(clock, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
 }  // namespace hdstream

@@ -2,20 +2,15 @@
 
 #include <algorithm>
 #include <charconv>
-#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <thread>
 
+#include "common/clock.hpp"
+
 namespace hdstream {
 namespace {
-
-double process_cpu_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
 
 std::optional<CpuTicks> read_cpu_ticks() {
   std::ifstream in("/proc/stat");
@@ -70,13 +65,13 @@ double cores_left(const CpuTicks& before, const CpuTicks& after, double own_cpu_
 
 CpuRoom::CpuRoom()
     : start_ticks_(read_cpu_ticks()),
-      start_own_s_(process_cpu_seconds()),
+      start_own_s_(cpu_clock_seconds(CLOCK_PROCESS_CPUTIME_ID)),
       start_(std::chrono::steady_clock::now()) {}
 
 double CpuRoom::cores_left(std::chrono::steady_clock::duration at_least) const {
   std::this_thread::sleep_until(start_ + at_least);
   const auto end_ticks = read_cpu_ticks();
-  const double own_s = process_cpu_seconds() - start_own_s_;
+  const double own_s = cpu_clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - start_own_s_;
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (!start_ticks_ || !end_ticks) return machine_cores();

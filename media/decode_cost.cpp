@@ -1,23 +1,13 @@
 #include "media/decode_cost.hpp"
 
-#include <ctime>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "media/file_reader.hpp"
 #include "media/media_error.hpp"
 #include "media/video_decoder.hpp"
 
 namespace hdstream {
-namespace {
-
-double thread_cpu_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
-}  // namespace
-
 double decode_cpu_seconds_per_frame(const std::filesystem::path& clip, int frames) {
   if (frames <= 0) throw MediaError("decode cost: frames must be positive");
   FileReader reader(clip.string(), FeedDescriptor{});
@@ -27,9 +17,9 @@ double decode_cpu_seconds_per_frame(const std::filesystem::path& clip, int frame
   double decoding = 0;
   for (int i = 0; i < kWarmUp + frames; ++i) {
     reader.read(frame);  // not timed: reading the file is the sender's cost, not the decoder's
-    const double before = thread_cpu_seconds();
+    const double before = cpu_clock_seconds(CLOCK_THREAD_CPUTIME_ID);
     decoder.decode(frame);
-    if (i >= kWarmUp) decoding += thread_cpu_seconds() - before;
+    if (i >= kWarmUp) decoding += cpu_clock_seconds(CLOCK_THREAD_CPUTIME_ID) - before;
   }
   return decoding / frames;
 }

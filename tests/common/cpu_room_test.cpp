@@ -6,10 +6,11 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
+
 #include <atomic>
 #include <csignal>
-#include <ctime>
 #include <thread>
+#include "common/clock.hpp"
 
 namespace hdstream {
 namespace {
@@ -79,9 +80,7 @@ TEST(CpuRoom, ThisProcessSpinningCountsAsItsOwn) {
   std::thread spinner([&] {
     while (!stop.load(std::memory_order_relaxed)) {
     }
-    timespec used{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used);
-    spun_s = static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) * 1e-9;
+    spun_s = cpu_clock_seconds(CLOCK_THREAD_CPUTIME_ID);
   });
   const double left = room.cores_left(500ms);
   stop = true;
