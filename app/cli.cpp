@@ -240,10 +240,35 @@ Mux finish_mux(const std::string& text, TransportKind transport) {
   return mux;
 }
 
+// --chunk-size: a chunk's payload, 1K to 4M.
+std::uint32_t chunk_bytes(const std::string& text) {
+  const auto bytes = parse_bytes(text);
+  if (bytes < 1024 || bytes > (4u << 20)) {
+    throw CLI::ValidationError("--chunk-size", "must be between 1K and 4M");
+  }
+  return static_cast<std::uint32_t>(bytes);
+}
+
+// The options as typed, until finish_send_options() reads them. They start as the typed
+// defaults (app/options.hpp) spelled as a user types them: a default is written once, there, and
+// --help shows it.
 struct SendText {
-  std::string rate = "270M", duration = "0", rtt = "1ms", chunk = "64K", latency = "120ms",
-              transport = "tcp", patience = "10s", reconnect = "forever", phase = "spread", report,
-              mux = "none", ts_audio = "302m";
+  explicit SendText(const SendOptions& defaults = SendOptions{})
+      : rate(spell_rate(defaults.rate_bps)),
+        duration(spell_duration(defaults.duration)),
+        rtt(spell_duration(defaults.expected_rtt)),
+        chunk(spell_bytes(defaults.chunk_bytes)),
+        latency(spell_duration(defaults.latency)),
+        transport(to_string(defaults.transport)),
+        patience(spell_duration(defaults.connect_patience)),
+        reconnect(defaults.reconnect_patience == kForever
+                      ? "forever"
+                      : spell_duration(defaults.reconnect_patience)),
+        phase(defaults.align_frames ? "aligned" : "spread"),
+        mux(to_string(defaults.mux)),
+        ts_audio(to_string(defaults.ts_audio)) {}
+  std::string rate, duration, rtt, chunk, latency, transport, patience, reconnect, phase, report,
+      mux, ts_audio;
 };
 
 // The options `send` and `check` share: what to send, where, and how.
@@ -337,11 +362,7 @@ void finish_send_options(SendOptions& send, const SendText& text) {
                             : text.reconnect == "off"   ? std::chrono::nanoseconds(0)
                                                         : parse_duration(text.reconnect);
   send.align_frames = text.phase == "aligned";
-  const auto chunk = parse_bytes(text.chunk);
-  if (chunk < 1024 || chunk > (4u << 20)) {
-    throw CLI::ValidationError("--chunk-size", "must be between 1K and 4M");
-  }
-  send.chunk_bytes = static_cast<std::uint32_t>(chunk);
+  send.chunk_bytes = chunk_bytes(text.chunk);
   if (!text.report.empty()) send.report = text.report;
   send.latency_given = send.common.explicit_options.count("latency") > 0;
   // What depends on the transport (the key file, --conns, --mux) is decided by plan_send,
@@ -379,7 +400,8 @@ Finisher add_send(CLI::App* command) {
 
 Finisher add_recv(CLI::App* command) {
   auto recv = std::make_shared<RecvOptions>();
-  auto text = std::make_shared<std::pair<std::string, std::string>>("0", "tcp");
+  auto text = std::make_shared<std::pair<std::string, std::string>>(spell_duration(recv->duration),
+                                                                    to_string(recv->transport));
   auto common = std::make_shared<CommonText>();
   command->add_option("--listen", recv->listen, "Listen address: [HOST]:PORT")->required();
   add_streams(*command, recv->streams);
@@ -460,7 +482,8 @@ Finisher add_recv(CLI::App* command) {
 
 Finisher add_demo(CLI::App* command) {
   auto demo = std::make_shared<DemoOptions>();
-  auto text = std::make_shared<std::pair<std::string, std::string>>("270M", "20s");
+  auto text = std::make_shared<std::pair<std::string, std::string>>(spell_rate(demo->rate_bps),
+                                                                    spell_duration(demo->duration));
   auto common = std::make_shared<CommonText>();
   CLI::Option* streams = add_streams(*command, demo->streams);
   add_checked(*command, "--rate", text->first, "Bit rate per feed", kRate);
@@ -515,10 +538,14 @@ Finisher add_bench(CLI::App* command) {
   bench->send.rate_bps = 0;
   auto common = std::make_shared<CommonText>();
   struct Text {
-    std::string rate = "max", duration = "10s", rtt = "1ms", chunk = "64K", frame = "1M",
-                transport = "tcp", max_memory = "auto";
+    std::string rate, duration, rtt, chunk, frame, transport, max_memory = "auto";
   };
-  auto text = std::make_shared<Text>();
+  const SendOptions& defaults = bench->send;
+  auto text = std::make_shared<Text>(
+      Text{defaults.rate_bps == 0 ? "max" : spell_rate(defaults.rate_bps),
+           spell_duration(defaults.duration), spell_duration(defaults.expected_rtt),
+           spell_bytes(defaults.chunk_bytes), spell_bytes(bench->frame_bytes),
+           std::string(to_string(defaults.transport))});
   auto* dest =
       command->add_option("--dest", bench->send.dest, "Send to HOST:PORT or a preset name");
   command->add_option("--listen", bench->listen, "Receive on [HOST]:PORT")->excludes(dest);
@@ -557,11 +584,7 @@ Finisher add_bench(CLI::App* command) {
     send.rate_bps = text->rate == "max" || text->rate == "0" ? 0 : parse_rate_bps(text->rate);
     send.duration = parse_duration(text->duration);
     send.expected_rtt = parse_duration(text->rtt);
-    const auto chunk = parse_bytes(text->chunk);
-    if (chunk < 1024 || chunk > (4u << 20)) {
-      throw CLI::ValidationError("--chunk-size", "must be between 1K and 4M");
-    }
-    send.chunk_bytes = static_cast<std::uint32_t>(chunk);
+    send.chunk_bytes = chunk_bytes(text->chunk);
     const auto frame = parse_bytes(text->frame);
     if (frame < 4096 || frame > (32u << 20)) {
       throw CLI::ValidationError("--frame-size", "must be between 4K and 32M");

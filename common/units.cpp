@@ -154,4 +154,46 @@ std::string format_duration(std::chrono::nanoseconds duration) {
   return fmt::format("{:g} ns", ns);
 }
 
+namespace {
+
+// `value` in the largest unit that divides it exactly, else bare.
+template <typename Unit, std::size_t N>
+std::string spell(std::uint64_t value, const std::array<Unit, N>& units) {
+  for (const auto& [suffix, scale] : units) {
+    if (value != 0 && value % scale == 0) return fmt::format("{}{}", value / scale, suffix);
+  }
+  return std::to_string(value);
+}
+
+struct Unit {
+  std::string_view suffix;
+  std::uint64_t scale;
+};
+
+}  // namespace
+
+std::string spell_rate(std::uint64_t bits_per_second) {
+  static constexpr std::array<Unit, 4> kUnits{
+      {{"T", 1'000'000'000'000}, {"G", 1'000'000'000}, {"M", 1'000'000}, {"k", 1'000}}};
+  return spell(bits_per_second, kUnits);
+}
+
+std::string spell_duration(std::chrono::nanoseconds duration) {
+  static constexpr std::array<Unit, 6> kUnits{{{"h", 3'600'000'000'000},
+                                               {"m", 60'000'000'000},
+                                               {"s", 1'000'000'000},
+                                               {"ms", 1'000'000},
+                                               {"us", 1'000},
+                                               {"ns", 1}}};
+  if (duration.count() <= 0) return "0";
+  return spell(static_cast<std::uint64_t>(duration.count()), kUnits);
+}
+
+std::string spell_bytes(std::uint64_t bytes) {
+  static constexpr std::array<Unit, 3> kUnits{{{"G", std::uint64_t{1} << 30},
+                                               {"M", std::uint64_t{1} << 20},
+                                               {"K", std::uint64_t{1} << 10}}};
+  return spell(bytes, kUnits);
+}
+
 }  // namespace hdstream

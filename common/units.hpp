@@ -34,6 +34,14 @@ double parse_percentage(std::string_view text);
 // than 0 and at most 1000; the list is not empty.
 std::vector<double> parse_percent_list(std::string_view text);
 
+// The same quantities spelled as the command line takes them, exactly (the parsers above read
+// them back to the same value): a default shown in --help, a default kept as text.
+//   spell_rate(270'000'000) == "270M";  spell_duration(120ms) == "120ms";  spell_bytes(65536) ==
+//   "64K"
+std::string spell_rate(std::uint64_t bits_per_second);
+std::string spell_duration(std::chrono::nanoseconds duration);
+std::string spell_bytes(std::uint64_t bytes);
+
 // "270 Mbps"-style rendering for logs.
 std::string format_rate(double bits_per_second);
 // "250 ms" / "10 s" rendering for logs.

@@ -100,5 +100,39 @@ TEST(Format, RendersReadableUnits) {
   EXPECT_EQ(format_duration(10s), "10 s");
 }
 
+TEST(Spell, WritesWhatTheCommandLineTakesInItsLargestExactUnit) {
+  EXPECT_EQ(spell_rate(270'000'000), "270M");
+  EXPECT_EQ(spell_rate(2'488'000'000), "2488M");
+  EXPECT_EQ(spell_rate(10'000'000'000), "10G");
+  EXPECT_EQ(spell_rate(1'500), "1500");
+  EXPECT_EQ(spell_rate(7), "7");
+  EXPECT_EQ(spell_duration(120ms), "120ms");
+  EXPECT_EQ(spell_duration(10s), "10s");
+  EXPECT_EQ(spell_duration(90s), "90s");
+  EXPECT_EQ(spell_duration(120s), "2m");
+  EXPECT_EQ(spell_duration(1500us), "1500us");
+  EXPECT_EQ(spell_duration(0s), "0");
+  EXPECT_EQ(spell_bytes(65536), "64K");
+  EXPECT_EQ(spell_bytes(4u << 20), "4M");
+  EXPECT_EQ(spell_bytes(1500), "1500");
+}
+
+TEST(Spell, EveryValueReadsBackAsItself) {
+  for (std::uint64_t bps :
+       {std::uint64_t{1}, std::uint64_t{999}, std::uint64_t{1'000}, std::uint64_t{270'000'000},
+        std::uint64_t{10'600'000'000}, std::uint64_t{123'456'789}}) {
+    EXPECT_EQ(parse_rate_bps(spell_rate(bps)), bps) << bps;
+  }
+  for (std::int64_t ns :
+       {std::int64_t{1}, std::int64_t{1'000}, std::int64_t{120'000'000},
+        std::int64_t{60'000'000'000}, std::int64_t{3'600'000'000'000}, std::int64_t{1'234'567}}) {
+    EXPECT_EQ(parse_duration(spell_duration(std::chrono::nanoseconds(ns))).count(), ns) << ns;
+  }
+  for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{1024}, std::uint64_t{65536},
+                              std::uint64_t{1'000'000}, std::uint64_t{3} << 30}) {
+    EXPECT_EQ(parse_bytes(spell_bytes(bytes)), bytes) << bytes;
+  }
+}
+
 }  // namespace
 }  // namespace hdstream
