@@ -12,7 +12,6 @@
 #include "app/receivers.hpp"
 #include "app/send_plan.hpp"
 #include "app/senders.hpp"
-#include "app/session_key.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/units.hpp"
@@ -30,13 +29,11 @@ int run_bench_receiver(const BenchOptions& options) {
   StatsRegistry& stats =
       run.add_registry(Role::recv, options.send.streams,
                        std::string(to_string(options.send.transport)), {.lines = Lines::json_only});
-  CommonOptions keys = options.common;
-  decide_session_key(keys, options.send.transport, keys.key_file, "--key-file");
   ReceiverGroup receivers(run.runtime(), stats, Wire{options.send.transport},
                           {.listen = listen,
                            .max_memory_bytes = options.max_memory_bytes,
-                           .srt = SrtSettings{.passphrase = keys.srt_passphrase},
-                           .key = keys.key},
+                           .srt = SrtSettings{.passphrase = options.common.srt_passphrase},
+                           .key = options.common.key},
                           run.part());
   run.on_finish([&] { receivers.stop(); });
   receivers.start();
@@ -59,6 +56,10 @@ int run_bench_sender(const BenchOptions& options) {
   SendPlan plan;
   plan.options = options.send;
   plan.destination = resolve_destination(store, options.send.dest);
+  // As plan_send: a destination preset may name the transport, which decides what its key is.
+  if (options.common.explicit_options.count("transport") == 0 && plan.destination.transport) {
+    plan.options.transport = *plan.destination.transport;
+  }
   plan_key(plan.options, plan.destination);
   plan.format = resolve_format(store, "synthetic");
   for (std::size_t i = 0; i < options.send.streams; ++i) {
@@ -76,7 +77,7 @@ int run_bench_sender(const BenchOptions& options) {
 
   CommandRun run(options.common, IoThreads::per_core);
   StatsRegistry& stats = run.add_registry(Role::send, options.send.streams,
-                                          std::string(to_string(options.send.transport)),
+                                          std::string(to_string(plan.options.transport)),
                                           {.lines = Lines::json_only, .record = true});
   std::atomic<std::int64_t> done_ns{0};
   SenderGroup senders(run.runtime(), stats, feeds, [&, done = run.part()] {

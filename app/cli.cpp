@@ -519,8 +519,8 @@ Finisher add_check(CLI::App* command) {
   add_common(*command, check->common, *common);
   return [command, check, text, probe, common, acceptance]() -> Command {
     finish_common(*command, check->common, *common);
+    check->send.common = check->common;  // before: --latency given is read from it
     finish_send_options(check->send, *text);
-    check->send.common = check->common;
     check->probe_duration = parse_duration(*probe);
     if (check->probe_duration < std::chrono::milliseconds(500)) {
       throw CLI::ValidationError("--duration", "the capacity probe needs at least 500ms");
@@ -591,6 +591,9 @@ Finisher add_bench(CLI::App* command) {
     }
     bench->frame_bytes = static_cast<std::size_t>(frame);
     bench->max_memory_bytes = parse_max_memory(text->max_memory);
+    // The listening side's transport is the command line's: its key is decided here. The
+    // sending side's may come from its destination preset: run_bench_sender decides.
+    if (!bench->listen.empty()) decide_key(bench->common, send.transport);
     return *bench;
   };
 }

@@ -49,6 +49,34 @@ std::string transport_origin(const SendOptions& o, const ProfilePreset& profile,
   return ", the default";
 }
 
+// The wire and what rides on it, against the transport (`who` says who chose it, as
+// transport_origin does).
+void check_wire(const SendOptions& o, const FormatPreset& format, const std::string& who) {
+  if (auto problem = wire_problem(Wire{o.transport, o.mux})) {
+    throw UsageError(
+        fmt::format("{} (the transport is {}{})", *problem, to_string(o.transport), who));
+  }
+  if (!o.srt_fec.empty() && o.transport != TransportKind::srt) {
+    throw UsageError(
+        fmt::format("--srt-fec: only applies to --transport srt (the transport is {}{})",
+                    to_string(o.transport), who));
+  }
+  if (o.mux != Mux::ts) return;
+  // Plain MPEG-TS has no HELLO to name a leg: its receivers could not merge two paths.
+  if (!o.dest_b.empty()) {
+    throw UsageError("--dest-b: two paths need hdstream's own framing, not --mux ts");
+  }
+  if (o.connections > 1) {
+    throw UsageError("--conns: MPEG-TS over SRT is one connection; stripes need --mux none");
+  }
+  if (!is_video(format.feed.codec)) {
+    throw UsageError(
+        fmt::format("--mux ts: format '{}' is not video; pick a video --format (dnxhd220, sdi270, "
+                    "uyvy1080, v210-1080p60)",
+                    format.name));
+  }
+}
+
 }  // namespace
 
 void plan_key(SendOptions& o, const DestinationPreset& d) {
@@ -84,13 +112,18 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   fill(o, "rtt", o.expected_rtt, d.rtt);
   fill(o, "latency", o.latency, d.latency);
   fill(o, "cc", o.congestion_control, d.cc);
-  fill(o, "conns", o.connections, profile.conns, d.conns);
-  // A preset's conns belong to its own transport: an mtcp destination's sub-connections do not
-  // stripe an srt feed asked for on the command line (srt stripes only when asked for).
-  if (o.transport == TransportKind::srt && o.common.explicit_options.count("conns") == 0 &&
-      profile.transport.value_or(d.transport.value_or(TransportKind::invalid)) !=
-          TransportKind::srt) {
-    o.connections = 0;
+  // A preset's conns belong to the transport that preset names (an mtcp destination's
+  // sub-connections do not stripe an srt feed; srt stripes only when asked for); a preset that
+  // names no transport gives its conns to whichever is chosen.
+  if (o.common.explicit_options.count("conns") == 0) {
+    const auto owned =
+        [&](const std::optional<std::uint32_t>& conns,
+            const std::optional<TransportKind>& own) -> std::optional<std::uint32_t> {
+      if (!conns || (own && *own != o.transport)) return std::nullopt;
+      return conns;
+    };
+    fill(o, "conns", o.connections, owned(profile.conns, profile.transport),
+         owned(d.conns, d.transport));
   }
   o.congestion_control = choose_congestion_control(o.congestion_control, o.expected_rtt);
   if (o.common.explicit_options.count("latency") == 0 && d.latency) o.latency_given = true;
@@ -105,6 +138,7 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   }
   plan_key(o, d);
   plan.format = resolve_format(store, o.format);
+  check_wire(o, plan.format, transport_origin(o, profile, d));
   for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints.push_back(d.endpoint_for(i));
   if (!o.dest_b.empty()) {
     const DestinationPreset path_b = resolve_destination(store, o.dest_b);
@@ -121,19 +155,7 @@ std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
   const SendOptions& o = plan.options;
   FeedSetup base;
   base.wire = Wire{o.transport, o.mux};
-  if (auto problem = wire_problem(base.wire)) throw UsageError(*problem);
   if (o.mux == Mux::ts) {
-    // Plain MPEG-TS has no HELLO to name a leg: its receivers could not merge two paths.
-    if (!o.dest_b.empty())
-      throw UsageError("--dest-b: two paths need hdstream's own framing, not --mux ts");
-    if (o.connections > 1)
-      throw UsageError("--conns: MPEG-TS over SRT is one connection; stripes need --mux none");
-    if (!is_video(plan.format.feed.codec)) {
-      throw UsageError(fmt::format(
-          "--mux ts: format '{}' is not video; pick a video --format (dnxhd220, sdi270, "
-          "uyvy1080, v210-1080p60)",
-          plan.format.name));
-    }
     // --mux ts re-encodes as MPEG-2 4:2:2: --rate sets its bit rate only when the user gave it.
     base.wire.ts.video_rate_bps = ts_video_rate_bps(o.common.explicit_options.count("rate") > 0
                                                         ? std::optional<std::uint64_t>(o.rate_bps)
@@ -152,9 +174,6 @@ std::vector<FeedSetup> plan_feeds(const SendPlan& plan) {
   request.connect_patience = o.connect_patience;
   request.reconnect_patience = o.reconnect_patience;
   if (o.transport == TransportKind::srt) request.srt = srt_settings(o);
-  if (!o.srt_fec.empty() && o.transport != TransportKind::srt) {
-    throw UsageError("--srt-fec: only applies to --transport srt");
-  }
   request.key = o.common.key;
   base.format = plan.format.feed;
   base.rate_bps = o.rate_bps;

@@ -50,7 +50,7 @@ struct FeedSetup {
   std::size_t spread_over = 0;
 };
 
-// Every feed of the plan (throws UsageError naming what to fix; reads the srt passphrase).
+// Every feed of the plan (throws UsageError naming what to fix).
 std::vector<FeedSetup> plan_feeds(const SendPlan& plan);
 
 // The key once the transport is known (app/session_key): --key-file (or HDSTREAM_KEY_FILE), else

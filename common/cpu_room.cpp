@@ -43,10 +43,12 @@ std::optional<CpuTicks> parse_cpu_ticks(std::string_view proc_stat) {
       return std::nullopt;
     }
     proc_stat.remove_prefix(static_cast<std::size_t>(end - proc_stat.data()));
+    if (value > (std::uint64_t{1} << 60)) return std::nullopt;  // no sum of 8 of them wraps
     // user nice system idle iowait irq softirq steal; guest and guest_nice are inside user
     // and nice already.
     if (field < 8) ticks.total += value;
-    if (field == 3 || field == 4) ticks.idle += value;
+    if (field == 3) ticks.idle = value;
+    if (field == 4) ticks.iowait = value;
     ++field;
   }
   if (field < 4) return std::nullopt;  // every kernel since 2.6 gives at least user..idle
@@ -57,7 +59,9 @@ double cores_left(const CpuTicks& before, const CpuTicks& after, double own_cpu_
                   double wall_seconds, unsigned cores) {
   const double all = static_cast<double>(cores);
   if (after.total <= before.total || after.idle < before.idle || !(wall_seconds > 0)) return all;
-  const double idle_share = static_cast<double>(after.idle - before.idle) /
+  // iowait may go down (proc(5)): what it lost counts as nothing.
+  const std::uint64_t iowait = after.iowait > before.iowait ? after.iowait - before.iowait : 0;
+  const double idle_share = static_cast<double>(after.idle - before.idle + iowait) /
                             static_cast<double>(after.total - before.total);
   const double own = std::max(own_cpu_seconds, 0.0) / wall_seconds;
   return std::clamp(idle_share * all + own, 0.0, all);

@@ -17,11 +17,12 @@ namespace hdstream {
 // A machine's CPU time in clock ticks since boot, every core together.
 struct CpuTicks {
   std::uint64_t total = 0;
-  std::uint64_t idle = 0;  // idle and iowait
+  std::uint64_t idle = 0;
+  std::uint64_t iowait = 0;  // idle too, but proc(5): it may go down
 };
 
 // The first line of /proc/stat ("cpu  user nice system idle iowait irq softirq steal ..."); nullopt
-// when it is not that line or a field is not a number.
+// when it is not that line, a field is not a number or one is beyond any real count (2^60).
 std::optional<CpuTicks> parse_cpu_ticks(std::string_view proc_stat);
 
 // The cores left over a window: the machine's idle share of `cores` plus the cores the process

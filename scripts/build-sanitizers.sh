@@ -22,7 +22,8 @@ tree() {  # tree PRESET NAME TARGET...: configures and builds one tree, and reco
 if [ "${HDSTREAM_SKIP_ASAN:-0}" != 1 ]; then
   # The Qt panel tests, the WAN runner and the link emulator are not built: no ASan test runs them.
   tree asan "build (ASan + UBSan)" hdstream protocol_tests transport_tests presets_tests \
-    fuzz_regressions_tests stats_tests common_tests pipeline_tests media_tests telemetry_tests \
+    fuzz_regressions_tests stats_tests common_tests cpu_room_tests pipeline_tests media_tests \
+    telemetry_tests \
     request_guard_tests web_config_tests \
     fuzz_replay_wire_reassembler fuzz_replay_handshake fuzz_replay_receiver_reports \
     fuzz_replay_presets fuzz_replay_audio_block security_process_tests loopback_tests mux_tests \

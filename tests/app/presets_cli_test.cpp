@@ -209,8 +209,8 @@ TEST(PresetTransport, BenchOverSrtWithAKeyFileEncrypts) {
   }
 }
 
-// --conns applies to a destination preset's mtcp (before, the CLI refused it as tcp's), and is
-// refused with the preset's transport named when that is tcp.
+// --conns applies to a destination preset's mtcp (before, the CLI refused it as tcp's; its
+// refusal where a preset names tcp is SendPlanTest's).
 TEST(PresetTransport, ConnsApplyToAPresetsMtcp) {
   auto dir = test::scratch_dir("preset-mtcp-conns");
   const int port = test::free_port();

@@ -110,7 +110,7 @@ TEST_F(SendPlanTest, TheCommandLinesTransportWinsOverThePresetsAndDecidesTheKey)
   const auto feeds = plan_feeds(plan_send(options, store_));
   EXPECT_EQ(feeds[0].request.transport, TransportKind::mtcp);
   EXPECT_TRUE(feeds[0].request.key);
-  EXPECT_EQ(feeds[0].request.srt.passphrase, "");
+  EXPECT_EQ(plan_send(options, store_).options.common.srt_passphrase, "");
 }
 
 TEST_F(SendPlanTest, ATcpKeyFileMustBeAnHmacKeyAndSaysWhereItWasNamed) {
@@ -163,6 +163,37 @@ TEST_F(SendPlanTest, ConnsApplyToAPresetsMtcpAndAreRefusedForTcpNamingWhoChoseIt
             "--conns: only applies to --transport mtcp or srt (the transport is tcp)");
 }
 
+TEST_F(SendPlanTest, APresetsConnsBelongToTheTransportThatPresetNames) {
+  store_.load_text(R"([destinations.mtcp8]
+hosts = ["127.0.0.1"]
+transport = "mtcp"
+conns = 8
+
+[destinations.srt3]
+hosts = ["127.0.0.1"]
+transport = "srt"
+conns = 3
+
+[profiles.srtshow]
+destination = "mtcp8"
+transport = "srt"
+)",
+                   "more.toml");
+  // The profile asks for srt; the destination's 8 are mtcp's: srt is not striped.
+  SendOptions options;
+  options.profile = "srtshow";
+  EXPECT_EQ(plan_send(options, store_).options.transport, TransportKind::srt);
+  EXPECT_EQ(plan_send(options, store_).options.connections, 0u);
+  // --transport mtcp to an srt destination: its 3 stripes are not mtcp's sub-connections.
+  options = send_to("srt3");
+  options.transport = TransportKind::mtcp;
+  given(options, "transport");
+  EXPECT_EQ(plan_send(options, store_).options.connections, 0u);
+  // Its own transport keeps them.
+  EXPECT_EQ(plan_send(send_to("srt3"), store_).options.connections, 3u);
+  EXPECT_EQ(plan_send(send_to("mtcp8"), store_).options.connections, 8u);
+}
+
 TEST_F(SendPlanTest, MuxTsFollowsThePresetsTransport) {
   SendOptions options = send_to("showsrt");
   options.format = "dnxhd220";
@@ -172,7 +203,11 @@ TEST_F(SendPlanTest, MuxTsFollowsThePresetsTransport) {
   EXPECT_EQ(feeds[0].wire.mux, Mux::ts);
   EXPECT_EQ(feeds[0].wire.transport, TransportKind::srt);
   options.dest = "showmtcp";
-  EXPECT_NE(error_of(options).find("ts"), std::string::npos) << error_of(options);
+  EXPECT_EQ(error_of(options).rfind("--mux ts", 0), 0u) << error_of(options);
+  EXPECT_NE(error_of(options).find("(the transport is mtcp: destination 'showmtcp' says so "
+                                   "(cfg.toml:8))"),
+            std::string::npos)
+      << error_of(options);
 }
 
 }  // namespace
