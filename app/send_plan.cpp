@@ -49,9 +49,14 @@ std::string transport_origin(const SendOptions& o, const ProfilePreset& profile,
   return ", the default";
 }
 
-// The wire and what rides on it, against the transport (`who` says who chose it, as
+// --conns, the wire and what rides on it, against the transport (`who` says who chose it, as
 // transport_origin does).
 void check_wire(const SendOptions& o, const FormatPreset& format, const std::string& who) {
+  if (o.connections > 0 && o.transport == TransportKind::tcp &&
+      o.common.explicit_options.count("conns") > 0) {
+    throw UsageError(fmt::format(
+        "--conns: only applies to --transport mtcp or srt (the transport is tcp{})", who));
+  }
   if (auto problem = wire_problem(Wire{o.transport, o.mux})) {
     throw UsageError(
         fmt::format("{} (the transport is {}{})", *problem, to_string(o.transport), who));
@@ -129,16 +134,9 @@ SendPlan plan_send(const SendOptions& options, const PresetStore& store) {
   if (o.common.explicit_options.count("latency") == 0 && d.latency) o.latency_given = true;
 
   // Now that the transport is known, whatever depends on it.
-  if (o.connections > 0 && o.transport == TransportKind::tcp &&
-      o.common.explicit_options.count("conns") > 0) {
-    throw UsageError(
-        fmt::format("--conns: only applies to --transport mtcp or srt (the transport "
-                    "is tcp{})",
-                    transport_origin(o, profile, d)));
-  }
-  plan_key(o, d);
   plan.format = resolve_format(store, o.format);
   check_wire(o, plan.format, transport_origin(o, profile, d));
+  plan_key(o, d);
   for (std::size_t i = 0; i < o.streams; ++i) plan.endpoints.push_back(d.endpoint_for(i));
   if (!o.dest_b.empty()) {
     const DestinationPreset path_b = resolve_destination(store, o.dest_b);
