@@ -113,7 +113,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         seed = f"{r['seed_mbps']:.0f}" if r["seed_mbps"] else "-"
-        ratio = f"{r['mbps'] / r['seed_mbps']:.2f}" if r["seed_mbps"] else "-"
+        ratio = f"{r['mbps'] / r['seed_mbps']:.2f}" if r["seed_mbps"] and r.get("scale", 1) == 1 else "-"
         mbps = f"{r['mbps']:.1f}"
         extra = []
         if r.get("latency_ms"):

@@ -45,8 +45,8 @@ TEST(LineRate, TwoUncompressedHdFeedsCrossATenGigabitPathWhole) {
   auto file = [&](const std::string& name) { return (dir / name).string(); };
   // 30 frames (124 MB) looped, read from the page cache. Made in the test's own directory: this
   // test runs as root, and the build tree's media cache must stay writable for the others.
-  const auto clip = test::clip(std::filesystem::path(WAN_WORK_DIR) / "media-cache",
-                               test::uyvy1080_feed(), 30);
+  const auto clip =
+      test::clip(std::filesystem::path(WAN_WORK_DIR) / "media-cache", test::uyvy1080_feed(), 30);
 
   linkemu::Emulator wan(linkemu::parse_topology_text(kPath, "line_rate"));
   wan.up();

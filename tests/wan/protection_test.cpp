@@ -160,7 +160,7 @@ class Protection : public ::testing::TestWithParam<std::string> {
   std::vector<json> sent() const { return test::read_stats_file(file("send.jsonl")); }
 
   int streams_ = 2;
-  std::string rate_ = "100M";  // empty: the source's own
+  std::string rate_ = GetParam() == "srt" ? "30M" : "100M";  // empty: the source's own
   std::filesystem::path dir_;
   std::unique_ptr<linkemu::Emulator> wan_;  // outlives the processes in its namespaces
   std::unique_ptr<NetnsProcess> receiver_;
@@ -273,7 +273,7 @@ TEST_P(Protection, PathBDownAtTheStartJoinsWhenItComesBack) {
 // docs/PERFORMANCE.md). SC99's full rate over two paths is bench/protection.py's figure.
 std::string scenario_rate(const std::string& transport) {
   if (transport == "mtcp") return "50M";
-  if (transport == "srt") return "17M";
+  if (transport == "srt") return "8M";
   return "90M";
 }
 
@@ -347,12 +347,13 @@ TEST_P(Protection, FiveFeedsRideOutACutLossAndFlaps) {
     EXPECT_EQ(only_a.at(stream), drops_b.at(stream));
     EXPECT_EQ(protected_frames.at(stream), only_a.at(stream) + only_b.at(stream));
   }
-  // The loss was applied: path B's emulation dropped packets.
+  // The loss was applied: path B's emulation dropped packets (2 % of 10 s of five feeds at the
+  // lowest rate, srt's 8 Mbps in 1,456-byte packets: ~690 data packets, and their acks).
   std::uint64_t b_loss_drops = 0;
   for (const auto& direction : wan_->stats().directions) {
     if (direction.path == linkemu::Path::b) b_loss_drops += direction.emulated_loss_drops;
   }
-  EXPECT_GT(b_loss_drops, 1000u);
+  EXPECT_GT(b_loss_drops, 400u);
 }
 
 // What the far end shows: one DNxHD 220 feed (a real clip, decoded by libavcodec, --output

@@ -1,6 +1,7 @@
 #include "tests/wan/scenario.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -186,6 +187,11 @@ Scenario parse_root(const toml::table& root, std::string_view source) {
       scenario.seed = string_of(source, value, k);
     } else if (k == "distance_km") {
       scenario.distance_km = number_of(source, value, k);
+    } else if (k == "short_scale") {
+      scenario.short_scale = number_of(source, value, k);
+      if (!(scenario.short_scale > 0 && scenario.short_scale <= 1)) {
+        fail(source, value, "'short_scale' must be more than 0 and at most 1");
+      }
     } else if (k != "link" && k != "path_b" && k != "site" && k != "run") {
       fail(source, value, fmt::format("unknown top-level key '{}'", k));
     }
@@ -242,6 +248,24 @@ Scenario load_scenario(const std::string& path) {
     throw ConfigError(fmt::format("{}:{}:{}: {}", path, error.source().begin.line,
                                   error.source().begin.column, error.description()));
   }
+}
+
+Scenario short_version(Scenario scenario) {
+  const double scale = scenario.short_scale;
+  const auto scaled = [scale](std::uint64_t value) {
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(value) * scale));
+  };
+  for (linkemu::LinkProfile* link :
+       {&scenario.topology.link, scenario.topology.path_b ? &*scenario.topology.path_b : nullptr}) {
+    if (!link) continue;
+    link->rate_bps = scaled(link->rate_bps);
+    link->queue_bytes = scaled(link->queue_bytes);
+  }
+  for (Run& run : scenario.runs) {
+    run.rate_bps = scaled(run.rate_bps);
+    run.expect.min_mbps *= scale;
+  }
+  return scenario;
 }
 
 }  // namespace hdstream::wan

@@ -55,11 +55,19 @@ struct Scenario {
   std::string title;
   std::string seed;  // which seed document and figure
   double distance_km = 0;
+  // The short version's share of the path and of every rate in it: a ctest run checks the
+  // scenario's behaviour at a rate this 2-core machine carries with room to spare (the link,
+  // its queue, each feed and each expected Mbps times this; delays, loss and MTU as given).
+  // The full version (bench/wan) runs at the seed's rates.
+  double short_scale = 1;
   linkemu::Topology topology;
   std::vector<Run> runs;
 };
 
 Scenario parse_scenario_text(std::string_view text, std::string_view source_name);
 Scenario load_scenario(const std::string& path);
+
+// `scenario` as its short version runs it: short_scale applied (see Scenario::short_scale).
+Scenario short_version(Scenario scenario);
 
 }  // namespace hdstream::wan

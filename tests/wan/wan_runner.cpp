@@ -300,6 +300,12 @@ int run_scenario(const Scenario& scenario, const std::string& hdstream, const st
                                            : topology.link.describe();
   fmt::print("scenario {}: {}\n  path: {}\n  seed: {}\n", scenario.name, scenario.title, path,
              scenario.seed);
+  // A ratio to the seed's figure means something only on the seed's path.
+  const bool at_seed_rates = full || scenario.short_scale == 1;
+  if (!at_seed_rates) {
+    fmt::print("  short version: the path and every rate at {:g} of the seed's (--full: all)\n",
+               scenario.short_scale);
+  }
   linkemu::Emulator wan(scenario.topology);
   wan.up();
 
@@ -342,11 +348,12 @@ int run_scenario(const Scenario& scenario, const std::string& hdstream, const st
     const bool overloaded = o.emulator_drops > 0 || late_percent > 1.0;
     const std::string result = failures.empty() ? "pass" : "FAIL";
     if (!failures.empty()) all_pass = false;
-    fmt::print("  {:<22} {:>10.1f} {:>10} {:>6} {:>6} {:>5} {:>6} {:>8} {:>8} {:>7.2f}  {}\n",
-               run.label, o.mbps, run.seed_mbps > 0 ? fmt::format("{:.0f}", run.seed_mbps) : "-",
-               run.seed_mbps > 0 ? fmt::format("{:.2f}", o.mbps / run.seed_mbps) : "-", o.drops,
-               o.checksum_errors, o.retransmits, o.queue_drops, o.emulator_drops, late_percent,
-               result);
+    fmt::print(
+        "  {:<22} {:>10.1f} {:>10} {:>6} {:>6} {:>5} {:>6} {:>8} {:>8} {:>7.2f}  {}\n", run.label,
+        o.mbps, run.seed_mbps > 0 ? fmt::format("{:.0f}", run.seed_mbps) : "-",
+        run.seed_mbps > 0 && at_seed_rates ? fmt::format("{:.2f}", o.mbps / run.seed_mbps) : "-",
+        o.drops, o.checksum_errors, o.retransmits, o.queue_drops, o.emulator_drops, late_percent,
+        result);
     for (const auto& why : failures) fmt::print("      fail: {}\n", why);
     if (overloaded) {
       fmt::print(
@@ -366,6 +373,7 @@ int run_scenario(const Scenario& scenario, const std::string& hdstream, const st
                     std::chrono::duration<double>(full ? run.full_duration : run.duration).count()},
                    {"mbps", o.mbps},
                    {"seed_mbps", run.seed_mbps},
+                   {"scale", full ? 1.0 : scenario.short_scale},
                    {"drops", o.drops},
                    {"send_drops", o.send_drops},
                    {"recv_drops", o.recv_drops},
@@ -422,6 +430,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "wan_runner: error: {}\n", error.what());
     return 2;
   }
+  if (!full) scenario = short_version(std::move(scenario));
   if (auto reason = why_skip()) {
     fmt::print("SKIP scenario {}: {}\n", scenario.name, *reason);
     return kSkip;

@@ -21,12 +21,23 @@ namespace hdstream::linkemu {
 namespace {
 
 constexpr std::size_t kMaxPacketBytes = 65536;
-constexpr int kMaxReadsPerWakeup = 64;
+constexpr int kMaxReadsPerWakeup = 256;
+
+// Waking for every packet, once as it arrives and once as it falls due, costs two context
+// switches a packet: on a 2-core VM some 20 us each. When packets come closer together than
+// this, the forwarder takes them a quantum at a time: a packet is stamped at most a quantum
+// after it arrived and leaves at most a quantum after it falls due (100 us: under 1 % of the
+// shortest delay a test emulates, a tenth of kLateThresholdNs; 14 jumbo frames at 10 Gbps).
+constexpr std::int64_t kWakeQuantumNs = 100'000;
 
 std::int64_t monotonic_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+timespec to_timespec(std::int64_t ns) {
+  return {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
 }
 
 void raise_max(std::atomic<std::uint64_t>& counter, std::uint64_t value) {
@@ -172,14 +183,13 @@ void Forwarder::run() {
         "forwarder {}: no real-time priority; emulated delays will be late under load", name_);
   }
   pollfd fds[2] = {{source_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+  std::int64_t last_wake_ns = 0;
   for (;;) {
     const std::int64_t next_due = flush(monotonic_ns());
     timespec timeout{};
     timespec* timeout_ptr = nullptr;
     if (next_due != 0) {
-      const std::int64_t wait_ns = std::max<std::int64_t>(0, next_due - monotonic_ns());
-      timeout.tv_sec = wait_ns / 1'000'000'000;
-      timeout.tv_nsec = wait_ns % 1'000'000'000;
+      timeout = to_timespec(std::max<std::int64_t>(0, next_due - monotonic_ns()));
       timeout_ptr = &timeout;
     }
     const int ready = ppoll(fds, 2, timeout_ptr, nullptr);
@@ -188,7 +198,12 @@ void Forwarder::run() {
       return;
     }
     if (fds[1].revents & POLLIN) return;
-    if (fds[0].revents & POLLIN) read_burst();
+    if (monotonic_ns() - last_wake_ns < kWakeQuantumNs) {  // packets within a quantum
+      const timespec until = to_timespec(last_wake_ns + kWakeQuantumNs);
+      clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
+    }
+    last_wake_ns = monotonic_ns();
+    read_burst();  // what arrived until now, if anything did
   }
 }
 

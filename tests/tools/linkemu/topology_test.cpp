@@ -281,5 +281,49 @@ TEST(Scenario, RejectsMalformedRunsWithOneLine) {
   }
 }
 
+// The short version scales what costs CPU (the paths' rates and queues, each feed's rate) and
+// what is expected of it; the delays, the loss, the MTU and the seed's own figure stay.
+TEST(Scenario, TheShortVersionRunsEveryRateAtItsScale) {
+  const std::string text =
+      std::string(
+          "short_scale = 0.25\n[link]\nrtt=\"4ms\"\nrate=\"2G\"\nqueue=\"8M\"\n"
+          "loss=0.001\nmtu=9000\n[path_b]\nrtt=\"6ms\"\nrate=\"1G\"\nqueue=\"1bdp\"\n") +
+      kSites +
+      "[[run]]\nlabel=\"p\"\nmode=\"send\"\nrate=\"270M\"\nduration=\"6s\"\n"
+      "seed_mbps=1350\nexpect={min_mbps=1282}\n";
+  const auto full = wan::parse_scenario_text(text, "s.toml");
+  EXPECT_EQ(full.short_scale, 0.25);
+  EXPECT_EQ(full.topology.link.rate_bps, 2'000'000'000u);  // parsing alone changes nothing
+
+  const auto short_run = wan::short_version(full);
+  const auto& a = short_run.topology.link;
+  const auto& b = *short_run.topology.path_b;
+  EXPECT_EQ(a.rate_bps, 500'000'000u);
+  EXPECT_EQ(a.queue_bytes, 2u << 20);  // 8 MiB at a quarter of the rate: the same time queued
+  EXPECT_EQ(b.rate_bps, 250'000'000u);
+  EXPECT_EQ(b.queue_bytes, 187'500u);  // still 1 BDP: 250 Mbps x 6 ms / 8
+  EXPECT_EQ(a.one_way_delay, full.topology.link.one_way_delay);
+  EXPECT_EQ(a.random_loss, 0.001);
+  EXPECT_EQ(a.mtu_bytes, 9000u);
+  EXPECT_EQ(short_run.runs[0].rate_bps, 67'500'000u);
+  EXPECT_DOUBLE_EQ(short_run.runs[0].expect.min_mbps, 320.5);
+  EXPECT_EQ(short_run.runs[0].seed_mbps, 1350);
+  EXPECT_EQ(short_run.runs[0].duration, full.runs[0].duration);
+}
+
+TEST(Scenario, AShortScaleOutsideZeroToOneIsRefused) {
+  const std::string rest = std::string("[link]\nrtt=\"4ms\"\n") + kSites +
+                           "[[run]]\nlabel=\"x\"\nmode=\"bench\"\nduration=\"1s\"\n";
+  EXPECT_EQ(wan::parse_scenario_text(rest, "s.toml").short_scale, 1.0);  // by default: as given
+  for (const char* scale : {"0", "-0.5", "1.5", "nan", "inf", "\"half\""}) {
+    try {
+      wan::parse_scenario_text(std::string("short_scale = ") + scale + "\n" + rest, "s.toml");
+      ADD_FAILURE() << "accepted short_scale = " << scale;
+    } catch (const ConfigError& error) {
+      EXPECT_NE(std::string(error.what()).find("short_scale"), std::string::npos) << error.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hdstream::linkemu
