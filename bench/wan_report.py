@@ -45,7 +45,7 @@ def plot_series(plt, scenario, rows):
         drops = f", {r['drops']} drops" if r["mode"] == "send" else ""
         ax.plot(t, mbps, "o-", markersize=3, label=f"{label(r)}: {r['mbps']:.0f} Mbps{drops}")
     for r in runs:
-        if r.get("seed_mbps"):
+        if r.get("seed_mbps") and r.get("scale", 1) == 1:  # a seed's figure is for its full rate
             ax.axhline(r["seed_mbps"], linestyle=":", color="grey", linewidth=1)
     ax.set(xlabel="seconds since the receiver started", ylabel="received goodput (Mbps)",
            title=f"{scenario}: {runs[0]['path']}")
@@ -61,7 +61,7 @@ def plot_series(plt, scenario, rows):
 
 def plot_seed_bars(plt, rows):
     """Seed figure vs hdstream figure for every run that has a seed figure."""
-    runs = [r for r in rows if r.get("seed_mbps")]
+    runs = [r for r in rows if r.get("seed_mbps") and r.get("scale", 1) == 1]
     if not runs:
         return None
     fig, ax = plt.subplots(figsize=(9, 3.8))
@@ -126,6 +126,8 @@ def main():
             extra.append(f"path {r['cut']['path'].upper()} cut {r['cut']['length_s']:.0f} s "
                          f"at {r['cut']['at_s']:.0f} s")
         how = f"{r['transport']}/{r['cc']}" if r["transport"] != "srt" else "srt"
+        if r.get("scale", 1) != 1:
+            extra.append(f"every rate × {r['scale']:g}")
         how = ", ".join([how, f"{r['streams']} stream(s)", *extra, f"{r['duration_s']:.0f} s"])
         print(f"| {r['scenario']} | {r['path']} | {r['run']} ({how}) | {seed} | {mbps} | {ratio} "
               f"| {r['drops']} | {r['retransmits']} | {r['queue_drops']} / {r['loss_drops']} "

@@ -1,17 +1,19 @@
 // Lip-sync across a long path with the decoders running: two 220 Mbps bars feeds (the sync
 // marker: a flash frame and a beep once a second) over tcp at 100 ms RTT through linkemu, each
 // decoded and its sound played to a clocked sink, on a 2-core machine that also runs the sender
-// and the emulator. Two feeds, each on its own clock, in jumbo frames: 0.6 of a core in all, so
+// and the emulator. Two feeds, each on its own clock, in jumbo frames: 0.8 of a core in all, so
 // the measure is the pipeline's and not the CPU's (three feeds in 1,500-byte packets took 1.36
-// cores and failed beside another core's work; how many feeds decode in real time is
-// bench/run.py's decode ladder (docs/PERFORMANCE.md)). After the first seconds (TCP's slow start at
-// 100 ms RTT; the sound's clock settles on the path's delay) the measures sit at the playout delay
-// (+10 ms: pictures wait for their sound's time; the clocked fakesink plays each sample at its
-// timestamp, so the measure is what is heard), and at least 9 in 10 of the streams' measures are
-// within one frame period (33.4 ms at 29.97) of the picture. (Measured over 8 runs, about 300
-// measures: 3 outside it, -43, -60 and -239 ms, pictures that came in a stall of the path, rate
-// down to 130 Mb/s for half a second, behind their own sound; the median +10 ms.) Real hdstream
-// processes in two linkemu sites; skipped without root or /dev/net/tun.
+// cores and failed beside another core's work; how many feeds decode in real time is the decode
+// ladder's figure, bench/run.py and docs/PERFORMANCE.md). After the first seconds (TCP's slow
+// start at 100 ms RTT; the sound's clock settles on the path's delay) the measures sit at the
+// playout delay (+10 ms: pictures wait for their sound's time; the clocked fakesink plays each
+// sample at its timestamp, so the measure is what is heard), and at least 9 in 10 of the
+// streams' measures are within one frame period (33.4 ms at 29.97) of the picture. (Three feeds,
+// 8 runs, about 300 measures: 3 outside it, -43, -60 and -239 ms, pictures that came in a stall
+// of the path, rate down to 130 Mb/s for half a second, behind their own sound; the median
+// +10 ms. Two feeds in jumbo frames, 3 runs, 2 of them beside a busy core: all 90 within, the
+// furthest -32 ms.) Real hdstream processes in two linkemu sites; skipped without root or
+// /dev/net/tun.
 //   ctest --test-dir build -R AudioLipSyncWan
 #include <gtest/gtest.h>
 

@@ -258,11 +258,12 @@ Scenario short_version(Scenario scenario) {
   for (linkemu::LinkProfile* link :
        {&scenario.topology.link, scenario.topology.path_b ? &*scenario.topology.path_b : nullptr}) {
     if (!link) continue;
-    link->rate_bps = scaled(link->rate_bps);
-    link->queue_bytes = scaled(link->queue_bytes);
+    // A limited rate stays limited, and the queue still takes one packet.
+    if (link->rate_bps != 0) link->rate_bps = std::max<std::uint64_t>(1, scaled(link->rate_bps));
+    link->queue_bytes = std::max<std::uint64_t>(link->mtu_bytes, scaled(link->queue_bytes));
   }
   for (Run& run : scenario.runs) {
-    run.rate_bps = scaled(run.rate_bps);
+    run.rate_bps = scaled(run.rate_bps);  // 0 (a bench run's "max") stays unpaced
     run.expect.min_mbps *= scale;
   }
   return scenario;

@@ -67,7 +67,8 @@ struct Scenario {
 Scenario parse_scenario_text(std::string_view text, std::string_view source_name);
 Scenario load_scenario(const std::string& path);
 
-// `scenario` as its short version runs it: short_scale applied (see Scenario::short_scale).
+// `scenario` as its short version runs it: short_scale applied (see Scenario::short_scale), and
+// kept in the result, which says what was scaled (not to be scaled again).
 Scenario short_version(Scenario scenario);
 
 }  // namespace hdstream::wan

@@ -416,7 +416,7 @@ int main(int argc, char** argv) {
   bool full = false;
   app.add_option("--scenario", scenario_path, "Scenario TOML file")->required();
   app.add_option("--hdstream", hdstream_path, "Path of the hdstream binary")->required();
-  app.add_flag("--full", full, "Run the full durations instead of the short ones");
+  app.add_flag("--full", full, "Run the full durations at the full rates (no short_scale)");
   app.add_option("--results", results_path, "Append one JSON line per run here");
   app.add_option("--work-dir", work_dir, "Where stats and logs of the processes go");
   app.add_option("--only", only, "Make only the run with this label");
