@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "common/clock.hpp"
-#include "mux/wire.hpp"
 #include "presets/presets.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
 #include "stats/report.hpp"
 #include "telemetry/web_config.hpp"
+#include "transport/factory.hpp"
 
 namespace hdstream {
 

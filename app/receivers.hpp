@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "app/runtime.hpp"
-#include "mux/wire.hpp"
 #include "pipeline/feed_receiver.hpp"
+#include "transport/factory.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "app/options.hpp"
-#include "mux/wire.hpp"
 #include "pipeline/media_sources.hpp"
 #include "presets/presets.hpp"
+#include "transport/factory.hpp"
 #include "transport/feed_request.hpp"
 
 namespace hdstream {

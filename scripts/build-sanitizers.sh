@@ -21,7 +21,8 @@ tree() {  # tree PRESET NAME TARGET...: configures and builds one tree, and reco
 
 if [ "${HDSTREAM_SKIP_ASAN:-0}" != 1 ]; then
   # The Qt panel tests, the WAN runner and the link emulator are not built: no ASan test runs them.
-  tree asan "build (ASan + UBSan)" hdstream protocol_tests transport_tests presets_tests \
+  tree asan "build (ASan + UBSan)" hdstream protocol_tests transport_tests \
+    transport_factory_tests presets_tests \
     fuzz_regressions_tests stats_tests common_tests cpu_room_tests pipeline_tests media_tests \
     telemetry_tests \
     request_guard_tests web_config_tests \

@@ -1,5 +1,5 @@
 // The transport interface: a sender per feed, a receiver per listen address (made by
-// mux/wire.hpp's factory, which also knows the wire formats that are not a transport).
+// transport/factory.hpp, which also knows the wire format that is not a transport: MPEG-TS).
 //   auto sender = make_sender(wire, strand, options, counters);
 //   if (co_await sender->open()) { sender->submit(frame); ...; co_await sender->close(n); }
 #pragma once

@@ -13,11 +13,11 @@
 #include <thread>
 #include <vector>
 
-#include "mux/wire.hpp"
 #include "pipeline/feed_receiver.hpp"
 #include "pipeline/feed_sender.hpp"
 #include "pipeline/synthetic.hpp"
 #include "stats/registry.hpp"
+#include "transport/factory.hpp"
 #include "transport/feed_request.hpp"
 #include "transport/transport.hpp"
 

@@ -1,4 +1,4 @@
-#include "mux/wire.hpp"
+#include "transport/factory.hpp"
 
 #include <stdexcept>
 

@@ -1,5 +1,6 @@
-// mux/wire: the wire formats by name, the combinations no feed can use, and the one factory.
-#include "mux/wire.hpp"
+// transport/factory: the wire formats by name, the combinations no feed can use, and the one
+// factory.
+#include "transport/factory.hpp"
 
 #include <gtest/gtest.h>
 
