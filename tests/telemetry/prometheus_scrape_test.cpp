@@ -3,6 +3,7 @@
 // HTTP, it gets nothing and says why. `hdstream monitor --http-config` reads the same server.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "telemetry/http_client.hpp"
