@@ -300,10 +300,10 @@ int run_scenario(const Scenario& scenario, const std::string& hdstream, const st
                                            : topology.link.describe();
   fmt::print("scenario {}: {}\n  path: {}\n  seed: {}\n", scenario.name, scenario.title, path,
              scenario.seed);
-  // A ratio to the seed's figure means something only on the seed's path.
+  // A ratio to the seed's figure means something only at the full version's rates.
   const bool at_seed_rates = full || scenario.short_scale == 1;
   if (!at_seed_rates) {
-    fmt::print("  short version: the path and every rate at {:g} of the seed's (--full: all)\n",
+    fmt::print("  short version: the path and every rate at {:g} of the full version's (--full)\n",
                scenario.short_scale);
   }
   linkemu::Emulator wan(scenario.topology);
