@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "media_module/media_module.hpp"
 #include "pipeline/media_output.hpp"
+#include "pipeline/media_provider.hpp"
 #include "transport/mtcp/mtcp_receiver.hpp"
 #include "transport/mtcp/mtcp_sender.hpp"
 #include "transport/srt/srt_receiver.hpp"
@@ -44,7 +44,7 @@ std::shared_ptr<SenderTransport> make_sender(const Wire& wire, asio::any_io_exec
                                              SenderOptions options, StreamCounters& counters) {
   check(wire);
   if (wire.mux == Mux::ts) {
-    return media_module().make_ts_sender(std::move(executor), std::move(options), wire.ts,
+    return media_provider().make_ts_sender(std::move(executor), std::move(options), wire.ts,
                                          counters);
   }
   switch (wire.transport) {
@@ -67,7 +67,7 @@ std::shared_ptr<ReceiverTransport> make_receiver(const Wire& wire, asio::io_cont
                                                  const MediaOutput* ts_output) {
   check(wire);
   if (wire.mux == Mux::ts) {
-    return media_module().make_ts_receiver(std::move(options),
+    return media_provider().make_ts_receiver(std::move(options),
                                            ts_output ? *ts_output : MediaOutput{}, stats, consumer);
   }
   switch (wire.transport) {

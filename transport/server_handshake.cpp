@@ -133,16 +133,12 @@ awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds 
     closing("connection ended before a complete HELLO: " + ec.message());
     co_return intake;
   }
-  if (read.header.type != MessageType::hello || !body_read.checksum_ok) {
-    closing(fmt::format("expected a HELLO, got {}",
-                        body_read.checksum_ok ? "another message" : "a corrupted message"));
-    co_return intake;
-  }
-  intake.stream_id = read.header.stream_id;
-  auto hello = decode_hello(body);
-  if (hello && key) {
-    auto check = co_await demand_auth(socket, *key, intake.stream_id, body);
+  const bool intact_hello = read.header.type == MessageType::hello && body_read.checksum_ok;
+  if (intact_hello && key) {
+    // Before the HELLO is even looked at: a stranger learns nothing of what this receiver takes.
+    auto check = co_await demand_auth(socket, *key, read.header.stream_id, body);
     if (!check.ok) {
+      intake.stream_id = read.header.stream_id;
       if (check.connection_lost) {
         if (auto held_back = admit_stranger_line(component)) {
           log->warn("refused feed from {} (stream {}): {}: {}{}", peer, intake.stream_id,
@@ -160,18 +156,8 @@ awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds 
     }
   }
   watchdog.cancel();
-  intake.reply = true;
-  intake.status = AckStatus::bad_request;
-  if (!hello) {
-    intake.reason = "malformed HELLO";
-  } else if (intake.reason = validate_hello(*hello); !intake.reason.empty()) {
-  } else if (hello->transport != transport) {
-    intake.reason = fmt::format("this listener serves {}, not {}", to_string(transport),
-                                to_string(hello->transport));
-  } else {
-    intake.status = AckStatus::accepted;
-    intake.hello = hello;
-  }
+  intake = examine_hello(read.header, body, body_read.checksum_ok, transport);
+  if (!intake.reply) closing(intake.reason);
   co_return intake;
 }
 

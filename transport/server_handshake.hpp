@@ -14,6 +14,7 @@
 #include "common/tcp_listener.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/handshake.hpp"
+#include "transport/hello_intake.hpp"
 
 namespace hdstream {
 
@@ -35,20 +36,10 @@ TcpListenerOptions feed_listener_options(std::size_t streams);
 // "host:port" of the socket's peer, for log lines.
 std::string peer_name(const tcp::socket& socket);
 
-struct HelloIntake {
-  std::uint16_t stream_id = 0;
-  std::optional<Hello> hello;  // a valid HELLO for `transport`
-  // When there is no hello: whether to answer with a refusal (the peer spoke our protocol) and
-  // which; otherwise the connection is simply closed (already logged).
-  bool reply = false;
-  AckStatus status = AckStatus::invalid;
-  std::string reason;
-};
-
-// Reads and validates a HELLO within `timeout` (the socket is closed when it expires). With a
-// `key`, the peer must also answer a CHALLENGE within that time (docs/SECURITY.md): nothing
-// about this receiver is revealed before it does. Logs what it closes, naming `peer`.
-// `component` names the logger. Parameters by value: this is a coroutine.
+// Reads a HELLO within `timeout` (the socket is closed when it expires) and examines it
+// (hello_intake.hpp). With a `key`, the peer must first answer a CHALLENGE within that time
+// (docs/SECURITY.md): nothing about this receiver is revealed before it does. Logs what it closes,
+// naming `peer`. `component` names the logger. Parameters by value: this is a coroutine.
 awaitable<HelloIntake> read_hello(tcp::socket& socket, std::chrono::nanoseconds timeout,
                                   std::string peer, TransportKind transport, std::string component,
                                   std::optional<PresharedKey> key);

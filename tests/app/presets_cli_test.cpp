@@ -56,9 +56,10 @@ TEST(Presets, SendToPortlandWorksExactlyAsWritten) {
       60s))
       << send.err();
   // The bars clips carry a stereo pair of tone and the sync marker: 220 Mbps and 2.3 of sound.
-  EXPECT_NE(recv.err().find("accepted (dnxhd 1920x1080 @ 29.97 fps, 2 channels of 24-bit sound, "
-                            "222.3 Mbps)"),
-            std::string::npos)
+  EXPECT_NE(
+      recv.err().find("accepted over tcp (dnxhd 1920x1080 @ 29.97 fps, 2 channels of 24-bit sound, "
+                      "222.3 Mbps)"),
+      std::string::npos)
       << recv.err();
   send.signal(SIGINT);
   EXPECT_EQ(send.wait(20s), 130) << send.err();

@@ -30,7 +30,7 @@ ReassemblerConfig MultiTcpReceiver::Group::reassembler_config(const Hello& hello
 }
 
 MultiTcpReceiver::Group::Group(std::shared_ptr<MultiTcpReceiver> owner, std::uint16_t stream,
-                               const Hello& hello, MemoryReservation memory,
+                               const Hello& hello, Admission::Session admitted,
                                asio::strand<asio::io_context::executor_type> strand,
                                const std::string& peer)
     : owner_(std::move(owner)),
@@ -38,38 +38,23 @@ MultiTcpReceiver::Group::Group(std::shared_ptr<MultiTcpReceiver> owner, std::uin
       stream_(stream),
       hello_(hello),
       peer_(peer),
-      probe_(is_capacity_probe(hello) ? std::make_unique<CapacityProbe>(log(), stream, peer)
-                                      : nullptr),
-      // A leg of a protected feed counts in the leg's counters (LegMerge).
-      counters_(probe_ ? probe_->counters() : owner_->merge_.counters(stream, hello)),
-      consumer_(owner_->merge_.leg(hello.leg)),
-      memory_(std::move(memory)),
-      reassembler_(stream, reassembler_config(hello, owner_->options_),
-                   owner_->memory_for(is_capacity_probe(hello)).pool()),
+      probe_(admitted.probe()),
+      admitted_(std::move(admitted)),
+      counters_(admitted_.counters()),
+      reassembler_(stream, reassembler_config(hello, owner_->options_), admitted_.memory().pool()),
       members_(hello.connections),
       publisher_(log(), stream,
                  fmt::format("given up (missing beyond the {} ms latency budget)",
                              hello.latency_budget_ms)) {}
 
 void MultiTcpReceiver::Group::start() {
-  if (probe_) {
-    probe_->started(hello_, fmt::format("over {} sub-connections", hello_.connections));
-  } else {
-    log()->info(
-        "stream {}: feed from {} accepted over {} sub-connections ({} {}x{} @ {:.2f} fps, {}, "
-        "latency budget {} ms)",
-        stream_, peer_, hello_.connections, to_string(hello_.feed.codec), hello_.feed.width,
-        hello_.feed.height, hello_.feed.frames_per_second(),
-        format_rate(static_cast<double>(hello_.feed.bit_rate_bps)), hello_.latency_budget_ms);
-  }
-  counters_.planned_bps.store(hello_.feed.bit_rate_bps, std::memory_order_relaxed);
-  counters_.state.store(StreamState::running, std::memory_order_relaxed);
   counters_.mtcp.present.store(true, std::memory_order_relaxed);
   for (std::size_t i = 0; i < members_.size(); ++i) {
     counters_.mtcp.subconnections[i].state.store(StreamState::waiting, std::memory_order_relaxed);
   }
   down_since_ = std::chrono::steady_clock::now();
-  if (!probe_) consumer_.session_started(stream_, hello_);
+  admitted_.started(hello_, fmt::format("over {} sub-connections, latency budget {} ms",
+                                        hello_.connections, hello_.latency_budget_ms));
   asio::co_spawn(
       strand_, [self = shared_from_this()] { return self->ticker(); }, asio::detached);
 }
@@ -134,8 +119,8 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
     if (header.type == MessageType::chunk) {
       auto slot = reassembler_.begin_chunk(header, wall_clock_ns());
       if (slot.result == ChunkResult::too_large) {
-        owner_->memory_for(probe()).frame_too_large(member.peer, stream_, header,
-                                                    reassembler_config(hello_, owner_->options_));
+        admitted_.memory().frame_too_large(member.peer, stream_, header,
+                                           reassembler_config(hello_, owner_->options_));
         end_session(false, /*stopping=*/true);  // gives the frames in flight up
         co_return;
       }
@@ -271,8 +256,8 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
 }
 
 void MultiTcpReceiver::Group::deliver(std::int64_t now_ns) {
-  deliver_ready_frames(reassembler_, now_ns, probe_.get(), consumer_, stream_, publisher_,
-                       counters_);
+  deliver_ready_frames(reassembler_, now_ns, admitted_.capacity_probe(), admitted_.consumer(),
+                       stream_, publisher_, counters_);
   counters_.mtcp.duplicate_chunks.store(reassembler_.counters().duplicate_chunks,
                                         std::memory_order_relaxed);
 }
@@ -345,15 +330,8 @@ void MultiTcpReceiver::Group::end_session(bool clean, bool stopping) {
     counters_.mtcp.subconnections[i].state.store(
         clean ? StreamState::finished : StreamState::failed, std::memory_order_relaxed);
   }
-  counters_.state.store(clean ? StreamState::finished : StreamState::failed,
-                        std::memory_order_relaxed);
-  memory_.reset();  // before the stream is free: its next session reserves afresh
-  if (probe_) {
-    probe_->ended(clean);
-  } else {
-    consumer_.session_ended(stream_, clean, reassembler_.next_seq());
-  }
-  owner_->group_ended(stream_, hello_.leg, this);
+  admitted_.ended(clean, reassembler_.next_seq());
+  owner_->group_ended(stream_, hello_.leg, this, admitted_);
 }
 
 }  // namespace hdstream

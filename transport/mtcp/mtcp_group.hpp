@@ -15,7 +15,7 @@
 
 #include "protocol/ack.hpp"
 #include "protocol/reassembler.hpp"
-#include "transport/capacity_probe.hpp"
+#include "transport/admission.hpp"
 #include "transport/feedback.hpp"
 #include "transport/mtcp/mtcp_receiver.hpp"
 #include "transport/reassembly_publisher.hpp"
@@ -26,15 +26,15 @@ namespace hdstream {
 // stream's strand. A capacity probe is a group too, on a strand of its own, counted apart.
 class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
  public:
-  // `memory`: the reservation covering reassembler_config(hello, ...) (see admit()).
+  // `admitted`: its place and the memory reassembler_config(hello, ...) may hold (see admit()).
   Group(std::shared_ptr<MultiTcpReceiver> owner, std::uint16_t stream, const Hello& hello,
-        MemoryReservation memory, asio::strand<asio::io_context::executor_type> strand,
+        Admission::Session admitted, asio::strand<asio::io_context::executor_type> strand,
         const std::string& peer);
 
   std::uint64_t session_id() const { return hello_.session_id; }
   std::uint8_t connections() const { return hello_.connections; }
   std::uint16_t stream() const { return stream_; }
-  bool probe() const { return probe_ != nullptr; }
+  bool probe() const { return probe_; }
   const asio::strand<asio::io_context::executor_type>& strand() const { return strand_; }
 
   void start();
@@ -80,11 +80,11 @@ class MultiTcpReceiver::Group : public std::enable_shared_from_this<Group> {
   asio::strand<asio::io_context::executor_type> strand_;
   std::uint16_t stream_;
   Hello hello_;
-  std::string peer_;                      // the first sub-connection's address
-  std::unique_ptr<CapacityProbe> probe_;  // set: a `check` capacity probe, not a feed
-  StreamCounters& counters_;
-  FrameConsumer& consumer_;  // the merge's leg (unused by a probe)
-  MemoryReservation memory_;
+  std::string peer_;  // the first sub-connection's address
+  bool probe_;        // a `check` capacity probe, not a feed
+  // Its place and memory (given back when the session ends), its counters and consumer.
+  Admission::Session admitted_;
+  StreamCounters& counters_;  // admitted_'s
   Reassembler reassembler_;
   std::vector<Member> members_;
   ReassemblyPublisher publisher_;

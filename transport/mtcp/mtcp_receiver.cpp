@@ -11,9 +11,9 @@
 namespace hdstream {
 
 // An accepted connection until its HELLO has put it into a group (or refused it).
-class MultiTcpReceiver::Admission : public TcpSession {
+class MultiTcpReceiver::PendingConnection : public TcpSession {
  public:
-  Admission(std::shared_ptr<MultiTcpReceiver> owner, tcp::socket socket)
+  PendingConnection(std::shared_ptr<MultiTcpReceiver> owner, tcp::socket socket)
       : owner_(std::move(owner)), socket_(std::make_shared<tcp::socket>(std::move(socket))) {}
   awaitable<void> run() override { return owner_->admit(socket_); }
   void close() override {
@@ -32,11 +32,9 @@ MultiTcpReceiver::MultiTcpReceiver(asio::io_context& context, ReceiverOptions op
                                    StatsRegistry& stats, FrameConsumer& consumer)
     : context_(context),
       options_(std::move(options)),
-      merge_(consumer, stats, {.streams = options_.streams, .skew = options_.skew}),
+      admission_(options_, stats, consumer, 8 * options_.streams + 8, "mtcp"),
       listener_(
           std::make_shared<TcpListener>(context, "mtcp", feed_listener_options(options_.streams))),
-      memory_(options_.max_memory_bytes, options_.streams, 8 * options_.streams + 8, "mtcp"),
-      probe_memory_(options_.max_memory_bytes, options_.streams, 2, "mtcp"),
       groups_(options_.streams) {
   for (std::size_t i = 0; i < options_.streams * kMaxLegs; ++i)
     strands_.push_back(asio::make_strand(context_));
@@ -48,7 +46,7 @@ void MultiTcpReceiver::start() {
   listen_for_feeds(listener_->acceptor(), options_.listen, options_.streams,
                    options_.key.has_value(), "mtcp");
   listener_->start([self = shared_from_this()](tcp::socket socket) {
-    return std::make_shared<Admission>(self, std::move(socket));
+    return std::make_shared<PendingConnection>(self, std::move(socket));
   });
 }
 
@@ -67,29 +65,21 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
     co_return;
   }
   const Hello& hello = *intake.hello;
-  AckStatus status = AckStatus::accepted;
-  std::string reason;
-  bool logged = false;  // a memory refusal is logged (rate-limited) by FrameMemory
-  std::shared_ptr<Group> group;
+  std::variant<std::shared_ptr<Group>, Admission::Refusal> joined;
   {
     std::lock_guard lock(mutex_);
     if (stopped_) co_return;
-    if (stream >= groups_.size()) {
-      status = AckStatus::bad_stream;
-      reason = fmt::format("this receiver serves streams 0..{}", options_.streams - 1);
-    } else if (is_capacity_probe(hello)) {
-      group = admit_probe(stream, hello, peer, status, reason, logged);
-    } else {
-      group = admit_feed(stream, hello, peer, status, reason, logged);
-    }
+    joined = join(stream, hello, peer);
   }
-  if (status != AckStatus::accepted) {
-    const RefusalLog log = logged         ? RefusalLog::none
-                           : options_.key ? RefusalLog::proven
-                                          : RefusalLog::stranger;
-    co_await send_hello_ack(*socket, stream, status, std::move(reason), peer, "mtcp", log);
+  if (auto* refused = std::get_if<Admission::Refusal>(&joined)) {
+    const RefusalLog log = refused->logged ? RefusalLog::none
+                           : options_.key  ? RefusalLog::proven
+                                           : RefusalLog::stranger;
+    co_await send_hello_ack(*socket, stream, refused->status, std::move(refused->reason), peer,
+                            "mtcp", log);
     co_return;
   }
+  const auto group = std::get<std::shared_ptr<Group>>(joined);
   if (!co_await send_hello_ack(*socket, stream, AckStatus::accepted, receiver_identity(), peer,
                                "mtcp"))
     co_return;
@@ -107,83 +97,51 @@ awaitable<void> MultiTcpReceiver::admit(std::shared_ptr<tcp::socket> socket) {
   });
 }
 
-std::shared_ptr<MultiTcpReceiver::Group> MultiTcpReceiver::admit_feed(
-    std::uint16_t stream, const Hello& hello, const std::string& peer, AckStatus& status,
-    std::string& reason, bool& logged) {
-  const std::shared_ptr<Group>& existing = groups_[stream][hello.leg];
-  if (existing && existing->session_id() != hello.session_id) {
-    status = AckStatus::stream_busy;
-    reason = "another sender session is already connected";
-    return nullptr;
+// A feed's sub-connections join its leg's group (same session id); a probe's join its own group,
+// never the feed's, on a strand of its own, so it neither waits for nor holds up the feed on its
+// stream id.
+std::variant<std::shared_ptr<MultiTcpReceiver::Group>, Admission::Refusal> MultiTcpReceiver::join(
+    std::uint16_t stream, const Hello& hello, const std::string& peer) {
+  const bool probe = is_capacity_probe(hello);
+  std::shared_ptr<Group> existing;
+  if (probe) {
+    auto found = std::find_if(probes_.begin(), probes_.end(), [&](const auto& group) {
+      return group->stream() == stream && group->session_id() == hello.session_id;
+    });
+    if (found != probes_.end()) existing = *found;
+  } else if (stream < groups_.size()) {
+    existing = groups_[stream][hello.leg];
+    if (existing && existing->session_id() != hello.session_id) {
+      return Admission::Refusal{AckStatus::stream_busy,
+                                "another sender session is already connected"};
+    }
   }
   if (existing && existing->connections() != hello.connections) {
-    status = AckStatus::bad_request;
-    reason = fmt::format("this session has {} sub-connections, not {}", existing->connections(),
-                         hello.connections);
-    return nullptr;
+    return Admission::Refusal{AckStatus::bad_request,
+                              fmt::format("this session has {} sub-connections, not {}",
+                                          existing->connections(), hello.connections)};
   }
   if (existing) return existing;
-  // A new session: its leg's place on the stream, then, for all its sub-connections, what its
-  // frames (and the merge's, for a protected feed) may need.
-  if (status = merge_.claim(stream, hello, reason); status != AckStatus::accepted) return nullptr;
-  auto memory =
-      memory_.admit(merge_.reserved_config(hello, Group::reassembler_config(hello, options_)),
-                    /*readers=*/hello.connections, peer, stream, reason, hello.legs);
-  if (!memory) {
-    merge_.release(stream, hello.leg);
-    status = AckStatus::bad_request;
-    logged = true;
-    return nullptr;
-  }
-  auto group = std::make_shared<Group>(shared_from_this(), stream, hello, std::move(*memory),
-                                       strands_[stream * kMaxLegs + hello.leg], peer);
-  groups_[stream][hello.leg] = group;
+  // A new session: its place, then what its frames may need with all its sub-connections.
+  auto admitted = admission_.admit(stream, hello, Group::reassembler_config(hello, options_),
+                                   /*readers=*/hello.connections, peer);
+  if (auto* refused = std::get_if<Admission::Refusal>(&admitted)) return std::move(*refused);
+  auto group = std::make_shared<Group>(
+      shared_from_this(), stream, hello, std::move(std::get<Admission::Session>(admitted)),
+      probe ? asio::make_strand(context_) : strands_[stream * kMaxLegs + hello.leg], peer);
+  (probe ? probes_.emplace_back() : groups_[stream][hello.leg]) = group;
   asio::post(group->strand(), [group] { group->start(); });
   return group;
 }
 
-// A probe's sub-connections join its own group (same session id), never the feed's; it runs on
-// a strand of its own, so it neither waits for nor holds up the feed on its stream id.
-std::shared_ptr<MultiTcpReceiver::Group> MultiTcpReceiver::admit_probe(
-    std::uint16_t stream, const Hello& hello, const std::string& peer, AckStatus& status,
-    std::string& reason, bool& logged) {
-  auto same_session = [&](const auto& group) {
-    return group->stream() == stream && group->session_id() == hello.session_id;
-  };
-  if (auto found = std::find_if(probes_.begin(), probes_.end(), same_session);
-      found != probes_.end()) {
-    if ((*found)->connections() == hello.connections) return *found;
-    status = AckStatus::bad_request;
-    reason = fmt::format("this session has {} sub-connections, not {}", (*found)->connections(),
-                         hello.connections);
-    return nullptr;
-  }
-  if (probes_.size() >= max_capacity_probes(options_.streams)) {
-    status = AckStatus::stream_busy;
-    reason = capacity_probes_busy(max_capacity_probes(options_.streams));
-    return nullptr;
-  }
-  auto memory = probe_memory_.admit(Group::reassembler_config(hello, options_),
-                                    /*readers=*/hello.connections, peer, stream, reason);
-  if (!memory) {
-    status = AckStatus::bad_request;
-    logged = true;
-    return nullptr;
-  }
-  auto group = std::make_shared<Group>(shared_from_this(), stream, hello, std::move(*memory),
-                                       asio::make_strand(context_), peer);
-  probes_.push_back(group);
-  asio::post(group->strand(), [group] { group->start(); });
-  return group;
-}
-
-void MultiTcpReceiver::group_ended(std::uint16_t stream, std::uint8_t leg, const Group* group) {
+void MultiTcpReceiver::group_ended(std::uint16_t stream, std::uint8_t leg, const Group* group,
+                                   Admission::Session& admitted) {
   std::lock_guard lock(mutex_);
+  admitted.release();
   if (group->probe()) {
     std::erase_if(probes_, [&](const auto& probe) { return probe.get() == group; });
   } else if (groups_[stream][leg].get() == group) {
     groups_[stream][leg].reset();
-    merge_.release(stream, leg);
   }
 }
 

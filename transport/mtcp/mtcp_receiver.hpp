@@ -10,9 +10,10 @@
 #include <mutex>
 #include <vector>
 
+#include <variant>
+
 #include "common/tcp_listener.hpp"
-#include "transport/frame_memory.hpp"
-#include "transport/leg_merge.hpp"
+#include "transport/admission.hpp"
 #include "transport/transport.hpp"
 
 namespace hdstream {
@@ -31,31 +32,23 @@ class MultiTcpReceiver : public ReceiverTransport,
  private:
   class Group;
   friend class Group;
-  class Admission;
+  class PendingConnection;
 
   awaitable<void> admit(std::shared_ptr<tcp::socket> socket);
-  // Under mutex_: the capacity probe `hello` belongs to, joined or new; null (with `status`,
-  // `reason`, and `logged` when FrameMemory logged it) to refuse.
-  std::shared_ptr<Group> admit_probe(std::uint16_t stream, const Hello& hello,
-                                     const std::string& peer, AckStatus& status,
-                                     std::string& reason, bool& logged);
-  // After the group's session_ended: frees its place and its claim on the stream.
-  void group_ended(std::uint16_t stream, std::uint8_t leg, const Group* group);
-  // Under mutex_: the feed group of `hello`'s leg of `stream`, joined or new; null (with
-  // `status`, `reason`, and `logged` when FrameMemory logged it) to refuse.
-  std::shared_ptr<Group> admit_feed(std::uint16_t stream, const Hello& hello,
-                                    const std::string& peer, AckStatus& status, std::string& reason,
-                                    bool& logged);
+  // Under mutex_: the group `hello` belongs to (a feed's leg, or a capacity probe), joined or
+  // new; a refusal otherwise.
+  std::variant<std::shared_ptr<Group>, Admission::Refusal> join(std::uint16_t stream,
+                                                                const Hello& hello,
+                                                                const std::string& peer);
+  // After the group's session_ended: frees its place (`admitted`) and its claim on the stream,
+  // under mutex_ so that a new session of the stream finds both free.
+  void group_ended(std::uint16_t stream, std::uint8_t leg, const Group* group,
+                   Admission::Session& admitted);
 
   asio::io_context& context_;
   ReceiverOptions options_;
-  LegMerge merge_;  // the feeds' consumer, merging the legs of protected feeds
+  Admission admission_;  // what a HELLO may claim and reserve; the merge of protected feeds
   std::shared_ptr<TcpListener> listener_;  // accepts; its sessions are connections in admit()
-  FrameMemory memory_;                     // frame buffers of all feeds, within --max-memory
-  // Capacity probes (`check`) reserve from a budget of their own, of the same size: a stranger's
-  // probes never take memory a feed needs.
-  FrameMemory probe_memory_;
-  FrameMemory& memory_for(bool probe) { return probe ? probe_memory_ : memory_; }
   // One strand per stream and leg: every sub-connection of a feed's leg runs on it, so they
   // share one reassembler without locks and the merge sees one caller per stream and leg.
   std::vector<asio::strand<asio::io_context::executor_type>> strands_;  // [stream][leg], flat

@@ -8,13 +8,13 @@
 //   auto rx = std::make_shared<SrtReceiver>(options, stats, consumer);  rx->start();
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "transport/frame_memory.hpp"
-#include "transport/leg_merge.hpp"
+#include "common/log_rate_limit.hpp"
+#include "transport/admission.hpp"
+#include "transport/srt/srt_link.hpp"
 #include "transport/srt/srt_socket.hpp"
 #include "transport/srt/srt_stream_listeners.hpp"
 #include "transport/transport.hpp"
@@ -31,26 +31,24 @@ class SrtReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   void stop() override;
 
  private:
-  // On the stream's feed thread for the leg the caller's stream id announced (`announced_leg`:
-  // the HELLO must be that leg's), or a probe thread when it announced a capacity probe
-  // (`announced_probe`: then the HELLO must be a probe's).
-  bool run_session(std::uint16_t stream, std::uint8_t announced_leg, SrtSocket& socket,
-                   bool announced_probe);
+  class Session;  // srt_receive_session.hpp
+  friend class Session;
+
   bool stopped() const { return listeners_.stopped(); }
   // Why a striped HELLO on stream `stream`'s own port cannot be served; empty if it can.
   std::string striped_refusal(std::uint16_t stream, const Hello& hello) const;
   // The UDP ports of stripes 1 .. stripes-1 of `stream` (transport/srt/srt_stripes.hpp).
   std::vector<std::uint16_t> stripe_ports(std::uint16_t stream, std::size_t stripes) const;
+  // The lines any caller can provoke before it is admitted, held back in a flood.
+  void log_refusal(const std::string& peer, std::uint16_t stream, AckStatus status,
+                   const std::string& reason);
+  void log_closing(const std::string& peer, std::uint16_t stream, const std::string& why);
 
   ReceiverOptions options_;
   SrtPlan socket_plan_;  // every listener's, the stripes' too
-  LegMerge merge_;       // the feeds' consumer, merging the legs of protected feeds
-  FrameMemory memory_;   // frame buffers of all sessions, within --max-memory
-  // Capacity probes (`check`) reserve from a budget of their own, of the same size: a stranger's
-  // probes never take memory a feed needs.
-  FrameMemory probe_memory_;
-  FrameMemory& memory_for(bool probe) { return probe ? probe_memory_ : memory_; }
-  std::atomic<std::size_t> probes_running_{0};
+  Admission admission_;  // what a HELLO may claim and reserve; the merge of protected feeds
+  LogRateLimit stranger_lines_{10, std::chrono::seconds(10), srt_log(),
+                               "lines about callers that were not admitted"};
   SrtStreamListeners listeners_;  // last: its threads are joined before the rest goes
 };
 

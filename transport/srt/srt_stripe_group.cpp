@@ -7,6 +7,7 @@
 
 #include "common/log.hpp"
 #include "common/provenance.hpp"
+#include "transport/hello_intake.hpp"
 #include "transport/srt/srt_link.hpp"
 #include "transport/srt/srt_stripes.hpp"
 
@@ -73,8 +74,7 @@ std::string SrtStripeGroup::check(const Stripe& stripe, std::uint16_t header_str
     return fmt::format("UDP port {} carries stripe {} of stream {}, not stream {}",
                        ports_[stripe.index - 1], stripe.index, stream_, header_stream);
   }
-  if (hello.transport != TransportKind::srt || hello.connections != hello_.connections ||
-      hello.session_id != hello_.session_id) {
+  if (hello.connections != hello_.connections || hello.session_id != hello_.session_id) {
     // A stranger cannot join a feed: it must name the running session's random id.
     return "a stripe of an unknown session";
   }
@@ -144,23 +144,21 @@ std::optional<SrtSocket> SrtStripeGroup::admit(Stripe& stripe) {
       SrtSocket caller = std::move(it->socket);
       it = pending.erase(it);
       if (io != SrtIo::ok) continue;  // closed, or silent for kHelloWait
-      MessageHeader header;
-      const auto bytes = std::span<const std::byte>(message).first(received);
-      if (decode_header(bytes, header) != HeaderError::none || header.type != MessageType::hello ||
-          header.payload_bytes != received - kHeaderBytes) {
+      auto intake =
+          examine_hello(std::span<const std::byte>(message).first(received), TransportKind::srt);
+      if (!intake.reply) {
         if (auto held_back = refusals_.admit()) {
-          srt_log()->warn("stream {}: closing {} on stripe {}'s port {}: expected a HELLO{}",
-                          stream_, caller.peer(), stripe.index, port, held_back_note(*held_back));
+          srt_log()->warn("stream {}: closing {} on stripe {}'s port {}: {}{}", stream_,
+                          caller.peer(), stripe.index, port, intake.reason,
+                          held_back_note(*held_back));
         }
         continue;
       }
-      const auto hello = decode_hello(bytes.subspan(kHeaderBytes));
-      std::string reason = !hello ? std::string("malformed HELLO") : validate_hello(*hello);
-      if (reason.empty()) reason = check(stripe, header.stream_id, *hello);
-      if (!reason.empty()) {
-        const auto status =
-            hello && header.stream_id != stream_ ? AckStatus::bad_stream : AckStatus::bad_request;
-        if (refuse(caller, status, reason) && refused.size() < kMaxPendingCallers) {
+      if (intake.hello) intake.reason = check(stripe, intake.stream_id, *intake.hello);
+      if (!intake.reason.empty()) {
+        const auto status = intake.hello && intake.stream_id != stream_ ? AckStatus::bad_stream
+                                                                        : AckStatus::bad_request;
+        if (refuse(caller, status, intake.reason) && refused.size() < kMaxPendingCallers) {
           refused.push_back({std::move(caller), Clock::now() + kRefusalDrain});
         }
         continue;

@@ -46,12 +46,6 @@ class TcpReceiver::Session : public TcpSession, public std::enable_shared_from_t
   void tune_receive_buffer(const Hello& hello);
   void sample_tcp_info(StreamCounters& counters);
   awaitable<void> feedback_loop();
-  // A probe is counted apart from the feed that owns the stream id; a leg of a protected feed
-  // in the leg's counters (LegMerge).
-  StreamCounters& session_counters() {
-    return probe_ ? probe_->counters() : owner_->merge_.counters(stream_id_, hello_);
-  }
-  FrameConsumer& consumer() { return owner_->merge_.leg(hello_.leg); }
   awaitable<void> finish_feedback(bool clean);
 
   std::shared_ptr<TcpReceiver> owner_;
@@ -62,9 +56,9 @@ class TcpReceiver::Session : public TcpSession, public std::enable_shared_from_t
   std::vector<std::byte> body_;
   std::vector<std::byte> scratch_;
   std::int64_t next_info_ns_ = 0;
-  ReassemblerConfig reassembly_;             // bounds from the HELLO
-  std::optional<MemoryReservation> memory_;  // what those bounds may hold
-  std::optional<CapacityProbe> probe_;       // set: this session is a `check` capacity probe
+  ReassemblerConfig reassembly_;  // bounds from the HELLO
+  // Once accepted: its place, the memory the bounds may hold, its counters and consumer.
+  std::optional<Admission::Session> admitted_;
   // Far-end feedback: the only writer on the socket after the handshake.
   asio::steady_timer feedback_timer_;
   AsyncEvent feedback_done_;
@@ -75,7 +69,7 @@ class TcpReceiver::Session : public TcpSession, public std::enable_shared_from_t
 };
 
 awaitable<void> TcpReceiver::Session::feedback_loop() {
-  StreamCounters& counters = session_counters();
+  StreamCounters& counters = admitted_->counters();
   for (;;) {
     if (!session_over_) {
       feedback_timer_.expires_after(kFeedbackInterval);
@@ -123,35 +117,26 @@ awaitable<std::optional<Hello>> TcpReceiver::Session::handshake() {
     }
     co_return std::nullopt;
   }
-  std::string reason;
-  // A probe takes none of the stream's slot: it may run beside the feed that holds it.
-  const bool probe = is_capacity_probe(*intake.hello);
-  const AckStatus status = owner_->claim(stream_id, *intake.hello, probe, reason);
-  if (status != AckStatus::accepted) {
-    co_await send_hello_ack(socket_, stream_id, status, std::move(reason), peer_, "tcp",
-                            owner_->options_.key ? RefusalLog::proven : RefusalLog::stranger);
-    co_return std::nullopt;
-  }
   reassembly_ = reassembler_config(*intake.hello);
   reassembly_.max_frames_in_flight = owner_->options_.max_frames_in_flight;
-  memory_ =
-      owner_->memory_for(probe).admit(owner_->merge_.reserved_config(*intake.hello, reassembly_),
-                                      /*readers=*/1, peer_, stream_id, reason, intake.hello->legs);
-  if (!memory_) {
-    owner_->release(stream_id, intake.hello->leg, probe);
-    co_await send_hello_ack(socket_, stream_id, AckStatus::bad_request, std::move(reason), peer_,
-                            "tcp", RefusalLog::none);
+  auto admitted =
+      owner_->admission_.admit(stream_id, *intake.hello, reassembly_, /*readers=*/1, peer_);
+  if (auto* refused = std::get_if<Admission::Refusal>(&admitted)) {
+    const RefusalLog logging = refused->logged        ? RefusalLog::none
+                               : owner_->options_.key ? RefusalLog::proven
+                                                      : RefusalLog::stranger;
+    co_await send_hello_ack(socket_, stream_id, refused->status, std::move(refused->reason), peer_,
+                            "tcp", logging);
     co_return std::nullopt;
   }
+  admitted_.emplace(std::move(std::get<Admission::Session>(admitted)));
   stream_id_ = stream_id;
   hello_ = *intake.hello;
   if (!co_await send_hello_ack(socket_, stream_id, AckStatus::accepted, receiver_identity(), peer_,
                                "tcp")) {
-    memory_.reset();
-    owner_->release(stream_id, hello_.leg, probe);
+    admitted_.reset();
     co_return std::nullopt;
   }
-  if (probe) probe_.emplace(log(), stream_id, peer_);
   established();
   co_return intake.hello;
 }
@@ -161,7 +146,7 @@ void TcpReceiver::Session::tune_receive_buffer(const Hello& hello) {
   const auto rtt = std::chrono::microseconds(hello.expected_rtt_us);
   // What the HELLO announces sizes the buffer, up to the stream's share of --max-memory: a
   // stranger's HELLO of 100 Gbps over a 10 s RTT gets no gigabyte of kernel memory.
-  const std::uint64_t share = owner_->memory_for(probe_.has_value()).budget().limit_bytes() /
+  const std::uint64_t share = admitted_->memory().budget().limit_bytes() /
                               std::max<std::size_t>(1, owner_->options_.streams);
   const auto plan = plan_buffer(hello.feed.bit_rate_bps, rtt, limits, share);
   const std::uint64_t effective =
@@ -184,21 +169,20 @@ void TcpReceiver::Session::sample_tcp_info(StreamCounters& counters) {
 }
 
 awaitable<bool> TcpReceiver::Session::receive() {
-  StreamCounters& counters = session_counters();
-  FrameConsumer& consumer = this->consumer();
+  StreamCounters& counters = admitted_->counters();
   // One in-order connection: a gap is final (latency budget 0). On the heap: with the settled
   // frames it remembers it would take the coroutine frame past Asio's small-block size, which
   // the ASan build (GCC 12, Boost 1.74) refuses (-Wmismatched-new-delete; message_io.hpp's
   // MessageReader keeps its slots on the heap for the same reason).
-  const auto reassembler_on_heap = std::make_unique<Reassembler>(
-      stream_id_, reassembly_, owner_->memory_for(probe_.has_value()).pool());
+  const auto reassembler_on_heap =
+      std::make_unique<Reassembler>(stream_id_, reassembly_, admitted_->memory().pool());
   Reassembler& reassembler = *reassembler_on_heap;
   ReassemblyPublisher publisher(log(), stream_id_);
 
   auto deliver = [&](std::int64_t now) {
     publisher.publish(reassembler.counters(), counters);
-    deliver_ready_frames(reassembler, now, probe_ ? &*probe_ : nullptr, consumer, stream_id_,
-                         publisher, counters);
+    deliver_ready_frames(reassembler, now, admitted_->capacity_probe(), admitted_->consumer(),
+                         stream_id_, publisher, counters);
   };
 
   // A failed read ends the session at once: reading a broken socket again can wait forever
@@ -226,8 +210,7 @@ awaitable<bool> TcpReceiver::Session::receive() {
     if (header.type == MessageType::chunk) {
       auto slot = reassembler.begin_chunk(header, wall_clock_ns());
       if (slot.result == ChunkResult::too_large) {
-        owner_->memory_for(probe_.has_value())
-            .frame_too_large(peer_, stream_id_, header, reassembly_);
+        admitted_->memory().frame_too_large(peer_, stream_id_, header, reassembly_);
         break;
       }
       error_code ec;
@@ -284,29 +267,11 @@ awaitable<bool> TcpReceiver::Session::receive() {
 awaitable<void> TcpReceiver::Session::run() {
   auto hello = co_await handshake();
   if (!hello) co_return;
-  if (probe_) {
-    probe_->started(*hello, "over tcp");
-  } else {
-    const AudioFormat& audio = hello->feed.audio;
-    log()->info("stream {}: feed from {} accepted ({} {}x{} @ {:.2f} fps, {}{})", stream_id_, peer_,
-                to_string(hello->feed.codec), hello->feed.width, hello->feed.height,
-                hello->feed.frames_per_second(),
-                audio.present()
-                    ? fmt::format("{} channels of {}-bit sound, ", audio.channels, audio.bits)
-                    : std::string(),
-                format_rate(static_cast<double>(hello->feed.bit_rate_bps)));
-  }
   tune_receive_buffer(*hello);
   // A silent path breaks the session once the sender has been silent this long.
   set_stall_timeout(socket_.native_handle(),
                     stall_timeout(std::chrono::microseconds(hello->expected_rtt_us)));
-  StreamCounters& counters = session_counters();
-  if (!probe_) {
-    counters.planned_bps.store(hello->feed.bit_rate_bps, std::memory_order_relaxed);
-    counters.state.store(StreamState::running, std::memory_order_relaxed);
-    counters.latency_budget_ms.store(hello->latency_budget_ms, std::memory_order_relaxed);
-    consumer().session_started(stream_id_, *hello);
-  }
+  admitted_->started(*hello, "over tcp");
   asio::co_spawn(
       socket_.get_executor(), [self = shared_from_this()] { return self->feedback_loop(); },
       asio::detached);
@@ -314,30 +279,19 @@ awaitable<void> TcpReceiver::Session::run() {
   const bool clean = co_await receive();
   co_await finish_feedback(clean);
 
-  if (probe_) {
-    probe_->ended(clean);
-  } else {
-    counters.state.store(clean ? StreamState::finished : StreamState::failed,
-                         std::memory_order_relaxed);
-    consumer().session_ended(stream_id_, clean, next_seq_);
-  }
+  admitted_->ended(clean, next_seq_);
   boost::system::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
-  memory_.reset();  // before the stream id is free: its next session reserves afresh
-  owner_->release(stream_id_, hello_.leg, probe_.has_value());
+  admitted_.reset();  // the stream is free for its next session
 }
 
 TcpReceiver::TcpReceiver(asio::io_context& context, ReceiverOptions options, StatsRegistry& stats,
                          FrameConsumer& consumer)
     : options_(std::move(options)),
-      stats_(stats),
-      merge_(consumer, stats, {.streams = options_.streams, .skew = options_.skew}),
+      admission_(options_, stats, consumer, 4 * options_.streams + 8, "tcp"),
       listener_(
-          std::make_shared<TcpListener>(context, "tcp", feed_listener_options(options_.streams))),
-      memory_(options_.max_memory_bytes, options_.streams, 4 * options_.streams + 8, "tcp"),
-      probe_memory_(options_.max_memory_bytes, options_.streams, 2, "tcp"),
-      max_probes_(max_capacity_probes(options_.streams)) {}
+          std::make_shared<TcpListener>(context, "tcp", feed_listener_options(options_.streams))) {}
 
 TcpReceiver::~TcpReceiver() = default;
 
@@ -351,31 +305,6 @@ void TcpReceiver::start() {
 
 Endpoint TcpReceiver::local_endpoint() const {
   return listener_->local_endpoint();
-}
-
-AckStatus TcpReceiver::claim(std::uint16_t stream_id, const Hello& hello, bool probe,
-                             std::string& reason) {
-  if (!probe) return merge_.claim(stream_id, hello, reason);
-  std::lock_guard lock(mutex_);
-  if (stream_id >= options_.streams) {
-    reason = fmt::format("this receiver serves streams 0..{}", options_.streams - 1);
-    return AckStatus::bad_stream;
-  }
-  if (probes_running_ >= max_probes_) {
-    reason = capacity_probes_busy(max_probes_);
-    return AckStatus::stream_busy;
-  }
-  ++probes_running_;
-  return AckStatus::accepted;
-}
-
-void TcpReceiver::release(std::uint16_t stream_id, std::uint8_t leg, bool probe) {
-  if (!probe) {
-    merge_.release(stream_id, leg);
-    return;
-  }
-  std::lock_guard lock(mutex_);
-  --probes_running_;
 }
 
 void TcpReceiver::stop() {
