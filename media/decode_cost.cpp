@@ -12,7 +12,7 @@ double decode_cpu_seconds_per_frame(const std::filesystem::path& clip, int frame
   if (frames <= 0) throw MediaError("decode cost: frames must be positive");
   FileReader reader(clip.string(), FeedDescriptor{});
   VideoDecoder decoder(reader.feed(), /*threads=*/1);
-  std::vector<std::byte> frame;
+  FrameBytes frame;
   constexpr int kWarmUp = 2;
   double decoding = 0;
   for (int i = 0; i < kWarmUp + frames; ++i) {

@@ -89,7 +89,7 @@ FileReader::FileReader(std::string path, const FeedDescriptor& fallback) : path_
     feed_.frame_rate_den = static_cast<std::uint32_t>(std::max(den, 1));
 
     // Measure the rate from the frames themselves (container bit rates are often absent).
-    std::vector<std::byte> scratch;
+    FrameBytes scratch;
     std::vector<Extent> probed;  // where libavformat found them
     std::uint64_t bytes = 0, frames = 0;
     while (frames < 30 && read_packet(scratch)) {
@@ -128,7 +128,7 @@ void FileReader::read_in_place_if_indexed(const std::vector<Extent>& probed,
   }
   const Extent& last = extents.back();
   if (av_seek_frame(format_, stream_index_, last.timestamp, AVSEEK_FLAG_BACKWARD) < 0) return;
-  std::vector<std::byte> scratch;
+  FrameBytes scratch;
   bool reached_last = false;
   constexpr std::size_t kMostPackets = 64;  // an intra-only clip's seek lands on the last frame
   try {
@@ -166,7 +166,7 @@ void FileReader::close() {
   avformat_close_input(&format_);
 }
 
-bool FileReader::read_packet(std::vector<std::byte>& out) {
+bool FileReader::read_packet(FrameBytes& out) {
   for (;;) {
     av_packet_unref(packet_);
     const int result = av_read_frame(format_, packet_);
@@ -190,7 +190,7 @@ void FileReader::rewind() {
 
 // One kernel copy from the page cache into `out`, which keeps its buffer: no packet is
 // allocated (4 MB of fresh pages a frame for uncompressed HD) and none is copied.
-void FileReader::read_extent(std::vector<std::byte>& out) {
+void FileReader::read_extent(FrameBytes& out) {
   if (next_extent_ == extents_.size()) {
     next_extent_ = 0;
     ++loops_;
@@ -203,16 +203,16 @@ void FileReader::read_extent(std::vector<std::byte>& out) {
                                   static_cast<::off_t>(extent.offset + done));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) {
-      throw MediaError(fmt::format(
-          "cannot read '{}': {}", path_,
-          got < 0 ? std::error_code(errno, std::generic_category()).message()
-                  : std::string("the file was cut short")));
+      throw MediaError(fmt::format("cannot read '{}': {}", path_,
+                                   got < 0
+                                       ? std::error_code(errno, std::generic_category()).message()
+                                       : std::string("the file was cut short")));
     }
     done += static_cast<std::size_t>(got);
   }
 }
 
-void FileReader::read(std::vector<std::byte>& out) {
+void FileReader::read(FrameBytes& out) {
   if (!extents_.empty()) return read_extent(out);
   if (read_packet(out)) return;
   rewind();

@@ -1,7 +1,7 @@
 // Reads the video frames of a clip (MOV, MXF, MKV, raw .dnxhd) with libavformat, as they are
 // stored: no decode, no re-encode. Loops back to the start at the end.
 //   FileReader reader("media-samples/smpte-dnxhd36.mov", preset.feed);
-//   std::vector<std::byte> bytes;  reader.read(bytes);   // next frame, looping
+//   FrameBytes bytes;  reader.read(bytes);   // next frame, looping
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/frame.hpp"
 #include "protocol/handshake.hpp"
 
 struct AVFormatContext;
@@ -33,7 +34,7 @@ class FileReader {
 
   // The next frame's bytes into `out`. At the end of the clip it starts over (counted in
   // loops()). Throws MediaError if the file cannot be read (or holds no frame at all).
-  void read(std::vector<std::byte>& out);
+  void read(FrameBytes& out);
   std::uint64_t loops() const { return loops_; }
 
   // True when frames are read straight from the file into the caller's buffer (a MOV, whose
@@ -49,9 +50,9 @@ class FileReader {
  private:
   void open();
   void close();
-  bool read_packet(std::vector<std::byte>& out);
+  bool read_packet(FrameBytes& out);
   void rewind();
-  void read_extent(std::vector<std::byte>& out);
+  void read_extent(FrameBytes& out);
   void read_in_place_if_indexed(const std::vector<Extent>& probed, const struct stat& opened);
 
   std::string path_;

@@ -32,8 +32,8 @@ std::size_t max_audio_block_bytes(const FeedDescriptor& feed) {
   return most_samples * feed.audio.bytes_per_sample() + kAudioTrailerBytes;
 }
 
-void append_audio_block(std::vector<std::byte>& frame, const AudioFormat& audio,
-                        std::uint64_t first_sample, std::span<const std::byte> pcm) {
+void append_audio_block(FrameBytes& frame, const AudioFormat& audio, std::uint64_t first_sample,
+                        std::span<const std::byte> pcm) {
   const std::size_t at = frame.size();
   frame.resize(at + pcm.size() + kAudioTrailerBytes);
   std::copy(pcm.begin(), pcm.end(), frame.begin() + static_cast<std::ptrdiff_t>(at));

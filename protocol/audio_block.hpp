@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/frame.hpp"
 #include "protocol/handshake.hpp"
 
 namespace hdstream {
@@ -38,8 +39,8 @@ inline std::int32_t pcm_sample(const std::byte* at, std::size_t width) {
 }
 
 // Appends `pcm` (interleaved, little-endian, whole sample frames) and the trailer.
-void append_audio_block(std::vector<std::byte>& frame, const AudioFormat& audio,
-                        std::uint64_t first_sample, std::span<const std::byte> pcm);
+void append_audio_block(FrameBytes& frame, const AudioFormat& audio, std::uint64_t first_sample,
+                        std::span<const std::byte> pcm);
 
 struct AudioBlock {
   std::span<const std::byte> picture;  // the frame without its sound

@@ -9,7 +9,14 @@
 #include <optional>
 #include <vector>
 
+#include <boost/core/noinit_adaptor.hpp>
+
 namespace hdstream {
+
+// A frame's bytes. Sized without being zeroed: every byte is written before it is read (a chunk's
+// payload, a captured or stamped picture), so a peer announcing a 12 MiB frame with a one-byte
+// chunk costs the receiver the page it wrote, not a memset of all 12 MiB on its io thread.
+using FrameBytes = std::vector<std::byte, boost::noinit_adaptor<std::allocator<std::byte>>>;
 
 struct Frame {
   std::uint16_t stream_id = 0;
@@ -22,7 +29,7 @@ struct Frame {
   // It depends on the chunking, which a session fixes in its HELLO (both legs of a protected
   // feed use the sender's one chunk size).
   std::optional<std::uint64_t> content_fingerprint;
-  std::vector<std::byte> data;
+  FrameBytes data;
 };
 
 using FramePtr = std::shared_ptr<Frame>;

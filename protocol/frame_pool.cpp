@@ -21,9 +21,24 @@ FramePtr FramePool::acquire(std::size_t bytes, std::size_t max_capacity_bytes) {
   std::vector<std::unique_ptr<Frame>> surplus;  // freed outside the lock
   {
     std::lock_guard lock(state_->mutex);
-    if (!state_->idle.empty()) {
-      frame = std::move(state_->idle.back());
-      state_->idle.pop_back();
+    // The smallest idle buffer that fits; else the newest, whose buffer is replaced. Streams of
+    // different frame sizes share a pool: one's buffers must not cost the other a fresh one.
+    auto fits = [&](const std::unique_ptr<Frame>& idle) {
+      const std::size_t capacity = idle->data.capacity();
+      return capacity >= bytes + kFrameSlackBytes &&
+             capacity - kFrameSlackBytes <= std::max(bytes, max_capacity_bytes);
+    };
+    auto chosen = state_->idle.end();
+    for (auto it = state_->idle.begin(); it != state_->idle.end(); ++it) {
+      if (fits(*it) &&
+          (chosen == state_->idle.end() || (*it)->data.capacity() < (*chosen)->data.capacity())) {
+        chosen = it;
+      }
+    }
+    if (chosen == state_->idle.end() && !state_->idle.empty()) chosen = state_->idle.end() - 1;
+    if (chosen != state_->idle.end()) {
+      frame = std::move(*chosen);
+      state_->idle.erase(chosen);
       state_->idle_bytes -= frame->data.capacity();
     }
     // Sessions reserved room since these buffers went idle: give it to them.
@@ -38,7 +53,7 @@ FramePtr FramePool::acquire(std::size_t bytes, std::size_t max_capacity_bytes) {
   if (capacity < bytes + kFrameSlackBytes ||
       capacity - kFrameSlackBytes > std::max(bytes, max_capacity_bytes)) {
     // A fresh buffer of exactly that (growing the old one could double its capacity).
-    frame->data = std::vector<std::byte>();
+    frame->data = FrameBytes();
     frame->data.reserve(bytes + kFrameSlackBytes);
   }
   *frame = Frame{.data = std::move(frame->data)};

@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       block.pcm.size() + kAudioTrailerBytes > max_audio_block_bytes(feed)) {
     __builtin_trap();
   }
-  std::vector<std::byte> again(block.picture.begin(), block.picture.end());
+  FrameBytes again(block.picture.begin(), block.picture.end());
   append_audio_block(again, feed.audio, block.first_sample, block.pcm);
   if (!std::equal(again.begin(), again.end(), frame.begin(), frame.end())) __builtin_trap();
   return 0;

@@ -51,7 +51,7 @@ TEST(FileAudio, SoundIsRecordedBesideThePictureAndReadBackBitExact) {
       std::vector<std::uint64_t> pictures;
       {
         FileWriter writer(path, feed);
-        std::vector<std::byte> frame;
+        FrameBytes frame;
         for (std::uint64_t i = 0; i < 5; ++i) {
           source.read(frame);
           pictures.push_back(payload_checksum(frame));
@@ -70,7 +70,7 @@ TEST(FileAudio, SoundIsRecordedBesideThePictureAndReadBackBitExact) {
       reader->read(static_cast<std::uint32_t>(audio_sample_at(feed, 5)), read);
       EXPECT_TRUE(read == sound) << name << " " << int(audio.channels) << " channels";
       FileReader pictures_back(path, test::dnxhd220_feed());
-      std::vector<std::byte> frame;
+      FrameBytes frame;
       for (std::uint64_t i = 0; i < 5; ++i) {
         pictures_back.read(frame);
         EXPECT_EQ(payload_checksum(frame), pictures[i]) << name << " frame " << i;

@@ -25,7 +25,7 @@ TEST(FileIo, ReaderProbesTheClipAndLoops) {
   EXPECT_EQ(reader.feed().frame_rate_den, 1001u);
   EXPECT_NEAR(static_cast<double>(reader.feed().bit_rate_bps), 219.98e6, 0.1e6);
   EXPECT_TRUE(reader.reads_in_place());  // a MOV's sample table places every frame
-  std::vector<std::byte> frame;
+  FrameBytes frame;
   std::vector<std::uint64_t> hashes;
   for (int i = 0; i < 9; ++i) {
     reader.read(frame);
@@ -45,7 +45,7 @@ TEST(FileIo, WriterRecordsFramesByteForByteInMovMkvAndMxf) {
     std::vector<std::uint64_t> written;
     {
       FileWriter writer(path, source.feed());
-      std::vector<std::byte> frame;
+      FrameBytes frame;
       for (int i = 0; i < 3; ++i) {
         source.read(frame);
         written.push_back(payload_checksum(frame));
@@ -54,7 +54,7 @@ TEST(FileIo, WriterRecordsFramesByteForByteInMovMkvAndMxf) {
     }
     FileReader copy(path, test::dnxhd220_feed());
     EXPECT_EQ(copy.feed().codec, Codec::dnxhd) << name;
-    std::vector<std::byte> frame;
+    FrameBytes frame;
     for (int i = 0; i < 3; ++i) {
       copy.read(frame);
       EXPECT_EQ(payload_checksum(frame), written[static_cast<std::size_t>(i)])
@@ -74,7 +74,7 @@ TEST(FileIo, ARecordingWhoseFirstFramesNeverCameKeepsEveryPictureInItsPlace) {
     const auto path = dir / name;
     {
       FileWriter writer(path.string(), source.feed(), FileLayout::recording);
-      std::vector<std::byte> frame;
+      FrameBytes frame;
       for (const std::int64_t index : came) {
         source.read(frame);
         writer.write(frame, index);
@@ -103,7 +103,7 @@ TEST(FileIo, AnMxfRecordingFillsAGapWithTheLastPictureAndKeepsTheRestInPlace) {
   const auto path = dir / "gap.mxf";
   {
     FileWriter writer(path.string(), source.feed(), FileLayout::recording);
-    std::vector<std::byte> frame;
+    FrameBytes frame;
     for (const std::int64_t index : came) {
       source.read(frame);
       writer.write(frame, index);
@@ -116,7 +116,7 @@ TEST(FileIo, AnMxfRecordingFillsAGapWithTheLastPictureAndKeepsTheRestInPlace) {
   {
     FileReader again(test::dnxhd_clip(dir, 4).string(), test::dnxhd220_feed());
     FileWriter writer(copy.string(), again.feed(), FileLayout::recording);
-    std::vector<std::byte> frame;
+    FrameBytes frame;
     for (std::int64_t index = 0; index < 4; ++index) {
       again.read(frame);
       writer.write(frame, index);
@@ -152,7 +152,7 @@ TEST(FileIo, InPlaceReadsAreTheDemuxersPackets) {
   FileReader in_place(mov.string(), test::uyvy1080_feed());
   ASSERT_TRUE(in_place.reads_in_place());
   const auto mkv = dir / "copy.mkv";
-  std::vector<std::byte> frame;
+  FrameBytes frame;
   {
     FileWriter writer(mkv.string(), in_place.feed());
     for (std::size_t i = 0; i < 7; ++i) {  // frames 0, 1, 2, 0, 1, 2, 0
@@ -198,7 +198,7 @@ TEST(FileIo, AClipCutShortWhileReadIsAnError) {
   FileReader reader(mov.string(), test::uyvy1080_feed());
   ASSERT_TRUE(reader.reads_in_place());
   std::filesystem::resize_file(mov, 4'147'200 * 3 / 2);  // into the second frame
-  std::vector<std::byte> frame;
+  FrameBytes frame;
   reader.read(frame);
   EXPECT_EQ(frame.size(), 4'147'200u);
   try {

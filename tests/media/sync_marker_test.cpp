@@ -81,7 +81,8 @@ TEST(SyncMarker, TheBarsClipFlashesAndBeepsOnTheSameFramesOnceASecond) {
   EXPECT_EQ(sound->format(), kBarsSound);
   const FeedDescriptor feed = feed_with(kBarsSound);
   VideoDecoder decoder(test::dnxhd220_feed());
-  std::vector<std::byte> frame, pcm, expected;
+  FrameBytes frame;
+  std::vector<std::byte> pcm, expected;
   for (std::uint64_t n = 0; n < 60; ++n) {
     pictures.read(frame);
     pcm.clear();

@@ -21,9 +21,9 @@
 namespace hdstream {
 namespace {
 
-std::vector<std::vector<std::byte>> read_frames(const std::filesystem::path& path, int count) {
+std::vector<FrameBytes> read_frames(const std::filesystem::path& path, int count) {
   FileReader reader(path.string(), test::dnxhd220_feed());
-  std::vector<std::vector<std::byte>> frames(static_cast<std::size_t>(count));
+  std::vector<FrameBytes> frames(static_cast<std::size_t>(count));
   for (auto& frame : frames) reader.read(frame);
   return frames;
 }
@@ -105,7 +105,7 @@ TEST(VideoCodec, TenBitDnxhdDecodesExactlyLikeTheDefaultIdct) {
   VideoDecoder decoder(feed);
   // The first picture shows 10 bits and the decoder reopens with the SIMD simple IDCT: pictures
   // before and after are the same bits as ffmpeg's.
-  std::vector<std::byte> frame;
+  FrameBytes frame;
   for (std::size_t f = 0; f < 3; ++f) {
     reader.read(frame);
     const Picture& picture = decoder.decode(frame);
@@ -123,7 +123,7 @@ TEST(VideoCodec, ReencodingADecodedPictureGivesAValidFrameOfTheSameProfile) {
   VideoEncoder encoder(test::dnxhd220_feed());
   const auto encoded = encoder.encode(decoder.decode(frames[0]));
   EXPECT_EQ(encoded.size(), frames[0].size());
-  std::vector<std::byte> copy(encoded.begin(), encoded.end());
+  FrameBytes copy(encoded.begin(), encoded.end());
   EXPECT_EQ(decoder.decode(copy).width, 1920);
 }
 
@@ -133,14 +133,14 @@ TEST(VideoCodec, TruncatedAndGarbageFramesThrowAndTheDecoderCarriesOn) {
   VideoDecoder decoder(test::dnxhd220_feed());
   const std::uint64_t good = picture_hash(decoder.decode(frames[0]));
 
-  std::vector<std::byte> truncated(frames[0].begin(), frames[0].begin() + 1000);
+  FrameBytes truncated(frames[0].begin(), frames[0].begin() + 1000);
   EXPECT_THROW(decoder.decode(truncated), MediaError);
-  std::vector<std::byte> garbage(frames[0].size());
+  FrameBytes garbage(frames[0].size());
   for (std::size_t i = 0; i < garbage.size(); ++i) garbage[i] = std::byte(i * 131 % 251);
   EXPECT_THROW(decoder.decode(garbage), MediaError);
   EXPECT_THROW(decoder.decode({}), MediaError);
   // A valid header over a corrupted body decodes to some picture or throws, never crashes.
-  std::vector<std::byte> corrupted = frames[0];
+  FrameBytes corrupted = frames[0];
   for (std::size_t i = 640; i < corrupted.size(); i += 97) corrupted[i] ^= std::byte{0x5a};
   try {
     decoder.decode(corrupted);
@@ -177,7 +177,7 @@ TEST(VideoCodec, UncompressedFramesAreDecodedInPlaceAndHeldUntilTheNext) {
   for (const FeedDescriptor& feed : {test::uyvy1080_feed(), test::v210_1080p60_feed()}) {
     SCOPED_TRACE(to_string(feed.codec));
     FileReader reader(test::clip(dir, feed, 2).string(), feed);
-    std::vector<std::byte> first, second;
+    FrameBytes first, second;
     reader.read(first);
     reader.read(second);
     VideoDecoder copying(feed), lending(feed);
@@ -210,7 +210,7 @@ TEST(VideoCodec, CompressedFramesAreCopiedNotLent) {
   auto dir = test::scratch_dir("lent-dnxhd");
   auto frames = read_frames(test::dnxhd_clip(dir, 1), 1);
   VideoDecoder decoder(test::dnxhd220_feed());
-  auto owner = std::make_shared<std::vector<std::byte>>(frames[0]);
+  auto owner = std::make_shared<FrameBytes>(frames[0]);
   std::weak_ptr<const void> watch = owner;
   const std::span<const std::byte> bytes(*owner);
   EXPECT_EQ(decoder.decode(bytes, std::move(owner)).width, 1920);

@@ -34,7 +34,7 @@ TEST(MediaFeedAudio, MissingSoundIsCountedAndRecordedAsSilenceOfExactlyItsLength
   const auto dir = test::scratch_dir("media-feed-audio-gaps");
   const FeedDescriptor feed = feed_with_sound();
   FileReader reader(test::dnxhd_clip(dir, 3).string(), test::dnxhd220_feed());
-  std::vector<std::byte> picture;
+  FrameBytes picture;
   reader.read(picture);
 
   MediaOutput output;
@@ -104,7 +104,7 @@ TEST(MediaFeedAudio, AJumpOfHoursCostsASecondOfSilenceNotHours) {
   const auto dir = test::scratch_dir("media-feed-audio-jump");
   const FeedDescriptor feed = feed_with_sound();
   FileReader reader(test::dnxhd_clip(dir, 1).string(), test::dnxhd220_feed());
-  std::vector<std::byte> picture;
+  FrameBytes picture;
   reader.read(picture);
   MediaOutput output;
   output.targets = {

@@ -261,7 +261,7 @@ TEST(MediaFeed, AStuckDecoderNeverCostsTheRecordingAFrame) {
   });
   StreamCounters counters;
   constexpr int kFrames = 40;
-  std::vector<std::vector<std::byte>> sent;
+  std::vector<FrameBytes> sent;
   {
     MediaFeed feed(3, dnxhd_hello(), output, counters);
     for (int i = 0; i < kFrames; ++i) {
@@ -280,7 +280,7 @@ TEST(MediaFeed, AStuckDecoderNeverCostsTheRecordingAFrame) {
   EXPECT_EQ(counters.dropped_before_record.load(), 0u);
   // The file holds every frame exactly as it came.
   FileReader reader((dir / "rec3.mov").string(), test::dnxhd220_feed());
-  std::vector<std::byte> bytes;
+  FrameBytes bytes;
   for (int i = 0; i < kFrames; ++i) {
     reader.read(bytes);
     ASSERT_EQ(bytes, sent[static_cast<std::size_t>(i)]) << "frame " << i;

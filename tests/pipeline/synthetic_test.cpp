@@ -81,7 +81,7 @@ TEST(Synthetic, AMislabelledResizedOrMisplacedFrameFailsVerification) {
 
 TEST(Synthetic, APooledBufferKeepsItsBackgroundYetEveryFrameIsUnique) {
   SyntheticSource source(4, 100'000);
-  std::vector<std::byte> first;
+  FrameBytes first;
   const std::byte* buffer = nullptr;
   {
     auto frame = source.next_frame(10);

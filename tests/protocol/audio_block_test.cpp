@@ -17,9 +17,8 @@ FeedDescriptor feed_with_audio(Codec codec, std::uint32_t num, std::uint32_t den
   return feed;
 }
 
-std::vector<std::byte> pcm_of(const FeedDescriptor& feed, std::uint64_t seq) {
-  std::vector<std::byte> pcm(std::size_t{audio_samples_in_frame(feed, seq)} *
-                             feed.audio.bytes_per_sample());
+FrameBytes pcm_of(const FeedDescriptor& feed, std::uint64_t seq) {
+  FrameBytes pcm(std::size_t{audio_samples_in_frame(feed, seq)} * feed.audio.bytes_per_sample());
   for (std::size_t i = 0; i < pcm.size(); ++i) pcm[i] = std::byte(seq * 31 + i * 7);
   return pcm;
 }
@@ -52,7 +51,7 @@ TEST(AudioBlock, SamplesFollowTheFrameClockExactly) {
 TEST(AudioBlock, AppendedSoundSplitsBackBitExact) {
   const auto feed = feed_with_audio(Codec::dnxhd, 30000, 1001);
   for (std::uint64_t seq : {0ull, 1ull, 4ull, 99'999ull}) {
-    std::vector<std::byte> frame(917'504, std::byte{0x11});
+    FrameBytes frame(917'504, std::byte{0x11});
     const auto pcm = pcm_of(feed, seq);
     append_audio_block(frame, feed.audio, audio_sample_at(feed, seq), pcm);
     const AudioBlock block = split_audio_block(frame, feed, seq);
@@ -68,11 +67,11 @@ TEST(AudioBlock, AppendedSoundSplitsBackBitExact) {
 TEST(AudioBlock, ARawPictureMustKeepItsSize) {
   auto feed = feed_with_audio(Codec::uyvy, 30000, 1001, 2, 16);
   const std::size_t raw = raw_frame_bytes(feed);
-  std::vector<std::byte> frame(raw);
+  FrameBytes frame(raw);
   append_audio_block(frame, feed.audio, audio_sample_at(feed, 7), pcm_of(feed, 7));
   EXPECT_EQ(split_audio_block(frame, feed, 7).error, "");
   EXPECT_LE(frame.size(), std::size_t{max_frame_bytes(Hello{.feed = feed, .chunk_bytes = 65536})});
-  std::vector<std::byte> short_picture(raw - 2);
+  FrameBytes short_picture(raw - 2);
   append_audio_block(short_picture, feed.audio, audio_sample_at(feed, 7), pcm_of(feed, 7));
   EXPECT_EQ(split_audio_block(short_picture, feed, 7).error,
             "a 4147198-byte picture where uyvy 1920x1080 is 4147200 bytes");
@@ -80,7 +79,7 @@ TEST(AudioBlock, ARawPictureMustKeepItsSize) {
 
 TEST(AudioBlock, ATrailerOtherThanTheFrameClockSaysIsRefused) {
   const auto feed = feed_with_audio(Codec::dnxhd, 30000, 1001);
-  std::vector<std::byte> frame(1000);
+  FrameBytes frame(1000);
   append_audio_block(frame, feed.audio, audio_sample_at(feed, 3), pcm_of(feed, 3));
   // The right block under another frame's number: its first sample is not that frame's.
   EXPECT_EQ(split_audio_block(frame, feed, 2).error,
@@ -97,7 +96,7 @@ TEST(AudioBlock, ATrailerOtherThanTheFrameClockSaysIsRefused) {
             "a 15-byte frame has no room for its audio trailer");
   // A frame clock count with the PCM cut short: the picture shrinks, the trailer still holds,
   // so a raw picture would fail its size; a compressed one just decodes shorter.
-  std::vector<std::byte> tiny(10);
+  FrameBytes tiny(10);
   append_audio_block(tiny, feed.audio, audio_sample_at(feed, 3), pcm_of(feed, 3));
   EXPECT_EQ(split_audio_block(std::span(tiny).last(tiny.size() - 20), feed, 3).error,
             "38448 bytes of audio in a 38454-byte frame");
@@ -106,7 +105,7 @@ TEST(AudioBlock, ATrailerOtherThanTheFrameClockSaysIsRefused) {
 TEST(AudioBlock, HostileBytesNeverSplitOutsideTheFrame) {
   const auto feed = feed_with_audio(Codec::dnxhd, 30000, 1001);
   std::mt19937_64 random(20261127);
-  std::vector<std::byte> frame;
+  FrameBytes frame;
   append_audio_block(frame, feed.audio, audio_sample_at(feed, 0), pcm_of(feed, 0));
   for (int trial = 0; trial < 20000; ++trial) {
     auto bytes = frame;

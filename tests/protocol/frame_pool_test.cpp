@@ -47,6 +47,27 @@ TEST(FramePool, AnIdleBufferLargerThanTheFrameMayHoldIsFreedNotReused) {
   EXPECT_EQ(grown->data.capacity(), 3000u + kFrameSlackBytes);
 }
 
+// Two sessions of different frame sizes share a receiver's pool: a stranger's huge frames going
+// idle last must not cost the feed its buffer (it once freed the feed's and zero-filled a new one
+// per frame while a stranger's 12 MiB frames came and went).
+TEST(FramePool, EachFrameGetsTheSmallestIdleBufferThatFitsIt) {
+  FramePool pool(4);
+  const std::byte* feed_buffer = nullptr;
+  {
+    auto feed = pool.acquire(80'000, 100'000);
+    feed_buffer = feed->data.data();
+    auto medium = pool.acquire(90'000);
+    auto stranger = pool.acquire(12 << 20, 12 << 20);
+  }  // idle, newest last: the stranger's
+  ASSERT_EQ(pool.idle_frames(), 3u);
+  auto feed = pool.acquire(80'000, 100'000);
+  EXPECT_EQ(feed->data.data(), feed_buffer);
+  EXPECT_EQ(pool.idle_frames(), 2u);  // the stranger's buffer stays for the stranger's frames
+  auto stranger = pool.acquire(12 << 20, 12 << 20);
+  EXPECT_GE(stranger->data.capacity(), std::size_t{12 << 20});
+  EXPECT_EQ(pool.idle_frames(), 1u);
+}
+
 TEST(FramePool, WithABudgetIdleBuffersOnlyUseUnreservedRoom) {
   auto budget = std::make_shared<MemoryBudget>(10'000, 1);
   FramePool pool(16, budget);

@@ -18,8 +18,8 @@ namespace hdstream {
 namespace {
 
 // Byte i of the test payload is (7 i + 3) mod 256 (python: bytes((i*7+3) & 255 for i in ...)).
-std::vector<std::byte> pattern(std::size_t bytes) {
-  std::vector<std::byte> out(bytes);
+FrameBytes pattern(std::size_t bytes) {
+  FrameBytes out(bytes);
   for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<std::byte>((i * 7 + 3) & 0xff);
   return out;
 }

@@ -5,8 +5,9 @@
 // - a HELLO whose frames in flight could need more than its stream's share (128 MiB) is refused,
 //   a flood of them logged a few lines at a time;
 // - the most a HELLO may ask for is granted, and 300 one-byte chunks each announcing a new
-//   12 MiB frame (about 15 KB sent) cost the receiver at most that share: its RSS stays under the
-//   --max-memory figure, where before the fix every chunk kept its frame (3.6 GB);
+//   12 MiB frame (about 15 KB sent) cost the receiver at most that share: all but the frames in
+//   flight are given up, where before the fix every chunk kept its frame (3.6 GB), and its RSS
+//   stays under the --max-memory figure;
 // - a chunk announcing a frame larger than its HELLO allows closes that session;
 // and stream 0 loses nothing.
 #include <gtest/gtest.h>
@@ -132,9 +133,9 @@ TEST_P(MemoryBound, AStrangerCannotMakeTheReceiverAllocateBeyondItsBudgetAndTheF
   rss_peak = std::max(rss_peak, test::rss_kib(recv.pid()));
   RecordProperty("rss_before_kib", std::to_string(rss_before));
   RecordProperty("rss_peak_kib", std::to_string(rss_peak));
-  // It did allocate frames (8 x 12 MiB in flight) ...
-  EXPECT_GT(rss_peak - rss_before, 64 * 1024) << rss_before << " -> " << rss_peak << " KiB";
-  // ... and never beyond what --max-memory allows.
+  // Never beyond what --max-memory allows. (Frame buffers are not zeroed: a one-byte chunk
+  // touches the page it lands on, so the 8 x 12 MiB frames in flight are reserved, not resident.
+  // That every frame start was given up, not kept, is the drops count above.)
   EXPECT_LT(rss_peak - rss_before, kMaxMemoryKib + kSlackKib)
       << rss_before << " -> " << rss_peak << " KiB";
 

@@ -21,8 +21,8 @@
 namespace hdstream {
 namespace {
 
-std::vector<std::byte> counting_frame(std::uint64_t seq, std::size_t bytes) {
-  std::vector<std::byte> data(bytes);
+FrameBytes counting_frame(std::uint64_t seq, std::size_t bytes) {
+  FrameBytes data(bytes);
   for (std::size_t i = 0; i < bytes; ++i) data[i] = static_cast<std::byte>(i * 7 + seq);
   return data;
 }
@@ -82,8 +82,8 @@ class MessageReaderTest : public ::testing::Test {
   }
 
   // Reads chunk messages until `frames` frames are whole; returns their bytes in order.
-  awaitable<std::vector<std::vector<std::byte>>> read_frames(int frames) {
-    std::vector<std::vector<std::byte>> out;
+  awaitable<std::vector<FrameBytes>> read_frames(int frames) {
+    std::vector<FrameBytes> out;
     for (bool whole = false; !whole;) {
       auto read = co_await reader_.read_header(reader_socket_);
       if (read.error) throw boost::system::system_error(read.error);

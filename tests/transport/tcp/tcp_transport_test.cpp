@@ -167,7 +167,7 @@ TEST_F(TcpTransportTest, SecondSenderOnABusyStreamIsRefused) {
 // receiver waits for the payload or together with it is a race, so the cut is made 5 times.
 TEST_F(TcpTransportTest, AConnectionResetInTheMiddleOfAChunkEndsTheSessionAndFreesTheStream) {
   start_receiver(1);
-  Frame frame{.stream_id = 0, .seq = 0, .data = std::vector<std::byte>(50'000, std::byte{7})};
+  Frame frame{.stream_id = 0, .seq = 0, .data = FrameBytes(50'000, std::byte{7})};
   std::vector<EncodedChunk> chunks;
   packetize(frame, 16 * 1024, chunks);
   const auto& payload = chunks[0].payload;
