@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "common/clock.hpp"
+#include "common/log.hpp"
+#include "common/log_rate_limit.hpp"
 
 namespace hdstream {
 
@@ -54,6 +56,10 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
   asio::steady_timer timer(executor);
   const auto start = std::chrono::steady_clock::now() + plan.phase;
   const double frame_period_ns = 1e9 / plan.feed.frames_per_second();
+  // A frame the transport had no room for is lost: say so, a line now and then, with how many.
+  LogRateLimit queue_full(1, std::chrono::seconds(10), logger("feed"),
+                          "frames dropped, send queue full");
+  std::uint16_t stream = 0;
   std::uint64_t produced = 0;
   for (; plan.frames == 0 || produced < plan.frames; ++produced) {
     // Frame n is due at n frame periods after the start: no accumulated drift.
@@ -73,10 +79,17 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
     }
     frame->ready_ns = wall_clock_ns();
     const std::uint64_t seq = frame->seq;
+    stream = frame->stream_id;
     const auto result = transport.submit(std::move(frame));
     if (result == SubmitResult::queued) counters.outage.note_frame(seq, wall_clock_ns());
     if (result == SubmitResult::dropped) {
       counters.drops.fetch_add(1, std::memory_order_relaxed);
+      if (auto held_back = queue_full.admit()) {
+        logger("feed")->warn(
+            "stream {}: frame {} dropped: the send queue ({} ms of frames) is full, the path or "
+            "the receiver is not keeping up{}",
+            stream, seq, plan.latency_budget.count(), held_back_note(*held_back));
+      }
     } else if (result == SubmitResult::closed) {
       if (stop.stop_requested()) break;
       // The session broke (receiver restarted, link reset): this frame is lost; retry and
@@ -101,6 +114,11 @@ awaitable<bool> run_feed_sender(SenderTransport& transport, FrameSource& source,
         produced = next - 1;  // the loop's ++produced makes it `next`
       }
     }
+  }
+  if (auto held_back = queue_full.take_ended(LogRateLimit::Clock::now() + std::chrono::seconds(10));
+      held_back && *held_back > 0) {
+    logger("feed")->warn("stream {}: … and {} more frames dropped at the full send queue", stream,
+                         *held_back);
   }
   if (plan.frames != 0) produced = std::min(produced, plan.frames);
   co_return co_await transport.close(plan.first_seq + produced);

@@ -1,0 +1,65 @@
+// A receiver that stops reading (SIGSTOP: a hung host, a scheduler stall) fills the sender's
+// queue, a latency budget's worth of frames; what the queue cannot take is dropped, counted and
+// said in one line, not a line per frame; the feed carries on when the receiver does.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "tests/support/eventually.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/stats_lines.hpp"
+
+namespace hdstream {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(SendQueue, FramesAReceiverCannotTakeAreDroppedCountedAndSaidOnce) {
+  auto dir = test::scratch_dir("send-queue");
+  const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+  test::Process recv({HDSTREAM_BINARY, "recv", "--listen", address, "--streams", "1", "--stats",
+                      "json", "--duration", "30s"},
+                     dir, "recv");
+  ASSERT_TRUE(test::eventually([&] {
+    return recv.err().find("listening on") != std::string::npos;
+  })) << recv.err();
+  test::Process send({HDSTREAM_BINARY, "send", "--dest", address, "--rate", "100M", "--duration",
+                      "6s", "--stats", "json"},
+                     dir, "send");
+  ASSERT_TRUE(test::eventually([&] { return recv.err().find("accepted") != std::string::npos; }))
+      << recv.err();
+  // The stall itself: 2 s of a 100 Mbps feed is 25 MB, beyond the socket buffers on both sides
+  // and the sender's 120 ms of frames.
+  recv.signal(SIGSTOP);
+  std::this_thread::sleep_for(2s);
+  recv.signal(SIGCONT);
+
+  ASSERT_EQ(send.wait(30s), 3) << send.err();  // ran, but frames were lost: the verdict fails
+  const auto sent = test::find_line(send.out(), "summary");
+  ASSERT_TRUE(sent) << send.out();
+  const int drops = (*sent)["drops"].get<int>();
+  // Most of the stall's 60 frames: the queue holds 4, the socket buffers a few more.
+  EXPECT_GE(drops, 30) << send.err();
+  EXPECT_LT(drops, 70) << send.err();
+  EXPECT_EQ((*sent)["frames"].get<int>() + drops, 180);  // 6 s at 29.97 fps: every frame accounted
+  // One line names what happened; the rest of the burst is held back, not printed.
+  const std::string log = send.err();
+  EXPECT_EQ(count(log, "dropped: the send queue (120 ms of frames) is full"), 1u) << log;
+  EXPECT_TRUE(log.find(fmt::format("stream 0: … and {} more frames dropped at the full send queue",
+                                   drops - 1)) != std::string::npos)
+      << log;
+  recv.signal(SIGTERM);
+  EXPECT_TRUE(recv.wait(20s));
+}
+
+}  // namespace
+}  // namespace hdstream
