@@ -8,4 +8,12 @@ const MediaModule& media_module() {
   return module;
 }
 
+namespace {
+// The program's media provider from its start (this file is linked in as an object file).
+const bool registered = [] {
+  register_media_provider([]() -> const MediaProvider& { return media_module(); });
+  return true;
+}();
+}  // namespace
+
 }  // namespace hdstream

@@ -42,9 +42,9 @@ const MediaModule& load() {
   const std::string abi = media_module_abi();
   const MediaModule* module = entry ? entry(abi.c_str()) : nullptr;
   if (!module) {
-    throw MediaModuleError(fmt::format(
-        "{} is from another build than this hdstream ({}): reinstall hdstream", path.string(),
-        abi));
+    throw MediaModuleError(
+        fmt::format("{} is from another build than this hdstream ({}): reinstall hdstream",
+                    path.string(), abi));
   }
   return *module;  // never unloaded: its code runs until the process exits
 }
@@ -55,5 +55,13 @@ const MediaModule& media_module() {
   static const MediaModule& module = load();
   return module;
 }
+
+namespace {
+// The binary's media provider from its start, loaded when first asked for.
+const bool registered = [] {
+  register_media_provider([]() -> const MediaProvider& { return media_module(); });
+  return true;
+}();
+}  // namespace
 
 }  // namespace hdstream

@@ -2,8 +2,9 @@
 // binary links none of those libraries: it loads libhdstream-media.so (about 150 shared objects
 // with its dependencies, ~30 ms of CPU) the first time a command needs a picture, a media
 // source, MPEG-TS, a window or a report: a synthetic feed's sender and receiver, and `bench`,
-// start in ~3 ms of CPU instead of ~32. Tests link the same implementation directly.
-//   FeedSource made = media_module().make_media_source("file:clip.mov", {}, 0, preset);
+// start in ~3 ms of CPU instead of ~32. Tests link the same implementation directly. What the
+// layers below app/ need of it (pipeline/media_provider.hpp) they get from the registry the
+// module registers itself with; app/ calls the rest here.
 //   media_module().run_qt({.title = "hdstream recv", .panel = true, ...});
 #pragma once
 
@@ -17,34 +18,18 @@
 #include <string>
 #include <vector>
 
-#include "common/asio.hpp"
+#include "display/layout.hpp"
 #include "gui/feed_pairing.hpp"
+#include "pipeline/media_provider.hpp"
 #include "pipeline/thumbnails.hpp"
 #include "protocol/handshake.hpp"
 
 namespace hdstream {
 
-struct FeedSource;        // pipeline/media_sources.hpp
-struct SoundSpec;         // pipeline/media_sources.hpp
-struct TsSettings;        // mux/ts_audio.hpp
-class FeedMedia;          // pipeline/feed_media.hpp
 struct MediaOutput;       // pipeline/media_output.hpp
 struct LinkReportInput;   // report/link_report.hpp
 struct AcceptanceResult;  // acceptance/acceptance_result.hpp
 class StatsPoller;        // telemetry/stats_poller.hpp
-struct StreamCounters;    // stats/counters.hpp
-class StatsRegistry;      // stats/registry.hpp
-class SenderTransport;    // transport/transport.hpp
-class ReceiverTransport;  // transport/transport.hpp
-class FrameConsumer;      // transport/transport.hpp
-struct SenderOptions;     // transport/transport.hpp
-struct ReceiverOptions;   // transport/transport.hpp
-
-// The library is missing or does not match this binary: one line, naming the file.
-class MediaModuleError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // The panel's rows at a moment of its clock (gui/panel_window.hpp's Provider).
 using PanelProvider = std::function<std::vector<PanelInput>(double now_s)>;
@@ -64,6 +49,8 @@ class Pictures {
   virtual std::function<std::optional<std::string>(int feed)> program_cut() const = 0;
   // Some output shows pictures on screens (Qt must run).
   virtual bool on_screens() const = 0;
+  // Where the operator's panel goes when a screen's layout keeps an area for it; none otherwise.
+  virtual std::optional<Rect> panel_area() const { return std::nullopt; }
 };
 
 // One run of Qt on the calling (main) thread: the operator's panel and/or the screens of
@@ -78,34 +65,12 @@ struct QtRun {
   std::function<void()> request_stop;  // the last window closed
 };
 
-class MediaModule {
+// The media module: what the layers below app/ need (MediaProvider) and what app/ itself calls.
+class MediaModule : public MediaProvider {
  public:
-  virtual ~MediaModule() = default;
-
-  // A file:, bars or GStreamer source for one feed (pipeline/media_sources.hpp). Throws SpecError.
-  virtual FeedSource make_media_source(const std::string& spec, const SoundSpec& sound,
-                                       std::uint16_t stream,
-                                       const FeedDescriptor& preset) const = 0;
   // What decoding the bars clip of `feed` costs this machine, in CPU seconds a frame (feed 0's
   // clip, made once if missing; media/decode_cost.hpp). Throws SpecError.
   virtual double bars_decode_seconds(const FeedDescriptor& feed) const = 0;
-  // Loads what a received feed's media will need before its first frame comes: GStreamer for
-  // its sound (whose first gst_init on a fresh machine builds the plugin registry).
-  virtual void prepare_feed_media(const Hello& hello) const = 0;
-  // One received feed's decoder, recordings and picture sinks (pipeline/media_feed.hpp).
-  virtual std::unique_ptr<FeedMedia> make_feed_media(std::uint16_t stream, const Hello& hello,
-                                                     const MediaOutput& output,
-                                                     StreamCounters& counters) const = 0;
-  // MPEG-TS over SRT (mux/): a feed re-encoded to MPEG-2 4:2:2, and TS ingest.
-  virtual std::shared_ptr<SenderTransport> make_ts_sender(asio::any_io_executor executor,
-                                                          SenderOptions options,
-                                                          const TsSettings& ts,
-                                                          StreamCounters& counters) const = 0;
-  // TS ingest: `output` says where each session's sound plays and what records it.
-  virtual std::shared_ptr<ReceiverTransport> make_ts_receiver(ReceiverOptions options,
-                                                              const MediaOutput& output,
-                                                              StatsRegistry& stats,
-                                                              FrameConsumer& consumer) const = 0;
   // The thumbnails and, for outputs on screens, the QApplication and the windows; adds their
   // sinks to media.picture_sinks. Throws SpecError for an unknown screen or a bad layout.
   virtual std::shared_ptr<Pictures> open_pictures(MediaOutput& media, std::size_t streams,
@@ -120,7 +85,8 @@ class MediaModule {
 };
 
 // The media module: loaded on first use in the hdstream binary (media_module/loader.cpp), linked
-// in elsewhere (media_module/linked.cpp). Throws MediaModuleError when it cannot be loaded.
+// in elsewhere (media_module/linked.cpp); either registers it as the program's MediaProvider
+// when the program starts. Throws MediaModuleError when it cannot be loaded.
 const MediaModule& media_module();
 
 }  // namespace hdstream

@@ -79,15 +79,12 @@ void MediaModuleImpl::run_qt(const QtRun& run) const {
       return PanelPicture{image.copy(), thumbnail->seq};
     };
   }
-  // Screens exist only in pictures this module made (open_pictures); the executable's own
-  // (app/frontends.cpp) show nothing on screens.
-  const auto* screens = dynamic_cast<const ScreenPictures*>(run.pictures);
-  if (const VideoWall* wall = screens ? screens->wall() : nullptr) {
-    if (const auto area = wall->panel_area()) {
+  if (run.pictures) {
+    if (const auto area = run.pictures->panel_area()) {
       panel.geometry = QRect(area->x, area->y, area->width, area->height);
     }
-    if (Program* program = wall->program()) {
-      panel.on_select = [program](int stream) { program->cut(stream); };
+    if (auto cut = run.pictures->program_cut()) {
+      panel.on_select = [cut = std::move(cut)](int stream) { cut(stream); };
     }
   }
   run_qt_app(run.panel ? &panel : nullptr, run.provider, run.work, run.request_stop);

@@ -28,6 +28,10 @@ std::optional<std::string> ScreenPictures::thumbnail_jpeg(std::uint16_t stream) 
   return thumbnails_.jpeg(stream);
 }
 
+std::optional<Rect> ScreenPictures::panel_area() const {
+  return wall_ ? wall_->panel_area() : std::nullopt;
+}
+
 std::function<std::optional<std::string>(int feed)> ScreenPictures::program_cut() const {
   Program* program = wall_ ? wall_->program() : nullptr;
   if (!program) return {};

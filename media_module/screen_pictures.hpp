@@ -2,7 +2,7 @@
 // feed and, when an output shows pictures on screens, the QApplication and the display layer's
 // windows (display/video_wall.hpp).
 //   auto pictures = std::make_shared<ScreenPictures>(media, streams, provider);
-//   run_qt_app(&panel, ...);   // with pictures->wall()
+//   media_module().run_qt({.pictures = pictures.get(), ...});  // its panel area, its program cut
 #pragma once
 
 #include <cstddef>
@@ -27,9 +27,7 @@ class ScreenPictures final : public Pictures {
   std::optional<std::string> thumbnail_jpeg(std::uint16_t stream) const override;
   std::function<std::optional<std::string>(int feed)> program_cut() const override;
   bool on_screens() const override { return wall_ != nullptr; }
-
-  // The screens' windows; null when no output shows pictures on screens.
-  const VideoWall* wall() const { return wall_.get(); }
+  std::optional<Rect> panel_area() const override;
 
  private:
   mutable Thumbnails thumbnails_;

@@ -1,6 +1,6 @@
 // The file:, bars and GStreamer sources of pipeline/media_sources.hpp: they need libav* and
 // GStreamer, so they live in hdstream::pipeline_media and make_feed_source reaches them through
-// the media module (media_module/media_module.hpp).
+// the media provider the media module registers (pipeline/media_provider.hpp).
 //   FeedSource s = make_media_source("file:clip.mov", {}, 0, preset);   // throws SpecError
 #pragma once
 

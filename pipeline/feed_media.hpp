@@ -1,8 +1,8 @@
 // What a receiver does with one feed's verified frames beyond counting them: decode, record,
 // show. The implementation (pipeline/media_feed.hpp's MediaFeed) needs libavcodec, so the
-// receiver asks the media module for one (media_module/media_module.hpp) and only when an
+// receiver asks the media provider for one (pipeline/media_provider.hpp) and only when an
 // --output decodes.
-//   std::unique_ptr<FeedMedia> media = media_module().make_feed_media(stream, hello, output, c);
+//   std::unique_ptr<FeedMedia> media = media_provider().make_feed_media(stream, hello, output, c);
 //   media->push(frame);  ...  media->finish();
 #pragma once
 

@@ -3,7 +3,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "media/formats.hpp"
-#include "media_module/media_module.hpp"
+#include "pipeline/media_provider.hpp"
 #include "pipeline/recording_resumption.hpp"
 #include "pipeline/synthetic.hpp"
 
@@ -29,7 +29,7 @@ void FeedReceivers::finish_media() {
 void FeedReceivers::prepare(std::uint16_t /*stream*/, const Hello& hello) {
   if (!output_.decodes() || !is_video(hello.feed.codec)) return;
   try {
-    media_module().prepare_feed_media(hello);
+    media_provider().prepare_feed_media(hello);
   } catch (const MediaModuleError&) {
     // session_started says what it costs the feed.
   }
@@ -71,7 +71,7 @@ void FeedReceivers::session_started(std::uint16_t stream, const Hello& hello) {
     return;
   }
   try {
-    feed.media = media_module().make_feed_media(stream, hello, output_, stats_.stream(stream));
+    feed.media = media_provider().make_feed_media(stream, hello, output_, stats_.stream(stream));
     feed.media_feed = hello.feed;
     feed.media_open = true;
   } catch (const MediaModuleError& error) {

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "media_module/media_module.hpp"
 #include "pipeline/feed_sender.hpp"
+#include "pipeline/media_provider.hpp"
 #include "pipeline/synthetic.hpp"
 
 namespace hdstream {
@@ -62,7 +62,7 @@ FeedSource make_feed_source(const std::string& spec, std::uint16_t stream,
     return {std::make_unique<SyntheticSource>(stream, frame_bytes_for(feed)), feed,
             "synthetic frames"};
   }
-  return media_module().make_media_source(spec, sound, stream, preset);
+  return media_provider().make_media_source(spec, sound, stream, preset);
 }
 
 }  // namespace hdstream

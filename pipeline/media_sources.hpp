@@ -53,7 +53,7 @@ std::vector<std::string> per_feed_specs(const std::vector<std::string>& specs, s
 
 // Builds and prepares (probes, parses, prerolls) the source, so a bad spec fails here, before
 // anything is sent. `preset` is the format's descriptor; `synthetic_rate_bps` sizes synthetic
-// frames. Anything but synthetic comes from the media module (media_module/media_module.hpp),
+// frames. Anything but synthetic comes from the media provider (pipeline/media_provider.hpp),
 // loaded here the first time. Throws SpecError.
 FeedSource make_feed_source(const std::string& spec, std::uint16_t stream,
                             const FeedDescriptor& preset, std::uint64_t synthetic_rate_bps,
