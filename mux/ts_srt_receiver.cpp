@@ -5,6 +5,7 @@ extern "C" {
 #include <libavformat/avformat.h>
 }
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -185,8 +186,11 @@ void TsSrtReceiver::run_session(std::uint16_t stream, SrtSocket& socket) {
       first_pts = pts;
       first_arrival_ns = now;
     }
+    // The frame stands for the coded picture's size; its bytes are not carried (this stage has
+    // decoded it already): zeros, never what the buffer held before.
     FramePtr frame =
         pool_.acquire(static_cast<std::size_t>(std::max<std::int64_t>(packet_bytes, 0)));
+    std::fill(frame->data.begin(), frame->data.end(), std::byte{0});
     frame->stream_id = stream;
     frame->seq = seq++;
     // The media clock stands in for the sender's: RFC 3550 jitter against the stream's PTS.

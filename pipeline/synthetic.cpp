@@ -113,10 +113,11 @@ FramePtr SyntheticSource::next_frame(std::uint64_t seq) {
   FramePtr frame = pool_.acquire(frame_bytes_);
   frame->stream_id = stream_id_;
   frame->seq = seq;
-  // Only this source writes into its pool's frames (all of one size), so one that carries this
-  // stream's magic holds a background already; a new one is all zeros.
+  // Only this source writes into its pool's frames (all of one size), so a recycled one that
+  // carries this stream's magic holds a background already; a fresh one holds anything.
   std::span<const std::byte> data(frame->data);
-  const bool filled = get_be<std::uint32_t>(data.subspan(0, 4)) == kSyntheticMagic &&
+  const bool filled = frame->recycled && data.size() >= 6 &&
+                      get_be<std::uint32_t>(data.subspan(0, 4)) == kSyntheticMagic &&
                       get_be<std::uint16_t>(data.subspan(4, 2)) == stream_id_;
   if (filled) {
     restamp_synthetic(*frame);

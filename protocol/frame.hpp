@@ -29,6 +29,9 @@ struct Frame {
   // It depends on the chunking, which a session fixes in its HELLO (both legs of a protected
   // feed use the sender's one chunk size).
   std::optional<std::uint64_t> content_fingerprint;
+  // Set by FramePool::acquire: `data` held an earlier frame of this pool (what its user wrote,
+  // up to that frame's size), not fresh memory, whose contents are anything.
+  bool recycled = false;
   FrameBytes data;
 };
 

@@ -21,8 +21,9 @@ FramePtr FramePool::acquire(std::size_t bytes, std::size_t max_capacity_bytes) {
   std::vector<std::unique_ptr<Frame>> surplus;  // freed outside the lock
   {
     std::lock_guard lock(state_->mutex);
-    // The smallest idle buffer that fits; else the newest, whose buffer is replaced. Streams of
-    // different frame sizes share a pool: one's buffers must not cost the other a fresh one.
+    // The smallest idle buffer that fits; else the oldest, whose buffer is replaced. Streams of
+    // different frame sizes share a pool: one's frames must not take the buffers that fit the
+    // other's while older ones sit unused.
     auto fits = [&](const std::unique_ptr<Frame>& idle) {
       const std::size_t capacity = idle->data.capacity();
       return capacity >= bytes + kFrameSlackBytes &&
@@ -35,7 +36,7 @@ FramePtr FramePool::acquire(std::size_t bytes, std::size_t max_capacity_bytes) {
         chosen = it;
       }
     }
-    if (chosen == state_->idle.end() && !state_->idle.empty()) chosen = state_->idle.end() - 1;
+    if (chosen == state_->idle.end() && !state_->idle.empty()) chosen = state_->idle.begin();
     if (chosen != state_->idle.end()) {
       frame = std::move(*chosen);
       state_->idle.erase(chosen);
@@ -48,6 +49,7 @@ FramePtr FramePool::acquire(std::size_t bytes, std::size_t max_capacity_bytes) {
       state_->idle.erase(state_->idle.begin());
     }
   }
+  bool recycled = frame != nullptr;
   if (!frame) frame = std::make_unique<Frame>();
   const std::size_t capacity = frame->data.capacity();
   if (capacity < bytes + kFrameSlackBytes ||
@@ -55,8 +57,9 @@ FramePtr FramePool::acquire(std::size_t bytes, std::size_t max_capacity_bytes) {
     // A fresh buffer of exactly that (growing the old one could double its capacity).
     frame->data = FrameBytes();
     frame->data.reserve(bytes + kFrameSlackBytes);
+    recycled = false;
   }
-  *frame = Frame{.data = std::move(frame->data)};
+  *frame = Frame{.recycled = recycled, .data = std::move(frame->data)};
   frame->data.resize(bytes);
   return FramePtr(frame.release(), [state = state_](Frame* released) {
     std::unique_ptr<Frame> owned(released);

@@ -101,7 +101,7 @@ struct StreamSnapshot {
   std::int64_t first_frame_ns = 0;
   std::int64_t last_frame_ns = 0;
   double latency_ms = 0;                 // receiver: smoothed arrival - sender timestamp
-  std::uint32_t latency_budget_ms = 0;   // receiver: hold budget (0: none, in-order transport)
+  std::uint32_t latency_budget_ms = 0;   // receiver: the feed's (HELLO), what a frame may be late
   FarEndSnapshot far_end;                // sender: what the receiver reports
   std::uint64_t outages = 0;             // sessions that broke mid-feed
   double outage_s = 0;                   // time without a session after a break, ongoing included

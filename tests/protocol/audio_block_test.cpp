@@ -109,7 +109,7 @@ TEST(AudioBlock, HostileBytesNeverSplitOutsideTheFrame) {
   append_audio_block(frame, feed.audio, audio_sample_at(feed, 0), pcm_of(feed, 0));
   for (int trial = 0; trial < 20000; ++trial) {
     auto bytes = frame;
-    bytes.resize(random() % (frame.size() + 64));
+    bytes.resize(random() % (frame.size() + 64), std::byte{0});
     for (int flips = 0; flips < 4 && !bytes.empty(); ++flips) {
       bytes[random() % bytes.size()] = std::byte(random());
     }

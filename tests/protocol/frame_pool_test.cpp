@@ -53,19 +53,41 @@ TEST(FramePool, AnIdleBufferLargerThanTheFrameMayHoldIsFreedNotReused) {
 TEST(FramePool, EachFrameGetsTheSmallestIdleBufferThatFitsIt) {
   FramePool pool(4);
   const std::byte* feed_buffer = nullptr;
+  const std::byte* stranger_buffer = nullptr;
   {
     auto feed = pool.acquire(80'000, 100'000);
     feed_buffer = feed->data.data();
     auto medium = pool.acquire(90'000);
     auto stranger = pool.acquire(12 << 20, 12 << 20);
+    stranger_buffer = stranger->data.data();
   }  // idle, newest last: the stranger's
   ASSERT_EQ(pool.idle_frames(), 3u);
   auto feed = pool.acquire(80'000, 100'000);
   EXPECT_EQ(feed->data.data(), feed_buffer);
   EXPECT_EQ(pool.idle_frames(), 2u);  // the stranger's buffer stays for the stranger's frames
   auto stranger = pool.acquire(12 << 20, 12 << 20);
-  EXPECT_GE(stranger->data.capacity(), std::size_t{12 << 20});
+  EXPECT_EQ(stranger->data.data(), stranger_buffer);  // and back to whom it fits
+  EXPECT_TRUE(stranger->recycled);
   EXPECT_EQ(pool.idle_frames(), 1u);
+}
+
+// Nothing idle fits: the oldest idle buffer is the one replaced, the newer ones stay.
+TEST(FramePool, WhenNothingFitsTheOldestIdleBufferIsReplaced) {
+  FramePool pool(4);
+  const std::byte* newest = nullptr;
+  {
+    auto oldest = pool.acquire(1000, 2000);
+    auto newer = pool.acquire(1500, 2000);
+    newest = newer->data.data();
+    oldest.reset();  // idle first
+  }
+  ASSERT_EQ(pool.idle_frames(), 2u);
+  auto big = pool.acquire(1 << 20);
+  EXPECT_FALSE(big->recycled);  // a fresh buffer: its contents are anything
+  EXPECT_GE(big->data.capacity(), (std::size_t{1} << 20) + kFrameSlackBytes);
+  ASSERT_EQ(pool.idle_frames(), 1u);
+  auto small = pool.acquire(1500, 2000);
+  EXPECT_EQ(small->data.data(), newest);
 }
 
 TEST(FramePool, WithABudgetIdleBuffersOnlyUseUnreservedRoom) {

@@ -162,7 +162,7 @@ TEST_F(AdmissionTest, ProbesNeverTakeTheMemoryAFeedNeeds) {
   EXPECT_EQ(status(admit(0, big_feed)), AckStatus::accepted);
 }
 
-TEST_F(AdmissionTest, AFeedBeyondItsStreamsShareIsRefusedLoggedOnceAndLeavesTheStreamFree) {
+TEST_F(AdmissionTest, AFeedBeyondItsStreamsShareIsRefusedAsLoggedAndLeavesTheStreamFree) {
   const Result greedy = admit(0, feed_hello(4'000'000'000));  // 16.7 MB frames, 9 of them
   EXPECT_EQ(status(greedy), AckStatus::bad_request);
   EXPECT_NE(reason(greedy).find("a stream may hold 32.0 MiB"), std::string::npos) << reason(greedy);

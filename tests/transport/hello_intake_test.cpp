@@ -112,6 +112,39 @@ TEST(HelloIntake, AnIntactHelloHeaderOverGarbageIsAMalformedHello) {
   }
 }
 
+// A valid HELLO with bytes of its body changed and its checksum made right again: it reaches the
+// decoder and the bounds. Whatever is taken is valid for this transport; the rest is refused with
+// a reason.
+TEST(HelloIntake, MutatedHellosAreTakenOnlyWhenValid) {
+  const auto valid = encode_hello(0, valid_hello(TransportKind::srt));
+  std::mt19937 random(13);
+  int taken = 0;
+  int refused = 0;
+  for (int i = 0; i < 5000; ++i) {
+    auto message = valid;
+    const auto body = std::span<std::byte>(message).subspan(kHeaderBytes);
+    for (int flips = 1 + static_cast<int>(random() % 4); flips > 0; --flips) {
+      body[random() % body.size()] ^= static_cast<std::byte>(1u << (random() % 8));
+    }
+    MessageHeader header;
+    ASSERT_EQ(decode_header(message, header), HeaderError::none);
+    header.payload_xxh3 = payload_checksum(body);
+    const auto intake = examine_hello(header, body, /*checksum_ok=*/true, TransportKind::srt);
+    if (intake.hello) {
+      ++taken;
+      EXPECT_EQ(validate_hello(*intake.hello), "") << i;
+      EXPECT_EQ(intake.hello->transport, TransportKind::srt) << i;
+    } else {
+      ++refused;
+      EXPECT_TRUE(intake.reply) << i;
+      EXPECT_FALSE(intake.reason.empty()) << i;
+    }
+  }
+  // Both happen: flips in fields without bounds pass, flips in bounded ones do not.
+  EXPECT_GT(taken, 0);
+  EXPECT_GT(refused, 0);
+}
+
 TEST(HelloIntake, RandomDatagramsNeverPassAndNeverCrash) {
   std::mt19937 random(11);
   for (int i = 0; i < 2000; ++i) {

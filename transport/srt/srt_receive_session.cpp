@@ -78,7 +78,11 @@ std::string SrtReceiver::Session::wire_refusal(std::uint16_t stream_id, const He
     return fmt::format("the SRT stream id announced leg {}, the HELLO leg {}",
                        leg_name(announced_leg_), leg_name(hello.leg));
   }
-  if (hello.connections > 1) return owner_.striped_refusal(stream_, hello);
+  if (hello.connections > 1) {
+    if (std::string refusal = owner_.striped_refusal(stream_, hello); !refusal.empty()) {
+      return refusal;
+    }
+  }
   status = AckStatus::accepted;
   return {};
 }
@@ -99,7 +103,7 @@ bool SrtReceiver::Session::run() {
   auto intake = read_hello();
   if (!intake.hello) {
     if (intake.reply) {
-      owner_.log_refusal(peer_, stream_, intake.status, intake.reason);
+      owner_.log_refusal(peer_, stream_, announced_probe_, intake.status, intake.reason);
       refuse(intake.status, intake.reason);
     } else if (!intake.reason.empty()) {
       owner_.log_closing(peer_, stream_, intake.reason);
@@ -111,7 +115,8 @@ bool SrtReceiver::Session::run() {
   auto admitted = owner_.admission_.admit(stream_, hello_, config_, /*readers=*/0, peer_);
   if (auto* refused = std::get_if<Admission::Refusal>(&admitted)) {
     if (!refused->logged) {
-      owner_.log_refusal(peer_, stream_, refused->status, refused->reason);
+      owner_.log_refusal(peer_, stream_, is_capacity_probe(hello_), refused->status,
+                         refused->reason);
     }
     refuse(refused->status, refused->reason);
     return false;
@@ -181,7 +186,7 @@ bool SrtReceiver::Session::open_stripes(std::string& refusal) {
     return true;
   } catch (const SrtError& error) {
     refusal = fmt::format("cannot open the stripes' UDP ports: {}", error.what());
-    owner_.log_refusal(peer_, stream_, AckStatus::bad_request, refusal);
+    owner_.log_refusal(peer_, stream_, /*probe=*/false, AckStatus::bad_request, refusal);
     return false;
   }
 }

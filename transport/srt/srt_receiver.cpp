@@ -74,11 +74,15 @@ void SrtReceiver::stop() {
   listeners_.stop();
 }
 
-void SrtReceiver::log_refusal(const std::string& peer, std::uint16_t stream, AckStatus status,
-                              const std::string& reason) {
-  if (auto held_back = stranger_lines_.admit()) {
-    srt_log()->warn("refused feed from {} (stream {}): {}: {}{}", peer, stream, to_string(status),
-                    reason, held_back_note(*held_back));
+void SrtReceiver::log_refusal(const std::string& peer, std::uint16_t stream, bool probe,
+                              AckStatus status, const std::string& reason) {
+  // With a passphrase libsrt admitted only callers that have it: an operator's own sender is
+  // never left without the reason.
+  const auto held_back =
+      options_.srt.passphrase.empty() ? stranger_lines_.admit() : std::optional<std::uint64_t>(0);
+  if (held_back) {
+    srt_log()->warn("refused {} from {} (stream {}): {}: {}{}", probe ? "capacity probe" : "feed",
+                    peer, stream, to_string(status), reason, held_back_note(*held_back));
   }
 }
 

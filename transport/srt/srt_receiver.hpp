@@ -39,8 +39,9 @@ class SrtReceiver : public ReceiverTransport, public std::enable_shared_from_thi
   std::string striped_refusal(std::uint16_t stream, const Hello& hello) const;
   // The UDP ports of stripes 1 .. stripes-1 of `stream` (transport/srt/srt_stripes.hpp).
   std::vector<std::uint16_t> stripe_ports(std::uint16_t stream, std::size_t stripes) const;
-  // The lines any caller can provoke before it is admitted, held back in a flood.
-  void log_refusal(const std::string& peer, std::uint16_t stream, AckStatus status,
+  // The lines any caller can provoke before it is admitted, held back in a flood (without a
+  // passphrase: with one, a refusal is always logged).
+  void log_refusal(const std::string& peer, std::uint16_t stream, bool probe, AckStatus status,
                    const std::string& reason);
   void log_closing(const std::string& peer, std::uint16_t stream, const std::string& why);
 
