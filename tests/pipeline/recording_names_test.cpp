@@ -13,17 +13,15 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/process.hpp"
+
 namespace hdstream {
 namespace {
 
 namespace fs = std::filesystem;
 
 fs::path fresh_dir(const std::string& name) {
-  const auto dir =
-      fs::temp_directory_path() / ("hdstream-names-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return test::scratch_dir("names-" + name);
 }
 
 void write(const fs::path& path, const std::string& text) {

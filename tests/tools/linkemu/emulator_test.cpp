@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "tests/support/namespaces.hpp"
+#include "tests/support/process.hpp"
 #include "tests/tools/linkemu/emulator_support.hpp"
 #include "tools/linkemu/emulator.hpp"
 #include "tools/linkemu/netns.hpp"
@@ -208,9 +209,7 @@ TEST_F(EmulatorTest, DownLeavesNoNamespaces) {
 }
 
 TEST_F(EmulatorTest, LeftoversOfAKilledEmulatorAreSwept) {
-  const auto ready =
-      std::filesystem::temp_directory_path() / fmt::format("linkemu-ready-{}", getpid());
-  std::filesystem::remove(ready);
+  const auto ready = test::scratch_dir("linkemu-killed") / "ready";
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {

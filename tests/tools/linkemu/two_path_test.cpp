@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/namespaces.hpp"
+#include "tests/support/process.hpp"
 #include "tests/tools/linkemu/emulator_support.hpp"
 #include "tools/linkemu/command.hpp"
 #include "tools/linkemu/emulator.hpp"
@@ -374,8 +375,7 @@ TEST(PathControls, RejectAPathTheTopologyLacksAndLossOutOfRange) {
 // The command: --path-b-* flags bring path B up on lemu1, and SIGRTMIN+2 / +3 take it down and
 // back, leaving path A alone.
 TEST_F(TwoPaths, CommandLineFlagsAndSignalsControlPathB) {
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("linkemu-{}", getpid());
-  std::filesystem::create_directories(dir);
+  const auto dir = test::scratch_dir("linkemu-two-paths");
   const auto ready = dir / "ready", stats = dir / "stats.jsonl";
   std::filesystem::remove(ready);
   const std::string prefix = fmt::format("lt{}-", getpid());
