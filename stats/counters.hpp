@@ -27,7 +27,8 @@ enum class StreamState : std::uint8_t {
 
 std::string_view to_string(StreamState state);
 
-// One TCP sub-connection of an mtcp feed. Slots whose state is `invalid` are unused.
+// One connection of a striped feed: an mtcp sub-connection or an srt stripe. Slots whose state is
+// `invalid` are unused.
 struct SubconnectionCounters {
   std::atomic<std::uint64_t> bytes{0};        // payload bytes written (send) / read (recv)
   std::atomic<double> rtt_ms{0};              // TCP_INFO srtt (docs/telemetry.md#rtt)
@@ -40,9 +41,10 @@ inline constexpr std::size_t kMaxSubconnectionCounters = 16;
 // Transport-specific figures beyond the interval schema, one typed structure per transport (as
 // GStreamer's srt elements report a structure per caller): logged, printed in text mode, and in
 // JSON as separate `link` / `subconn` lines.
-// mtcp: the feed's sub-connections and what their breaks cost.
-struct MtcpCounters {
-  std::atomic<bool> present{false};                // an mtcp session filled these in
+// A feed striped over several connections (mtcp's sub-connections, srt's stripes): each
+// connection's figures and what their breaks cost.
+struct StripedCounters {
+  std::atomic<bool> present{false};                // a striped session filled these in
   std::atomic<std::uint64_t> resent_chunks{0};     // re-sent after a sub-connection broke
   std::atomic<std::uint64_t> duplicate_chunks{0};  // arrived twice (harmless)
   std::array<SubconnectionCounters, kMaxSubconnectionCounters> subconnections;
@@ -210,7 +212,7 @@ struct StreamCounters {
   // The decoded picture now: unchanged for 2 s (frozen), black for 1 s (media/picture_watch).
   std::atomic<bool> frozen{false};
   std::atomic<bool> black{false};
-  MtcpCounters mtcp;              // mtcp feeds only
+  StripedCounters striped;        // striped feeds only (mtcp, srt --conns K)
   SrtCounters srt;                // srt feeds only
   ProtectionCounters protection;  // protected feeds (two legs) only
 

@@ -155,12 +155,12 @@ Snapshot StatsRegistry::read() const {
       s.latency_ms_p50 = c.decode_latency.summary().p50_ms;
       s.latency_ms_p99 = c.decode_latency.summary().p99_ms;
     }
-    const MtcpCounters& mtcp = c.mtcp;
-    s.mtcp.present = mtcp.present.load(std::memory_order_relaxed);
-    s.mtcp.resent_chunks = mtcp.resent_chunks.load(std::memory_order_relaxed);
-    s.mtcp.duplicate_chunks = mtcp.duplicate_chunks.load(std::memory_order_relaxed);
-    for (std::size_t k = 0; k < mtcp.subconnections.size(); ++k) {
-      const SubconnectionCounters& sc = mtcp.subconnections[k];
+    const StripedCounters& striped = c.striped;
+    s.striped.present = striped.present.load(std::memory_order_relaxed);
+    s.striped.resent_chunks = striped.resent_chunks.load(std::memory_order_relaxed);
+    s.striped.duplicate_chunks = striped.duplicate_chunks.load(std::memory_order_relaxed);
+    for (std::size_t k = 0; k < striped.subconnections.size(); ++k) {
+      const SubconnectionCounters& sc = striped.subconnections[k];
       const StreamState state = sc.state.load(std::memory_order_relaxed);
       if (state == StreamState::invalid) continue;
       SubconnectionSnapshot sub;
@@ -170,7 +170,7 @@ Snapshot StatsRegistry::read() const {
       sub.rtt_ms = sc.rtt_ms.load(std::memory_order_relaxed);
       sub.retransmits = sc.retransmits.load(std::memory_order_relaxed);
       sub.reconnects = sc.reconnects.load(std::memory_order_relaxed);
-      s.mtcp.subconnections.push_back(sub);
+      s.striped.subconnections.push_back(sub);
     }
     const SrtCounters& srt = c.srt;
     s.srt.present = srt.present.load(std::memory_order_relaxed);
@@ -197,7 +197,7 @@ Snapshot StatsRegistry::sample() {
     auto& s = snapshot.streams[i];
     s.mbps = megabits_per_second(s.bytes - previous_bytes_[i], interval_s);
     previous_bytes_[i] = s.bytes;
-    for (auto& sub : s.mtcp.subconnections) {
+    for (auto& sub : s.striped.subconnections) {
       auto& previous = previous_subconnection_bytes_[i][sub.index];
       sub.mbps = megabits_per_second(sub.bytes - previous, interval_s);
       previous = sub.bytes;

@@ -15,9 +15,9 @@ void StatsReport::interval(const Snapshot& snapshot) {
   if (format_ == StatsFormat::json) {
     for (const auto& s : snapshot.streams) {
       out_ << interval_json(snapshot, s).dump() << '\n';
-      for (const auto& sub : s.mtcp.subconnections)
+      for (const auto& sub : s.striped.subconnections)
         out_ << subconnection_json(snapshot, s, sub).dump() << '\n';
-      if (s.mtcp.present || s.srt.present) out_ << link_json(snapshot, s).dump() << '\n';
+      if (s.striped.present || s.srt.present) out_ << link_json(snapshot, s).dump() << '\n';
       if (s.protection.present) {
         out_ << protection_json(snapshot, s).dump() << '\n';
         for (const auto& leg : s.protection.legs) out_ << leg_json(snapshot, s, leg).dump() << '\n';

@@ -12,18 +12,18 @@ void write_interval_text(std::ostream& out, const Snapshot& snapshot) {
                "cksum {:>3}  jitter {:6.2f} ms  rtt {:7.2f} ms  retx {}\n",
                snapshot.t, to_string(snapshot.role), s.stream, s.transport, to_string(s.state),
                s.mbps, s.frames, s.drops, s.checksum_errors, s.jitter_ms, s.rtt_ms, s.retransmits);
-    for (const auto& sub : s.mtcp.subconnections) {
+    for (const auto& sub : s.striped.subconnections) {
       fmt::print(out,
                  "{:7.1f}s     conn {:<2} {:<8}           {:8.1f} Mbps  rtt {:7.2f} ms  retx {}  "
                  "reconnects {}\n",
                  snapshot.t, sub.index, to_string(sub.state), sub.mbps, sub.rtt_ms, sub.retransmits,
                  sub.reconnects);
     }
-    if (s.mtcp.present || s.srt.present) {
+    if (s.striped.present || s.srt.present) {
       fmt::print(out,
                  "{:7.1f}s     link:   resent {}  duplicates {}  lost pkts {}  dropped pkts {}  "
                  "belated {}  buffer {:.1f} ms\n",
-                 snapshot.t, s.mtcp.resent_chunks, s.mtcp.duplicate_chunks, s.srt.lost_packets,
+                 snapshot.t, s.striped.resent_chunks, s.striped.duplicate_chunks, s.srt.lost_packets,
                  s.srt.dropped_packets, s.srt.belated_packets, s.srt.buffer_ms);
     }
     if (s.srt.fec_packets > 0 || s.srt.fec_recovered > 0 || s.srt.fec_uncorrectable > 0) {

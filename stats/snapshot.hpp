@@ -47,8 +47,8 @@ struct SubconnectionSnapshot {
   std::uint64_t reconnects = 0;
 };
 
-// stats/counters.hpp's MtcpCounters and SrtCounters, read.
-struct MtcpSnapshot {
+// stats/counters.hpp's StripedCounters and SrtCounters, read.
+struct StripedSnapshot {
   bool present = false;
   std::uint64_t resent_chunks = 0;
   std::uint64_t duplicate_chunks = 0;
@@ -127,7 +127,7 @@ struct StreamSnapshot {
   bool black = false;                       // the picture has been black for 1 s
   double latency_ms_p50 = 0;                // sender frame ready -> decoded, over the whole run
   double latency_ms_p99 = 0;
-  MtcpSnapshot mtcp;              // transport-specific extras: mtcp feeds
+  StripedSnapshot striped;        // transport-specific extras: striped feeds (mtcp, srt)
   SrtSnapshot srt;                // srt feeds
   ProtectionSnapshot protection;  // protected feeds (two legs)
 };

@@ -53,11 +53,11 @@ TEST(Report, SubconnectionAndLinkLinesFollowTheirFeedsIntervalLine) {
   auto& mtcp = snapshot.streams[1];
   mtcp.transport = "mtcp";
   for (std::uint8_t k = 0; k < 3; ++k) {
-    mtcp.mtcp.subconnections.push_back(SubconnectionSnapshot{k, StreamState::running, 1000u * k,
+    mtcp.striped.subconnections.push_back(SubconnectionSnapshot{k, StreamState::running, 1000u * k,
                                                              90.0 + k, 4.25, k, k == 2 ? 1u : 0u});
   }
-  mtcp.mtcp.present = true;
-  mtcp.mtcp.resent_chunks = 12;
+  mtcp.striped.present = true;
+  mtcp.striped.resent_chunks = 12;
   std::ostringstream out;
   StatsReport(StatsFormat::json, out).interval(snapshot);
   std::vector<nlohmann::json> lines;
@@ -68,7 +68,7 @@ TEST(Report, SubconnectionAndLinkLinesFollowTheirFeedsIntervalLine) {
   EXPECT_EQ(types,
             (std::vector<std::string>{"interval", "interval", "subconn", "subconn", "subconn",
                                       "link", "interval", "interval", "interval", "aggregate"}));
-  EXPECT_EQ(keys_of(subconnection_json(snapshot, mtcp, mtcp.mtcp.subconnections[2])),
+  EXPECT_EQ(keys_of(subconnection_json(snapshot, mtcp, mtcp.striped.subconnections[2])),
             (std::vector<std::string>{"type", "t", "role", "stream", "index", "state", "bytes",
                                       "mbps", "rtt_ms", "retransmits", "reconnects"}));
   EXPECT_EQ(lines[4]["stream"], 1);

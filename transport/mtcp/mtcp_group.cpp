@@ -48,9 +48,9 @@ MultiTcpReceiver::Group::Group(std::shared_ptr<MultiTcpReceiver> owner, std::uin
                              hello.latency_budget_ms)) {}
 
 void MultiTcpReceiver::Group::start() {
-  counters_.mtcp.present.store(true, std::memory_order_relaxed);
+  counters_.striped.present.store(true, std::memory_order_relaxed);
   for (std::size_t i = 0; i < members_.size(); ++i) {
-    counters_.mtcp.subconnections[i].state.store(StreamState::waiting, std::memory_order_relaxed);
+    counters_.striped.subconnections[i].state.store(StreamState::waiting, std::memory_order_relaxed);
   }
   down_since_ = std::chrono::steady_clock::now();
   admitted_.started(hello_, fmt::format("over {} sub-connections, latency budget {} ms",
@@ -80,7 +80,7 @@ void MultiTcpReceiver::Group::attach(std::uint8_t index, std::shared_ptr<tcp::so
   member.writing = false;
   member.ack_wanted = false;
   member.feedback_wanted = false;
-  auto& sub_counters = counters_.mtcp.subconnections[index];
+  auto& sub_counters = counters_.striped.subconnections[index];
   sub_counters.state.store(StreamState::running, std::memory_order_relaxed);
   if (const std::int64_t outage_ns = counters_.outage.end(
           wall_clock_ns(), std::chrono::milliseconds(hello_.latency_budget_ms));
@@ -104,7 +104,7 @@ awaitable<void> MultiTcpReceiver::Group::read_loop(std::uint8_t index, std::uint
   auto self = shared_from_this();
   Member& member = members_[index];
   auto socket = member.socket;
-  auto& sub_counters = counters_.mtcp.subconnections[index];
+  auto& sub_counters = counters_.striped.subconnections[index];
   MessageReader reader;
   for (;;) {
     auto read = co_await reader.read_header(*socket);
@@ -244,7 +244,7 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
     end_session(true);  // everything arrived; only the last report is lost
     return;
   }
-  counters_.mtcp.subconnections[index].state.store(StreamState::waiting, std::memory_order_relaxed);
+  counters_.striped.subconnections[index].state.store(StreamState::waiting, std::memory_order_relaxed);
   log()->warn(
       "stream {} sub-connection {} from {} lost: {}; waiting for the sender to "
       "re-establish it",
@@ -258,7 +258,7 @@ void MultiTcpReceiver::Group::member_lost(std::uint8_t index, std::uint64_t gene
 void MultiTcpReceiver::Group::deliver(std::int64_t now_ns) {
   deliver_ready_frames(reassembler_, now_ns, admitted_.capacity_probe(), admitted_.consumer(),
                        stream_, publisher_, counters_);
-  counters_.mtcp.duplicate_chunks.store(reassembler_.counters().duplicate_chunks,
+  counters_.striped.duplicate_chunks.store(reassembler_.counters().duplicate_chunks,
                                         std::memory_order_relaxed);
 }
 
@@ -271,7 +271,7 @@ void MultiTcpReceiver::Group::sample_tcp_info() {
   for (std::size_t i = 0; i < members_.size(); ++i) {
     if (!members_[i].up) continue;
     if (auto info = read_tcp_info(members_[i].socket->native_handle())) {
-      counters_.mtcp.subconnections[i].rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
+      counters_.striped.subconnections[i].rtt_ms.store(info->rtt_ms, std::memory_order_relaxed);
       rtt_sum += info->rtt_ms;
       ++rtt_count;
     }
@@ -327,7 +327,7 @@ void MultiTcpReceiver::Group::end_session(bool clean, bool stopping) {
       member.socket->close(ignored);
     }
     member.up = false;
-    counters_.mtcp.subconnections[i].state.store(
+    counters_.striped.subconnections[i].state.store(
         clean ? StreamState::finished : StreamState::failed, std::memory_order_relaxed);
   }
   admitted_.ended(clean, reassembler_.next_seq());

@@ -139,7 +139,7 @@ void MultiTcpSender::start_io(Subconnection& sub) {
   sub.state = SubState::running;
   ++sub.generation;
   window_->reopen(sub.index);
-  counters_.mtcp.subconnections[sub.index].state.store(StreamState::running,
+  counters_.striped.subconnections[sub.index].state.store(StreamState::running,
                                                        std::memory_order_relaxed);
   ++readers_open_;
   auto self = shared_from_this();
@@ -157,7 +157,7 @@ void MultiTcpSender::start_io(Subconnection& sub) {
 awaitable<bool> MultiTcpSender::open() {
   counters_.planned_bps.store(options_.hello.feed.bit_rate_bps, std::memory_order_relaxed);
   for (auto& sub : subs_) {
-    counters_.mtcp.subconnections[sub->index].state.store(StreamState::waiting,
+    counters_.striped.subconnections[sub->index].state.store(StreamState::waiting,
                                                           std::memory_order_relaxed);
   }
   for (auto& sub : subs_) {
@@ -216,7 +216,7 @@ void MultiTcpSender::schedule() {
 
 awaitable<void> MultiTcpSender::write_loop(Subconnection& sub, std::uint64_t generation) {
   auto link = sub.link;  // this generation's connection, even after a reconnection
-  auto& counters = counters_.mtcp.subconnections[sub.index];
+  auto& counters = counters_.striped.subconnections[sub.index];
   while (!stopped_ && !broken_ && !ended_ && sub.generation == generation) {
     if (!window_->has_unwritten(sub.index)) {
       co_await sub.wake.wait_for_notify();
@@ -265,7 +265,7 @@ void MultiTcpSender::broken(Subconnection& sub, std::uint64_t generation, const 
   sub.state = SubState::down;
   ++sub.generation;
   sub.link->close();
-  auto& counters = counters_.mtcp.subconnections[sub.index];
+  auto& counters = counters_.striped.subconnections[sub.index];
   counters.state.store(StreamState::waiting, std::memory_order_relaxed);
   sub.retransmits_base += sub.retransmits_now;
   sub.retransmits_now = 0;
@@ -275,8 +275,8 @@ void MultiTcpSender::broken(Subconnection& sub, std::uint64_t generation, const 
   // Everything not acknowledged goes back to the front of the queue, in order, for the others.
   const std::size_t resent = window_->requeue(sub.index);
   resent_chunks_ += resent;
-  counters_.mtcp.resent_chunks.store(resent_chunks_, std::memory_order_relaxed);
-  counters_.mtcp.present.store(true, std::memory_order_relaxed);
+  counters_.striped.resent_chunks.store(resent_chunks_, std::memory_order_relaxed);
+  counters_.striped.present.store(true, std::memory_order_relaxed);
   log()->warn("{}: {}; re-sending its {} unacknowledged chunks on the others, reconnecting",
               label(sub), why, resent);
   if (!any_running()) {
@@ -305,7 +305,7 @@ awaitable<void> MultiTcpSender::reconnect(Subconnection& sub) {
     co_await timer.async_wait(nothrow(ignored));
     if (stopped_ || broken_ || ended_) break;
     if (co_await establish(sub, false)) {
-      counters_.mtcp.subconnections[sub.index].reconnects.fetch_add(1, std::memory_order_relaxed);
+      counters_.striped.subconnections[sub.index].reconnects.fetch_add(1, std::memory_order_relaxed);
       log()->info("{}: re-established", label(sub));
       break;
     }
@@ -329,7 +329,7 @@ awaitable<void> MultiTcpSender::sample_tcp_info() {
     std::uint64_t retransmits = resent_chunks_;
     std::uint64_t segments = 0;
     for (auto& sub : subs_) {
-      auto& counters = counters_.mtcp.subconnections[sub->index];
+      auto& counters = counters_.striped.subconnections[sub->index];
       if (sub->state == SubState::running && sub->link->sample_tcp_info()) {
         sub->retransmits_now = sub->link->retransmits();
         sub->segments_now = sub->link->segments_sent();
@@ -410,7 +410,7 @@ awaitable<bool> MultiTcpSender::close(std::uint64_t frames_sent) {
   for (auto& sub : subs_) {
     sub->link->close();
     sub->state = SubState::down;
-    counters_.mtcp.subconnections[sub->index].state.store(StreamState::finished,
+    counters_.striped.subconnections[sub->index].state.store(StreamState::finished,
                                                           std::memory_order_relaxed);
   }
   if (broken_) co_return false;

@@ -147,7 +147,7 @@ bool SrtReceiver::Session::run() {
                               : std::string("incomplete (SRT dropped packets too late to play)"));
   StreamCounters& counters = admitted_->counters();
   if (stripes_) {
-    counters.mtcp.subconnections[0].state.store(StreamState::running, std::memory_order_relaxed);
+    counters.striped.subconnections[0].state.store(StreamState::running, std::memory_order_relaxed);
     stripes_->start();
   }
 
@@ -161,7 +161,7 @@ bool SrtReceiver::Session::run() {
   if (clean) send_last_report();
   socket_.close();  // after a clean end the sender has closed first, having the last report
   if (hello_.connections > 1) {
-    counters.mtcp.subconnections[0].state.store(clean ? StreamState::finished : StreamState::failed,
+    counters.striped.subconnections[0].state.store(clean ? StreamState::finished : StreamState::failed,
                                                 std::memory_order_relaxed);
   }
   admitted_->ended(clean, reassembler_->next_seq());
@@ -248,7 +248,7 @@ bool SrtReceiver::Session::receive() {
     const auto payload = bytes.subspan(kHeaderBytes);
     if (header.type == MessageType::chunk) {
       if (stripes_) {
-        counters.mtcp.subconnections[0].bytes.fetch_add(header.payload_bytes,
+        counters.striped.subconnections[0].bytes.fetch_add(header.payload_bytes,
                                                         std::memory_order_relaxed);
       }
       std::lock_guard lock(intake_);

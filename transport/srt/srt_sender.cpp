@@ -156,7 +156,7 @@ bool SrtSender::send_frame(const Frame& frame) {
     const std::size_t stripe = stripes_.size() == 1 ? 0 : scheduler_.pick(stripes_, message.size());
     if (!send_srt_message(stripes_[stripe], message, feed_.stop_flag())) return false;
     if (stripes_.size() > 1) {
-      counters_.mtcp.subconnections[stripe].bytes.fetch_add(chunk.payload.size(),
+      counters_.striped.subconnections[stripe].bytes.fetch_add(chunk.payload.size(),
                                                             std::memory_order_relaxed);
     }
   }
@@ -198,7 +198,7 @@ void SrtSender::sample_stats(bool force) {
     const SrtStats stripe = stripes_[i].stats();
     add_srt_stats(stats, stripe);
     if (stripes_.size() > 1) {  // each stripe is a `subconn` line of the feed
-      SubconnectionCounters& sub = counters_.mtcp.subconnections[i];
+      SubconnectionCounters& sub = counters_.striped.subconnections[i];
       sub.rtt_ms.store(stripe.rtt_ms, std::memory_order_relaxed);
       sub.retransmits.store(stripe.sent_retransmits, std::memory_order_relaxed);
     }
@@ -274,7 +274,7 @@ bool SrtSender::finish(std::uint64_t frames_sent) {
 void SrtSender::set_stripe_states(StreamState state) {
   if (options_.hello.connections < 2) return;
   for (std::size_t i = 0; i < options_.hello.connections; ++i) {
-    counters_.mtcp.subconnections[i].state.store(state, std::memory_order_relaxed);
+    counters_.striped.subconnections[i].state.store(state, std::memory_order_relaxed);
   }
 }
 

@@ -193,7 +193,7 @@ void SrtStripeGroup::serve(Stripe& stripe) {
   }
   const std::string peer = socket->peer();
   // Each stripe is a `subconn` line of the feed (its bytes, RTT, retransmits, state).
-  SubconnectionCounters& mine = counters_.mtcp.subconnections[stripe.index];
+  SubconnectionCounters& mine = counters_.striped.subconnections[stripe.index];
   mine.state.store(StreamState::running, std::memory_order_relaxed);
   std::array<std::byte, kSrtMaxPayloadBytes> message;
   auto next_stats = std::chrono::steady_clock::now();

@@ -143,11 +143,11 @@ TEST_F(MtcpTransportTest, FourSubconnectionsDeliverEveryFrameInOrder) {
     EXPECT_EQ(rx.streams[s].checksum_errors, 0u);
     EXPECT_EQ(rx.streams[s].state, StreamState::finished);
     // Striped: every sub-connection carried part of the feed, on both ends.
-    ASSERT_EQ(tx.streams[s].mtcp.subconnections.size(), 4u);
-    ASSERT_EQ(rx.streams[s].mtcp.subconnections.size(), 4u);
+    ASSERT_EQ(tx.streams[s].striped.subconnections.size(), 4u);
+    ASSERT_EQ(rx.streams[s].striped.subconnections.size(), 4u);
     for (int k = 0; k < 4; ++k) {
-      EXPECT_GT(tx.streams[s].mtcp.subconnections[k].bytes, 0u) << "sub-connection " << k;
-      EXPECT_GT(rx.streams[s].mtcp.subconnections[k].bytes, 0u) << "sub-connection " << k;
+      EXPECT_GT(tx.streams[s].striped.subconnections[k].bytes, 0u) << "sub-connection " << k;
+      EXPECT_GT(rx.streams[s].striped.subconnections[k].bytes, 0u) << "sub-connection " << k;
     }
   }
 }
@@ -177,13 +177,13 @@ TEST_F(MtcpTransportTest, RepeatedlyResetSubconnectionsLoseNoFrame) {
   EXPECT_EQ(rx.streams[0].checksum_errors, 0u);
   EXPECT_EQ(tx.streams[0].frames, 400u);
   std::uint64_t sender_reconnects = 0, receiver_reconnects = 0;
-  for (const auto& sub : tx.streams[0].mtcp.subconnections) sender_reconnects += sub.reconnects;
-  for (const auto& sub : rx.streams[0].mtcp.subconnections) receiver_reconnects += sub.reconnects;
+  for (const auto& sub : tx.streams[0].striped.subconnections) sender_reconnects += sub.reconnects;
+  for (const auto& sub : rx.streams[0].striped.subconnections) receiver_reconnects += sub.reconnects;
   // A break that lands while that sub-connection is still reconnecting is a no-op, so at
   // least most of them, not exactly 16.
   EXPECT_GE(sender_reconnects, 8u);
   EXPECT_GE(receiver_reconnects, 8u);
-  EXPECT_GT(tx.streams[0].mtcp.resent_chunks + rx.streams[0].mtcp.duplicate_chunks, 0u);
+  EXPECT_GT(tx.streams[0].striped.resent_chunks + rx.streams[0].striped.duplicate_chunks, 0u);
 }
 
 TEST_F(MtcpTransportTest, APlainTcpSenderIsRefusedWithAClearReason) {

@@ -128,9 +128,9 @@ class SrtStripedFeed : public ::testing::Test {
     const std::uint64_t total = sent.stream(0).bytes.load();
     std::uint64_t striped = 0;
     for (std::size_t k = 0; k < stripes; ++k) {
-      const std::uint64_t sent_k = sent.stream(0).mtcp.subconnections[k].bytes.load();
+      const std::uint64_t sent_k = sent.stream(0).striped.subconnections[k].bytes.load();
       EXPECT_GT(sent_k, total / stripes / 4) << "stripe " << k;
-      EXPECT_EQ(rx.mtcp.subconnections[k].bytes.load(), sent_k) << "stripe " << k;
+      EXPECT_EQ(rx.striped.subconnections[k].bytes.load(), sent_k) << "stripe " << k;
       striped += sent_k;
     }
     EXPECT_EQ(striped, total);
