@@ -13,10 +13,10 @@
 #include <thread>
 
 #include "protocol/audio_block.hpp"
-#include "tests/support/recorded_file.hpp"
 #include "tests/media/clip_fixture.hpp"
 #include "tests/media/sound_fixture.hpp"
 #include "tests/security/process_helpers.hpp"
+#include "tests/support/recorded_file.hpp"
 #include "tests/support/tcp_relay.hpp"
 
 namespace hdstream {
@@ -40,14 +40,6 @@ std::string address(int port) {
 long media_value(const std::string& text, const std::string& field) {
   const auto media = test::find_line(text, "media");
   return media ? (*media)[field].get<long>() : -1;
-}
-
-long occurrences(const std::string& text, const std::string& needle) {
-  long count = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
-    ++count;
-  }
-  return count;
 }
 
 // Where each of a clip's frames is in it, by MD5 (the clips' frames are all different).
@@ -248,7 +240,7 @@ TEST_F(Recording, AnExistingFileIsKeptUnlessOverwriteIsGiven) {
   EXPECT_EQ(test::read_file(dir / "feed0.mov"), "yesterday's show");
   EXPECT_EQ(test::probed_packets(dir / "feed0-2.mov", dir), 30);
   const std::string kept_log = test::read_file(dir / "kept-recv.err");
-  EXPECT_EQ(occurrences(kept_log, "exists and is kept"), 1) << kept_log;
+  EXPECT_EQ(test::occurrences(kept_log, "exists and is kept"), 1) << kept_log;
   EXPECT_TRUE(test::contains(kept_log, "feed0-2.mov")) << kept_log;
 
   const auto second_file = fs::file_size(dir / "feed0-2.mov");
@@ -288,8 +280,8 @@ TEST_F(Recording, ARestartOrAnotherFormatGoesOnInTheNextNumberedFile) {
     ASSERT_TRUE(test::frames_grow([&] { return recv.out(); }, 0, 20)) << recv.err();
     send.signal(SIGKILL);  // no END: the receiver sees a broken session, an outage
     send.wait(10s);
-    ASSERT_TRUE(
-        test::eventually([&] { return occurrences(recv.err(), "session lost") == session; }, 10s))
+    ASSERT_TRUE(test::eventually(
+        [&] { return test::occurrences(recv.err(), "session lost") == session; }, 10s))
         << recv.err();
   }
   test::Process send({HDSTREAM_BINARY, "send", "--dest", address(port), "--format", "dnxhd220",

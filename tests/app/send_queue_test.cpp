@@ -17,12 +17,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST(SendQueue, FramesAReceiverCannotTakeAreDroppedCountedAndSaidOnce) {
   auto dir = test::scratch_dir("send-queue");
   const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
@@ -55,7 +49,7 @@ TEST(SendQueue, FramesAReceiverCannotTakeAreDroppedCountedAndSaidOnce) {
   EXPECT_EQ((*sent)["frames"].get<int>() + drops, 180);  // 6 s at 29.97 fps: every frame accounted
   // One line names what happened; the rest of the burst is held back, not printed.
   const std::string log = send.err();
-  EXPECT_EQ(count(log, "dropped: the send queue (120 ms of frames) is full"), 1u) << log;
+  EXPECT_EQ(test::occurrences(log, "dropped: the send queue (120 ms of frames) is full"), 1) << log;
   EXPECT_TRUE(log.find(fmt::format("stream 0: … and {} more frames dropped at the full send queue",
                                    drops - 1)) != std::string::npos)
       << log;

@@ -5,23 +5,15 @@
 
 #include <csignal>
 
-#include "tests/support/recorded_file.hpp"
 #include "tests/mux/ts_receiver.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/recorded_file.hpp"
 #include "tests/support/stats_lines.hpp"
 
 namespace hdstream {
 namespace {
 
 using namespace std::chrono_literals;
-
-long occurrences(const std::string& text, const std::string& needle) {
-  long count = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
-    ++count;
-  }
-  return count;
-}
 
 TEST(TsReconnect, ACallersNextSessionIsRecordedBesideItsFirst) {
   auto dir = test::scratch_dir("ts-reconnect");
@@ -41,13 +33,13 @@ TEST(TsReconnect, ACallersNextSessionIsRecordedBesideItsFirst) {
         dir, "ffmpeg" + std::to_string(session));
     ASSERT_EQ(ffmpeg.wait(60s), 0) << ffmpeg.err();
     ASSERT_TRUE(
-        test::eventually([&] { return occurrences(recv.err(), " ended (") == session; }, 10s))
+        test::eventually([&] { return test::occurrences(recv.err(), " ended (") == session; }, 10s))
         << recv.err();
   }
   recv.signal(SIGINT);
   recv.wait(10s);
   const std::string log = recv.err();
-  EXPECT_EQ(occurrences(log, "recording to"), 2) << log;
+  EXPECT_EQ(test::occurrences(log, "recording to"), 2) << log;
 
   // Both sessions whole, each in its own file: 2 s at 30 fps, less the pictures before the
   // first key frame (mpeg2video's GOP: 12).

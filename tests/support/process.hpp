@@ -37,6 +37,15 @@ inline std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+// How many times `needle` occurs in `text` (a log's lines of one kind, say).
+inline long occurrences(const std::string& text, const std::string& needle) {
+  long count = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
 namespace detail {
 // This test program's scratch directories.
 inline std::vector<std::filesystem::path>& scratch_dirs() {
